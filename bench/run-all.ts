@@ -1,0 +1,6 @@
+/**
+ * `npm run bench`: every benchmark in turn, each printing its own table with its baseline.
+ */
+import { benchHttp } from './http.js';
+
+await benchHttp();

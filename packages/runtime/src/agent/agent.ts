@@ -1,0 +1,170 @@
+/**
+ * @module agent/agent
+ * An agent: a model, instructions and tools, run in a loop until the model answers without
+ * calling a tool. Optionally backed by knowledge, which it searches through a tool.
+ *
+ * @example
+ * ```ts
+ * const assistant = new Agent({
+ *   id: 'assistant',
+ *   instructions: 'Answer briefly.',
+ *   tools: [getWeather],
+ * });
+ * ```
+ */
+import { z } from 'zod';
+import type { KnowledgeComponent } from '../components/component.js';
+import type { ChatMessage, Model, ToolCall } from '../model/model.js';
+import { requireModel, RunFailure, type ExecutionContext, type ExecutionResult, type Runnable } from '../run/execution.js';
+import type { Db } from '../storage/db.js';
+import { executeToolCall, tool, toToolSpec, type AnyFunctionTool } from '../tools/function-tool.js';
+
+/** Knowledge an agent can search; `Knowledge` implements it. */
+export interface SearchableKnowledge extends KnowledgeComponent {
+  search(query: string, options?: { limit?: number }): Promise<{ content: string; name?: string; score?: number }[]>;
+}
+
+export interface AgentOptions {
+  id: string;
+  name?: string;
+  description?: string;
+  /** Defaults to the runtime's model (from OPENAI_*, ANTHROPIC_API_KEY or OLLAMA_HOST). */
+  model?: Model;
+  instructions?: string;
+  tools?: AnyFunctionTool[];
+  knowledge?: SearchableKnowledge;
+  /** Where this agent's sessions live; defaults to the runtime's database. */
+  db?: Db;
+  /** Upper bound on model calls in one run, so a looping model cannot run forever. */
+  maxModelCalls?: number;
+}
+
+const AGENT_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
+
+export class Agent implements Runnable {
+  readonly kind = 'agent' as const;
+  readonly id: string;
+  readonly name: string;
+  readonly description: string | undefined;
+  readonly model: Model | undefined;
+  readonly instructions: string | undefined;
+  readonly tools: readonly AnyFunctionTool[];
+  readonly knowledge: SearchableKnowledge | undefined;
+  readonly db: Db | undefined;
+  readonly maxModelCalls: number;
+
+  constructor(options: AgentOptions) {
+    if (!AGENT_ID.test(options.id ?? '')) {
+      throw new TypeError(`Agent id "${options.id}" must start with a letter or digit and use only letters, digits, ".", "_" or "-" (max 128)`);
+    }
+    this.id = options.id;
+    this.name = options.name ?? options.id;
+    this.description = options.description;
+    this.model = options.model;
+    this.instructions = options.instructions;
+    this.knowledge = options.knowledge;
+    this.db = options.db;
+    this.maxModelCalls = options.maxModelCalls ?? 10;
+    const tools: AnyFunctionTool[] = [...(options.tools ?? [])];
+    if (options.knowledge) tools.push(knowledgeTool(options.knowledge));
+    const names = new Set<string>();
+    for (const t of tools) {
+      if (names.has(t.name)) throw new TypeError(`Agent "${options.id}" has two tools named "${t.name}"`);
+      names.add(t.name);
+    }
+    this.tools = tools;
+  }
+
+  describe(): Record<string, unknown> {
+    return {
+      ...(this.model ? { model: { name: this.model.id, model: this.model.id, provider: this.model.provider } } : {}),
+      tools: this.tools.map((t) => t.name),
+      ...(this.knowledge ? { knowledge: { id: this.knowledge.id, name: this.knowledge.name ?? this.knowledge.id } } : {}),
+      ...(this.db ? { db_id: this.db.id } : {}),
+    };
+  }
+
+  /** The detailed view for `GET /agents/{id}`. */
+  details(): Record<string, unknown> {
+    return {
+      ...this.describe(),
+      instructions: this.instructions ?? null,
+      tools: { tools: this.tools.map(toToolSpec) },
+    };
+  }
+
+  async execute(context: ExecutionContext): Promise<ExecutionResult> {
+    const model = requireModel(this.model, context, `Agent "${this.name}"`);
+    const specs = this.tools.map(toToolSpec);
+    const byName = new Map(this.tools.map((t) => [t.name, t]));
+    const system: ChatMessage[] = this.instructions ? [{ role: 'system', content: this.instructions }] : [];
+    const turn: ChatMessage[] = [{ role: 'user', content: context.message }];
+    let content = '';
+
+    for (let call = 0; call < this.maxModelCalls; call++) {
+      let text = '';
+      const calls: ToolCall[] = [];
+      const stream = model.stream({
+        messages: [...system, ...context.history, ...turn],
+        ...(specs.length ? { tools: specs } : {}),
+        signal: context.signal,
+      });
+      for await (const part of stream) {
+        if (part.type === 'text-delta') {
+          text += part.text;
+          context.recordContent(part.text);
+          context.emit('RunContent', { content: part.text, content_type: 'str' });
+        } else if (part.type === 'tool-call') {
+          calls.push(part.call);
+        } else {
+          context.addUsage(part.usage);
+        }
+      }
+      content += text;
+      turn.push(calls.length ? { role: 'assistant', content: text, toolCalls: calls } : { role: 'assistant', content: text });
+      context.recordMessages([...turn]);
+      if (calls.length === 0) return { content };
+
+      for (const toolCall of calls) {
+        context.emit('ToolCallStarted', { tool: { tool_call_id: toolCall.id, tool_name: toolCall.name, tool_args: toolCall.arguments } });
+        const target = byName.get(toolCall.name);
+        const outcome = target
+          ? await executeToolCall(target, toolCall.arguments, {
+              runId: context.runId,
+              sessionId: context.sessionId,
+              userId: context.userId,
+              signal: context.signal,
+            })
+          : { ok: false as const, error: `Unknown tool "${toolCall.name}"; available: ${[...byName.keys()].join(', ') || 'none'}` };
+        const result = outcome.ok ? outcome.result : outcome.error;
+        context.recordTool({
+          tool_call_id: toolCall.id,
+          tool_name: toolCall.name,
+          tool_args: toolCall.arguments,
+          result: outcome.ok ? outcome.result : null,
+          error: outcome.ok ? null : outcome.error,
+        });
+        context.emit('ToolCallCompleted', {
+          tool: { tool_call_id: toolCall.id, tool_name: toolCall.name, tool_args: toolCall.arguments, result, tool_call_error: !outcome.ok },
+        });
+        turn.push({ role: 'tool', toolCallId: toolCall.id, name: toolCall.name, content: result });
+        context.recordMessages([...turn]);
+        if (context.signal.aborted) throw context.signal.reason;
+      }
+    }
+    throw new RunFailure(`Agent "${this.name}" stopped after ${this.maxModelCalls} model calls without a final answer`, 'ToolCallLimit');
+  }
+}
+
+function knowledgeTool(knowledge: SearchableKnowledge) {
+  return tool({
+    name: 'search_knowledge_base',
+    description: `Search ${knowledge.name ?? knowledge.id}${knowledge.description ? ` (${knowledge.description})` : ''} for passages relevant to a query.`,
+    input: z.object({ query: z.string().min(1).describe('What to look for'), limit: z.number().int().min(1).max(20).optional() }),
+    execute: async ({ query, limit }) => {
+      const hits = await knowledge.search(query, { limit: limit ?? 5 });
+      if (hits.length === 0) return 'No relevant passages found.';
+      return hits.map((h, i) => `[${i + 1}]${h.name ? ` ${h.name}` : ''}\n${h.content}`).join('\n\n');
+    },
+  });
+}

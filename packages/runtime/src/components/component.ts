@@ -1,0 +1,27 @@
+/**
+ * @module components/component
+ * What the runtime needs to know about anything it hosts. Agents, teams, workflows and
+ * knowledge bases all satisfy this; their own modules add behaviour.
+ */
+
+export interface HostedComponent {
+  /** Unique among components of the same kind in one runtime; used in routes and scopes. */
+  readonly id: string;
+  readonly name?: string | undefined;
+  readonly description?: string | undefined;
+  /** Extra fields for `/config` (model, mode, db id...). */
+  describe?(): Record<string, unknown>;
+}
+
+export interface KnowledgeComponent extends HostedComponent {
+  /** Id of the database that stores this knowledge's contents, if any. */
+  readonly dbId?: string | undefined;
+  /** Table (or collection) name inside that database. */
+  readonly table?: string | undefined;
+}
+
+export function isHostedComponent(value: unknown): value is HostedComponent {
+  if (typeof value !== 'object' || value === null) return false;
+  const id = (value as { id?: unknown }).id;
+  return typeof id === 'string' && id.trim().length > 0;
+}

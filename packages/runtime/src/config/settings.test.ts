@@ -1,0 +1,22 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigurationError } from '../errors.js';
+import { readSettings } from './settings.js';
+
+describe('readSettings', () => {
+  it('defaults to localhost:7777 and the embedded database', () => {
+    const s = readSettings({});
+    expect(s).toMatchObject({ port: 7777, host: 'localhost', databaseUrl: undefined });
+    expect(s.maxBodyBytes).toBe(10 * 1024 * 1024);
+  });
+  it('reads PORT, HOST and DATABASE_URL', () => {
+    expect(readSettings({ PORT: '8080', HOST: '0.0.0.0', DATABASE_URL: 'postgres://h/d' })).toMatchObject({
+      port: 8080,
+      host: '0.0.0.0',
+      databaseUrl: 'postgres://h/d',
+    });
+  });
+  it.each(['abc', '0', '70000', '-1', '80.5'])('refuses PORT=%s with a clear message', (port) => {
+    expect(() => readSettings({ PORT: port })).toThrow(ConfigurationError);
+    expect(() => readSettings({ PORT: port })).toThrow(/PORT must be a whole number/);
+  });
+});

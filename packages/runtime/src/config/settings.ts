@@ -1,0 +1,40 @@
+/**
+ * @module config/settings
+ * The environment variables the runtime reads, parsed once. Code options win over these where
+ * both exist.
+ */
+import { ConfigurationError } from '../errors.js';
+
+export type Environment = Record<string, string | undefined>;
+
+export interface Settings {
+  port: number;
+  host: string;
+  databaseUrl: string | undefined;
+  /** Largest accepted request body, in bytes. */
+  maxBodyBytes: number;
+  env: Environment;
+}
+
+export const DEFAULT_PORT = 7777;
+export const DEFAULT_HOST = 'localhost';
+export const DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024;
+
+function positiveInt(env: Environment, name: string, fallback: number, max: number): number {
+  const raw = env[name]?.trim();
+  if (!raw) return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > max) {
+    throw new ConfigurationError(`${name} must be a whole number between 1 and ${max}, got "${raw}"`);
+  }
+  return Number(raw);
+}
+
+export function readSettings(env: Environment = process.env): Settings {
+  return {
+    port: positiveInt(env, 'PORT', DEFAULT_PORT, 65535),
+    host: env.HOST?.trim() || DEFAULT_HOST,
+    databaseUrl: env.DATABASE_URL?.trim() || undefined,
+    maxBodyBytes: positiveInt(env, 'MAX_REQUEST_BODY_BYTES', DEFAULT_MAX_BODY_BYTES, 1024 * 1024 * 1024),
+    env,
+  };
+}

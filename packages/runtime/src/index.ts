@@ -1,0 +1,28 @@
+/**
+ * @module @svc/runtime
+ * The runtime's public API: the Runtime, its options, storage, and the error types.
+ */
+export { Runtime, type RunningRuntime, type ServeOptions } from './runtime.js';
+export type { RuntimeOptions, AuthorizationConfig, McpServerConfig } from './runtime-options.js';
+export type { HostedComponent, KnowledgeComponent } from './components/component.js';
+export { Agent, type AgentOptions, type SearchableKnowledge } from './agent/agent.js';
+export { Team, type TeamOptions, type TeamMode } from './team/team.js';
+export { Workflow, type WorkflowOptions } from './workflow/workflow.js';
+export { step, parallel, condition, type Step, type StepInput, type StepFunction, type WorkflowStep } from './workflow/steps.js';
+export { tool, type FunctionTool, type AnyFunctionTool, type ToolContext } from './tools/function-tool.js';
+export type { Runnable, ExecutionContext, ExecutionResult } from './run/execution.js';
+export type { RunEvent } from './run/runner.js';
+export type { RunRecord, SessionRecord, RunStatus, SessionType } from './sessions/types.js';
+export type { Model, ModelRequest, ModelResponse, StreamPart, ChatMessage, ToolCall, ToolSpec, Usage } from './model/model.js';
+export { ModelError, collect } from './model/model.js';
+export type { AuthMode } from './auth/auth-mode.js';
+export { ConfigurationError, RuntimeError, ERROR_CODES, type ErrorCode, type FieldError } from './errors.js';
+export type { Db, DbKind, SqlClient, SqlValue, Migration, MigrationReport } from './storage/db.js';
+export { SqliteDb, type SqliteDbOptions } from './storage/sqlite/sqlite-db.js';
+export { PostgresDb, type PostgresDbOptions } from './storage/postgres/postgres-db.js';
+export { openDb, parseDatabaseUrl, DEFAULT_DATABASE_PATH } from './storage/open-db.js';
+export { readSettings, DEFAULT_PORT, DEFAULT_HOST, type Settings } from './config/settings.js';
+export type { Logger } from './server/logger.js';
+export { consoleLogger, silentLogger } from './server/logger.js';
+export type { Access, RouteEntry } from './server/route.js';
+export { API_VERSION } from './server/app.js';

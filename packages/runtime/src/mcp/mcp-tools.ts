@@ -1,0 +1,273 @@
+/**
+ * @module mcp/mcp-tools
+ * The eight built-in MCP tools: configuration, running agents, teams and workflows (with
+ * progress notifications), cancelling and continuing runs, and reading sessions.
+ */
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult, ServerNotification } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import type { HostedComponent } from '../components/component.js';
+import { RuntimeError } from '../errors.js';
+import type { Runnable } from '../run/execution.js';
+import type { ServerContext } from '../server/context.js';
+import { toRunResponse } from '../server/routes/run-schemas.js';
+import type { SessionType } from '../sessions/types.js';
+import type { McpCaller } from './tool-gate.js';
+
+type Extra = {
+  signal: AbortSignal;
+  _meta?: { progressToken?: string | number } | undefined;
+  sendNotification: (notification: ServerNotification) => Promise<void>;
+};
+
+const PLURAL: Record<SessionType, 'agents' | 'teams' | 'workflows'> = { agent: 'agents', team: 'teams', workflow: 'workflows' };
+const LABEL: Record<SessionType, string> = { agent: 'Agent', team: 'Team', workflow: 'Workflow' };
+
+function text(value: string): CallToolResult {
+  return { content: [{ type: 'text', text: value }] };
+}
+
+function json(value: unknown): CallToolResult {
+  return { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value as Record<string, unknown> };
+}
+
+function failure(message: string): CallToolResult {
+  return { content: [{ type: 'text', text: message }], isError: true };
+}
+
+/** Runs a tool body; refusals and typed errors become tool errors the client can show. */
+async function guarded(body: () => Promise<CallToolResult>): Promise<CallToolResult> {
+  try {
+    return await body();
+  } catch (error) {
+    if (RuntimeError.isInstance(error) && error.status < 500) return failure(error.message);
+    return failure('The tool failed because of an internal error');
+  }
+}
+
+function deny(caller: McpCaller, method: string, path: string): void {
+  const reason = caller.gate(method, path);
+  if (reason) throw new RuntimeError('FORBIDDEN', reason);
+}
+
+function summary(c: HostedComponent) {
+  return { id: c.id, name: c.name ?? c.id, description: c.description ?? null };
+}
+
+/** The one component a run-targeting tool names: exactly one of agent_id, team_id or workflow_id. */
+function pick(args: Record<string, string | undefined>): { type: SessionType; id: string } {
+  const given = (['agent', 'team', 'workflow'] as const).filter((t) => args[`${t}_id`]);
+  if (given.length !== 1) throw new RuntimeError('BAD_REQUEST', 'Provide exactly one of agent_id, team_id, or workflow_id');
+  return { type: given[0]!, id: args[`${given[0]!}_id`]! };
+}
+
+export function registerTools(server: McpServer, ctx: ServerContext, caller: McpCaller): void {
+  const readable = (kind: 'agents' | 'teams' | 'workflows', list: readonly HostedComponent[]) =>
+    list.filter((c) => caller.canRead?.(kind, c.id) ?? true).map(summary);
+
+  server.registerTool(
+    'get_agentos_config',
+    {
+      description: 'Describe this runtime: its id, databases, and the agents, teams and workflows you can run.',
+      annotations: { readOnlyHint: true, idempotentHint: true },
+    },
+    () =>
+      guarded(async () => {
+        deny(caller, 'GET', '/config');
+        return json({
+          os_id: ctx.id,
+          name: ctx.name,
+          description: ctx.description ?? null,
+          databases: [ctx.db.id],
+          agents: readable('agents', ctx.agents),
+          teams: readable('teams', ctx.teams),
+          workflows: readable('workflows', ctx.workflows),
+        });
+      }),
+  );
+
+  for (const type of ['agent', 'team', 'workflow'] as const) {
+    const idKey = `${type}_id` as const;
+    server.registerTool(
+      `run_${type}`,
+      {
+        description: `Run a ${type} with a message and return its answer. Pass session_id to continue a conversation.`,
+        inputSchema: {
+          [idKey]: z.string().min(1).describe(`Id of the ${type} (see get_agentos_config)`),
+          message: z.string().min(1).describe('The message or task'),
+          user_id: z.string().optional(),
+          session_id: z.string().optional().describe('Continue this session; a new one is created when omitted'),
+        },
+        annotations: { readOnlyHint: false, openWorldHint: true },
+      },
+      (args: Record<string, string | undefined>, extra: Extra) =>
+        guarded(async () => {
+          const id = args[idKey]!;
+          deny(caller, 'POST', `/${PLURAL[type]}/${encodeURIComponent(id)}/runs`);
+          const component = ctx[PLURAL[type]].find((c) => c.id === id);
+          if (!component) throw new RuntimeError('NOT_FOUND', `${LABEL[type]} ${id} not found`);
+          if (typeof (component as Runnable).execute !== 'function') throw new RuntimeError('BAD_REQUEST', `${LABEL[type]} ${id} cannot be run`);
+          return runWithProgress(ctx, component as Runnable, args, caller, extra);
+        }),
+    );
+  }
+
+  const target = {
+    run_id: z.string().min(1),
+    session_id: z.string().optional(),
+    agent_id: z.string().optional(),
+    team_id: z.string().optional(),
+    workflow_id: z.string().optional(),
+  };
+  const findRun = async (type: SessionType, id: string, runId: string, sessionId: string | undefined) => {
+    const run = await ctx.sessions.getRun(runId);
+    if (!run || run.session_type !== type || run.component_id !== id || (sessionId && run.session_id !== sessionId)) {
+      throw new RuntimeError('NOT_FOUND', `Run ${runId} not found`);
+    }
+    return run;
+  };
+
+  server.registerTool(
+    'cancel_run',
+    {
+      description: 'Stop a run that is still in progress.',
+      inputSchema: target,
+      annotations: { destructiveHint: true, idempotentHint: true },
+    },
+    (args: Record<string, string | undefined>) =>
+      guarded(async () => {
+        const { type, id } = pick(args);
+        deny(caller, 'POST', `/${PLURAL[type]}/${encodeURIComponent(id)}/runs/${encodeURIComponent(args.run_id!)}/cancel`);
+        await findRun(type, id, args.run_id!, args.session_id);
+        ctx.runner.cancel(args.run_id!);
+        await ctx.runner.waitFor(args.run_id!);
+        return text(`Run ${args.run_id} cancellation requested`);
+      }),
+  );
+
+  server.registerTool(
+    'continue_run',
+    {
+      description: 'Continue a paused run (one waiting for confirmation or input).',
+      inputSchema: { ...target, requirements: z.array(z.record(z.string(), z.unknown())).optional(), user_id: z.string().optional() },
+      annotations: { readOnlyHint: false, destructiveHint: false },
+    },
+    (args: Record<string, unknown>) =>
+      guarded(async () => {
+        const { type, id } = pick(args as Record<string, string | undefined>);
+        const runId = args.run_id as string;
+        deny(caller, 'POST', `/${PLURAL[type]}/${encodeURIComponent(id)}/runs/${encodeURIComponent(runId)}/continue`);
+        const run = await findRun(type, id, runId, args.session_id as string | undefined);
+        // Runs pause only for human input, which no hosted component requests yet; say so plainly.
+        throw new RuntimeError('CONFLICT', `Run ${runId} is not paused (status=${run.status}); only paused runs can be continued`);
+      }),
+  );
+
+  server.registerTool(
+    'get_sessions',
+    {
+      description: 'List sessions (conversations), newest first.',
+      inputSchema: {
+        session_type: z.enum(['agent', 'team', 'workflow']).default('agent'),
+        component_id: z.string().optional(),
+        user_id: z.string().optional(),
+        session_name: z.string().optional(),
+        limit: z.number().int().min(1).max(100).default(20),
+        page: z.number().int().min(1).default(1),
+        sort_by: z.enum(['created_at', 'updated_at', 'session_name']).default('created_at'),
+        sort_order: z.enum(['asc', 'desc']).default('desc'),
+      },
+      annotations: { readOnlyHint: true },
+    },
+    (args: {
+      session_type: SessionType;
+      component_id?: string | undefined;
+      user_id?: string | undefined;
+      session_name?: string | undefined;
+      limit: number;
+      page: number;
+      sort_by: 'created_at' | 'updated_at' | 'session_name';
+      sort_order: 'asc' | 'desc';
+    }) =>
+      guarded(async () => {
+        deny(caller, 'GET', '/sessions');
+        const page = await ctx.sessions.listSessions({
+          ...args,
+          type: args.session_type,
+          // A caller with an identity sees only its own sessions here.
+          user_id: caller.userId ?? args.user_id,
+        });
+        return json({
+          data: page.data,
+          meta: { page: args.page, limit: args.limit, total_count: page.total, total_pages: Math.ceil(page.total / args.limit) },
+        });
+      }),
+  );
+
+  server.registerTool(
+    'get_session_runs',
+    {
+      description: 'The runs of a session, oldest first; or one run in full with run_id.',
+      inputSchema: { session_id: z.string().min(1), run_id: z.string().optional() },
+      annotations: { readOnlyHint: true },
+    },
+    (args: { session_id: string; run_id?: string | undefined }) =>
+      guarded(async () => {
+        deny(caller, 'GET', `/sessions/${encodeURIComponent(args.session_id)}/runs`);
+        const session = await ctx.sessions.getSession(args.session_id);
+        if (!session || (caller.userId && session.user_id !== caller.userId)) {
+          throw new RuntimeError('NOT_FOUND', `Session ${args.session_id} not found`);
+        }
+        const runs = await ctx.sessions.listRuns({ session_id: args.session_id });
+        if (args.run_id) {
+          const run = runs.find((r) => r.run_id === args.run_id);
+          if (!run) throw new RuntimeError('NOT_FOUND', `Run ${args.run_id} not found in session ${args.session_id}`);
+          return json({ runs: [toRunResponse(run, { messages: true })] });
+        }
+        return json({ runs: runs.map((r) => toRunResponse(r)) });
+      }),
+  );
+}
+
+async function runWithProgress(
+  ctx: ServerContext,
+  component: Runnable,
+  args: Record<string, string | undefined>,
+  caller: McpCaller,
+  extra: Extra,
+): Promise<CallToolResult> {
+  const run = await ctx.runner.start({
+    component,
+    message: args.message!,
+    sessionId: args.session_id,
+    // An authenticated caller cannot act as someone else.
+    userId: caller.userId ?? args.user_id,
+  });
+  const onAbort = () => run.cancel('MCP request cancelled');
+  extra.signal.addEventListener('abort', onAbort, { once: true });
+  const token = extra._meta?.progressToken;
+  let progress = 0;
+  const notify = (message: string) => {
+    if (token === undefined) return;
+    progress += 1;
+    void extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress, message } }).catch(() => {});
+  };
+  try {
+    for await (const event of run.events) {
+      const name = event.event.replace(/^Team/, '');
+      const tool = (event.tool as { tool_name?: string } | undefined)?.tool_name;
+      if (name === 'RunStarted') notify(`${component.name ?? component.id} started`);
+      else if (name === 'WorkflowStarted') notify('Workflow started');
+      else if (name === 'ToolCallStarted') notify(`Tool call started: ${tool}`);
+      else if (name === 'ToolCallCompleted') notify(`Tool call completed: ${tool}`);
+      else if (name === 'StepStarted') notify(`Step started: ${String(event.step_name)}`);
+    }
+  } finally {
+    extra.signal.removeEventListener('abort', onAbort);
+  }
+  const record = await run.done;
+  const structured = { run_id: record.run_id, session_id: record.session_id, status: record.status };
+  if (record.status === 'ERROR') return { ...failure(record.error ?? 'The run failed'), structuredContent: structured };
+  if (record.status === 'CANCELLED') return { ...failure(`Run ${record.run_id} was cancelled`), structuredContent: structured };
+  return { content: [{ type: 'text', text: record.content ?? '' }], structuredContent: structured };
+}

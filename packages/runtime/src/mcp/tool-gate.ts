@@ -1,0 +1,19 @@
+/**
+ * @module mcp/tool-gate
+ * Each MCP tool is allowed exactly when its REST twin would be: the gate is asked about the
+ * equivalent method and path, so one scope map governs both interfaces.
+ */
+
+/** Returns undefined when allowed, else the reason (e.g. "Insufficient permissions. ..."). */
+export type ToolGate = (method: string, path: string) => string | undefined;
+
+/** The caller as the MCP tools see it. */
+export interface McpCaller {
+  /** The authenticated user (JWT `sub`, `sa:<name>` for tokens); forced onto runs when set. */
+  userId: string | undefined;
+  gate: ToolGate;
+  /** Narrows listings (config) to what the caller may read; undefined means everything. */
+  canRead?: (kind: 'agents' | 'teams' | 'workflows', id: string) => boolean;
+}
+
+export const OPEN_CALLER: McpCaller = { userId: undefined, gate: () => undefined };

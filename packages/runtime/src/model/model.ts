@@ -1,0 +1,123 @@
+/**
+ * @module model/model
+ * The one interface every model provider implements. Agents talk only to this; the adapters
+ * (OpenAI-compatible chat completions, Anthropic messages, Ollama chat) translate it to their
+ * wire formats. Shaped after the Vercel AI SDK's spec: a stream of parts, with `generate`
+ * built on the same request.
+ */
+
+/** A tool call requested by the model. `arguments` is the JSON text the model produced. */
+export interface ToolCall {
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+export type ChatMessage =
+  | { role: 'system'; content: string }
+  | { role: 'user'; content: string }
+  | { role: 'assistant'; content: string; toolCalls?: ToolCall[] }
+  | { role: 'tool'; toolCallId: string; name: string; content: string };
+
+/** A function the model may call; `parameters` is a JSON Schema object. */
+export interface ToolSpec {
+  name: string;
+  description: string;
+  parameters: Record<string, unknown>;
+}
+
+export interface Usage {
+  inputTokens: number;
+  outputTokens: number;
+  totalTokens: number;
+}
+
+export type FinishReason = 'stop' | 'tool-calls' | 'length' | 'content-filter' | 'other';
+
+export interface ModelRequest {
+  messages: ChatMessage[];
+  tools?: ToolSpec[];
+  /** Aborting cancels the HTTP request and ends the stream with a MODEL_CANCELLED error. */
+  signal?: AbortSignal;
+  temperature?: number;
+  maxOutputTokens?: number;
+}
+
+/**
+ * What a stream yields, in order: any number of `text-delta` and `tool-call` parts (a
+ * tool call is yielded once, complete, after its argument deltas are assembled), then exactly
+ * one `finish`.
+ */
+export type StreamPart =
+  | { type: 'text-delta'; text: string }
+  | { type: 'tool-call'; call: ToolCall }
+  | { type: 'finish'; reason: FinishReason; usage: Usage };
+
+export interface ModelResponse {
+  text: string;
+  toolCalls: ToolCall[];
+  finishReason: FinishReason;
+  usage: Usage;
+}
+
+export interface Model {
+  /** e.g. `openai`, `anthropic`, `ollama` */
+  readonly provider: string;
+  /** The model name sent to the provider, e.g. `gpt-4o-mini`. */
+  readonly id: string;
+  stream(request: ModelRequest): AsyncIterable<StreamPart>;
+  generate(request: ModelRequest): Promise<ModelResponse>;
+}
+
+export type ModelErrorCode =
+  /** No provider is configured (no API key or host in the environment or options). */
+  | 'MODEL_NOT_CONFIGURED'
+  /** The provider answered with an error status after retries (status is set). */
+  | 'MODEL_HTTP_ERROR'
+  /** No answer (or no progress on a stream) within the timeout. */
+  | 'MODEL_TIMEOUT'
+  /** The caller's AbortSignal fired. */
+  | 'MODEL_CANCELLED'
+  /** The provider's answer could not be understood. */
+  | 'MODEL_BAD_RESPONSE'
+  /** The provider could not be reached. */
+  | 'MODEL_UNREACHABLE';
+
+const MARKER = Symbol.for('svc.runtime.model-error');
+
+export class ModelError extends Error {
+  readonly [MARKER] = true;
+  readonly code: ModelErrorCode;
+  readonly status: number | undefined;
+  readonly provider: string;
+
+  constructor(provider: string, code: ModelErrorCode, message: string, options: { status?: number; cause?: unknown } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'ModelError';
+    this.provider = provider;
+    this.code = code;
+    this.status = options.status;
+  }
+
+  static isInstance(value: unknown): value is ModelError {
+    return typeof value === 'object' && value !== null && MARKER in value;
+  }
+}
+
+/** Collects a stream into one response; adapters may use this to implement `generate`. */
+export async function collect(stream: AsyncIterable<StreamPart>): Promise<ModelResponse> {
+  let text = '';
+  const toolCalls: ToolCall[] = [];
+  let finish: Extract<StreamPart, { type: 'finish' }> | undefined;
+  for await (const part of stream) {
+    if (part.type === 'text-delta') text += part.text;
+    else if (part.type === 'tool-call') toolCalls.push(part.call);
+    else finish = part;
+  }
+  return {
+    text,
+    toolCalls,
+    finishReason: finish?.reason ?? 'other',
+    usage: finish?.usage ?? { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
+  };
+}

@@ -1,0 +1,184 @@
+/**
+ * @module model/openai-chat-model
+ * OpenAI-compatible chat completions (`POST {baseURL}/chat/completions`): OpenAI itself, and
+ * the OpenAI-compatible endpoints of Ollama (`/v1`), vLLM, LM Studio and the like, which is
+ * why the API key is optional.
+ */
+import { ModelError, type ChatMessage, type FinishReason, type Model, type ModelRequest, type ModelResponse, type StreamPart, type ToolCall, type Usage } from './model.js';
+import { asModelError, httpSettings, postForJson, postForStream, type HttpSettings } from './http.js';
+import { parseSse } from './sse.js';
+import { array, num, optionalRecord, record, str, type JsonRecord } from './json-fields.js';
+import { argumentsText } from './tool-arguments.js';
+import { randomUUID } from 'node:crypto';
+
+export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
+
+export interface OpenAIChatModelOptions {
+  /** e.g. `gpt-4o-mini`, or whatever name the compatible server serves. */
+  model: string;
+  /** Sent as `Authorization: Bearer`; omit for keyless servers (Ollama, vLLM). */
+  apiKey?: string | undefined;
+  /** Default `https://api.openai.com/v1`. */
+  baseURL?: string | undefined;
+  /** Per attempt, until the response starts. Default 60 s. */
+  timeoutMs?: number | undefined;
+  /** Longest silence between stream chunks. Default: timeoutMs. */
+  idleTimeoutMs?: number | undefined;
+  /** Default 2. */
+  maxRetries?: number | undefined;
+  /** First retry delay when the server gives no Retry-After. Default 500 ms. */
+  retryBaseDelayMs?: number | undefined;
+}
+
+export class OpenAIChatModel implements Model {
+  readonly provider = 'openai';
+  readonly id: string;
+  readonly #url: string;
+  readonly #apiKey: string | undefined;
+  readonly #http: HttpSettings;
+
+  constructor(options: OpenAIChatModelOptions) {
+    if (!options.apiKey && !options.baseURL) {
+      throw new ModelError('openai', 'MODEL_NOT_CONFIGURED', 'openai: give an apiKey, or a baseURL for a keyless OpenAI-compatible server');
+    }
+    this.id = options.model;
+    this.#apiKey = options.apiKey || undefined;
+    this.#url = `${(options.baseURL ?? OPENAI_DEFAULT_BASE_URL).replace(/\/+$/, '')}/chat/completions`;
+    this.#http = httpSettings(this.provider, options);
+  }
+
+  async *stream(request: ModelRequest): AsyncGenerator<StreamPart> {
+    try {
+      const body = await postForStream(this.#http, this.#post(request, true));
+      const calls = new Map<number, { id: string; name: string; arguments: string }>();
+      let finish: FinishReason | undefined;
+      let usage: Usage = { inputTokens: 0, outputTokens: 0, totalTokens: 0 };
+      let done = false;
+      const flushCalls = function* (): Generator<StreamPart> {
+        for (const [, call] of [...calls].sort(([a], [b]) => a - b)) {
+          yield { type: 'tool-call', call: { id: call.id || `call_${randomUUID()}`, name: call.name, arguments: argumentsText(call.arguments) } };
+        }
+        calls.clear();
+      };
+
+      for await (const event of parseSse(body)) {
+        if (event.data === '[DONE]') {
+          done = true;
+          break;
+        }
+        const chunk = record(JSON.parse(event.data), 'a stream chunk');
+        if (chunk.error !== undefined) throw streamError(chunk.error);
+        if (optionalRecord(chunk.usage)) usage = readUsage(chunk.usage);
+        for (const choice of array(chunk.choices)) {
+          const delta = optionalRecord(record(choice, 'a choice').delta);
+          const content = str(delta?.content);
+          if (content) yield { type: 'text-delta', text: content };
+          for (const item of array(delta?.tool_calls)) {
+            const part = record(item, 'a tool call delta');
+            const index = typeof part.index === 'number' ? part.index : 0;
+            const fn = optionalRecord(part.function);
+            const call = calls.get(index) ?? { id: '', name: '', arguments: '' };
+            call.id ||= str(part.id) ?? '';
+            call.name ||= str(fn?.name) ?? '';
+            call.arguments += str(fn?.arguments) ?? '';
+            calls.set(index, call);
+          }
+          const reason = str((choice as JsonRecord).finish_reason);
+          if (reason) {
+            finish = mapFinish(reason, calls.size > 0);
+            // Arguments are complete once the choice finishes; the usage chunk may still follow.
+            yield* flushCalls();
+          }
+        }
+      }
+      // Some compatible servers close without [DONE]; a finish_reason is proof enough of the end.
+      if (!done && finish === undefined) throw new Error('the stream ended before the answer finished');
+      yield* flushCalls();
+      yield { type: 'finish', reason: finish ?? 'other', usage };
+    } catch (error) {
+      throw asModelError(this.provider, error);
+    }
+  }
+
+  async generate(request: ModelRequest): Promise<ModelResponse> {
+    let json: unknown;
+    try {
+      json = await postForJson(this.#http, this.#post(request, false));
+      const response = record(json, 'the response');
+      if (response.error !== undefined) throw streamError(response.error);
+      const choice = record(array(response.choices)[0], 'choices[0]');
+      const message = record(choice.message, 'choices[0].message');
+      const toolCalls: ToolCall[] = array(message.tool_calls).map((item) => {
+        const call = record(item, 'a tool call');
+        const fn = record(call.function, 'a tool call function');
+        return { id: str(call.id) ?? `call_${randomUUID()}`, name: str(fn.name) ?? '', arguments: argumentsText(str(fn.arguments) ?? '') };
+      });
+      return {
+        text: str(message.content) ?? '',
+        toolCalls,
+        finishReason: mapFinish(str(choice.finish_reason) ?? '', toolCalls.length > 0),
+        usage: readUsage(response.usage),
+      };
+    } catch (error) {
+      throw asModelError(this.provider, error);
+    }
+  }
+
+  #post(request: ModelRequest, stream: boolean) {
+    const headers: Record<string, string> = { 'content-type': 'application/json', accept: stream ? 'text/event-stream' : 'application/json' };
+    if (this.#apiKey) headers.authorization = `Bearer ${this.#apiKey}`;
+    const body: JsonRecord = { model: this.id, messages: request.messages.map(toOpenAIMessage), stream };
+    if (stream) body.stream_options = { include_usage: true };
+    if (request.tools?.length) {
+      body.tools = request.tools.map((tool) => ({ type: 'function', function: { name: tool.name, description: tool.description, parameters: tool.parameters } }));
+    }
+    if (request.temperature !== undefined) body.temperature = request.temperature;
+    // max_tokens rather than max_completion_tokens: every compatible server understands it.
+    if (request.maxOutputTokens !== undefined) body.max_tokens = request.maxOutputTokens;
+    return { url: this.#url, headers, body, signal: request.signal };
+  }
+}
+
+function toOpenAIMessage(message: ChatMessage): JsonRecord {
+  switch (message.role) {
+    case 'system':
+    case 'user':
+      return { role: message.role, content: message.content };
+    case 'assistant':
+      return {
+        role: 'assistant',
+        // OpenAI wants null, not '', beside tool calls.
+        content: message.content === '' && message.toolCalls?.length ? null : message.content,
+        ...(message.toolCalls?.length
+          ? { tool_calls: message.toolCalls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } })) }
+          : {}),
+      };
+    case 'tool':
+      return { role: 'tool', tool_call_id: message.toolCallId, content: message.content };
+  }
+}
+
+/** Some compatible servers (vLLM, older Ollama) say `stop` even when they called tools. */
+function mapFinish(reason: string, calledTools: boolean): FinishReason {
+  if (reason === 'tool_calls' || reason === 'function_call' || (reason === 'stop' && calledTools)) return 'tool-calls';
+  if (reason === 'stop') return 'stop';
+  if (reason === 'length') return 'length';
+  if (reason === 'content_filter') return 'content-filter';
+  return 'other';
+}
+
+function readUsage(value: unknown): Usage {
+  const usage = optionalRecord(value);
+  const inputTokens = num(usage?.prompt_tokens);
+  const outputTokens = num(usage?.completion_tokens);
+  return { inputTokens, outputTokens, totalTokens: num(usage?.total_tokens) || inputTokens + outputTokens };
+}
+
+/** An error object inside a 200 (mid-stream failures): a provider error, status from its code when known. */
+function streamError(error: unknown): ModelError {
+  const details = optionalRecord(error);
+  const message = str(details?.message) ?? (typeof error === 'string' ? error : 'unknown error');
+  const code = details?.code;
+  const status = typeof code === 'number' ? code : 500;
+  return new ModelError('openai', 'MODEL_HTTP_ERROR', `openai: error in the response: ${message.slice(0, 300)}`, { status });
+}

@@ -1,0 +1,64 @@
+/**
+ * @module run/execution
+ * The contract between the runner and what it runs. Agents, teams and workflows implement
+ * `Runnable`; the runner owns persistence, cancellation and event delivery around them.
+ */
+import type { HostedComponent } from '../components/component.js';
+import type { ChatMessage, Model, Usage } from '../model/model.js';
+import type { SessionType, ToolExecution } from '../sessions/types.js';
+
+export interface ExecutionContext {
+  runId: string;
+  sessionId: string;
+  userId: string | undefined;
+  message: string;
+  /** Earlier turns of this session, oldest first (user, assistant and tool messages). */
+  history: ChatMessage[];
+  signal: AbortSignal;
+  /** The runtime's model, used when the component has none of its own. */
+  defaultModel: Model | undefined;
+  /**
+   * Sends an event to the caller. `name` is the unprefixed event (`RunContent`); teams get
+   * theirs prefixed (`TeamRunContent`) by the runner.
+   */
+  emit(name: string, fields?: Record<string, unknown>): void;
+  /** Sends an event under exactly this name; `fields` override the run's identity fields. */
+  emitRaw(event: string, fields?: Record<string, unknown>): void;
+  /** Records a tool execution as soon as it finishes, so a cancelled run keeps it. */
+  recordTool(execution: ToolExecution): void;
+  /** Records this run's conversation so far, so a cancelled run keeps it. */
+  recordMessages(messages: ChatMessage[]): void;
+  /** Reports streamed text, so a cancelled run keeps what the caller already saw. */
+  recordContent(text: string): void;
+  addUsage(usage: Usage): void;
+}
+
+export interface ExecutionResult {
+  content: string;
+}
+
+export interface Runnable extends HostedComponent {
+  readonly kind: SessionType;
+  execute(context: ExecutionContext): Promise<ExecutionResult>;
+}
+
+/** A run that could not complete for a reason the caller should read (not a crash). */
+export class RunFailure extends Error {
+  readonly errorType: string;
+  constructor(message: string, errorType = 'RunFailure') {
+    super(message);
+    this.name = 'RunFailure';
+    this.errorType = errorType;
+  }
+}
+
+export const NO_MODEL_MESSAGE =
+  'No model is configured: set OPENAI_API_KEY (or OPENAI_BASE_URL for an OpenAI-compatible server such as vLLM or ' +
+  "Ollama's /v1), ANTHROPIC_API_KEY or OLLAMA_HOST, or pass a model to the component";
+
+/** Picks the component's model, else the runtime's, else fails with what to configure. */
+export function requireModel(own: Model | undefined, context: ExecutionContext, what: string): Model {
+  const model = own ?? context.defaultModel;
+  if (!model) throw new RunFailure(`${what} cannot run. ${NO_MODEL_MESSAGE}.`, 'ModelNotConfigured');
+  return model;
+}

@@ -1,0 +1,111 @@
+/**
+ * @module runtime-options
+ * The options a Runtime takes, under the specification's exact names, validated with zod so
+ * that a mistake fails at construction with a message naming the option.
+ */
+import { z } from 'zod';
+import type { HostedComponent, KnowledgeComponent } from './components/component.js';
+import { isHostedComponent } from './components/component.js';
+import type { Environment } from './config/settings.js';
+import type { Model } from './model/model.js';
+import type { Db } from './storage/db.js';
+
+export const JWT_ALGORITHMS = [
+  'RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'HS256', 'HS384', 'HS512',
+] as const;
+
+const component = z.custom<HostedComponent>(isHostedComponent, {
+  message: 'must be an object with a non-empty string id',
+});
+
+const db = z.custom<Db>(
+  (v) => typeof v === 'object' && v !== null && typeof (v as Db).migrate === 'function' && typeof (v as Db).query === 'function',
+  { message: 'must be a Db (for example from openDb(), SqliteDb or PostgresDb)' },
+);
+
+export const authorizationConfigSchema = z
+  .object({
+    /** PEM public keys or shared secrets; `JWT_VERIFICATION_KEY` is added to these. */
+    verification_keys: z.array(z.string().min(1)).optional(),
+    /** Path to a JWKS file; `JWT_JWKS_FILE` is used when absent. */
+    jwks_file: z.string().min(1).optional(),
+    /** The one accepted algorithm; defaults to RS256. */
+    algorithm: z.enum(JWT_ALGORITHMS).optional(),
+    /** Require this audience (or the runtime id when `verify_audience` is true and this is absent). */
+    audience: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).optional(),
+    verify_audience: z.boolean().optional(),
+    /** The scope that passes every check; defaults to `agent_os:admin`. */
+    admin_scope: z.string().min(1).optional(),
+  })
+  .strict();
+
+export const mcpServerConfigSchema = z
+  .object({
+    /** Where the MCP endpoint is mounted; defaults to `/mcp`. */
+    path: z
+      .string()
+      .regex(/^\/[A-Za-z0-9/_-]*[A-Za-z0-9_-]$/, 'must be an absolute path such as /mcp')
+      .optional(),
+    /** Host names besides loopback an open runtime's MCP endpoint answers (DNS-rebinding guard). */
+    allowed_hosts: z.array(z.string().min(1)).optional(),
+  })
+  .strict();
+
+export const runtimeOptionsSchema = z
+  .object({
+    id: z.string().trim().min(1).max(128).optional(),
+    name: z.string().trim().min(1).max(200).optional(),
+    description: z.string().max(2000).optional(),
+    version: z.string().trim().min(1).max(64).optional(),
+    agents: z.array(component).optional(),
+    teams: z.array(component).optional(),
+    workflows: z.array(component).optional(),
+    knowledge: z.array(component).optional(),
+    db: db.optional(),
+    authorization: z.boolean().optional(),
+    authorization_config: authorizationConfigSchema.optional(),
+    mcp_server: z.union([z.boolean(), mcpServerConfigSchema]).optional(),
+    /** The model of components that have none of their own; defaults to one from the environment. */
+    model: z
+      .custom<Model>((v) => typeof v === 'object' && v !== null && typeof (v as Model).stream === 'function', {
+        message: 'must be a Model (for example openai({ model: "gpt-4o-mini" }))',
+      })
+      .optional(),
+    /** Largest accepted request body in bytes; defaults to MAX_REQUEST_BODY_BYTES or 10 MiB. */
+    max_body_bytes: z.number().int().positive().optional(),
+    /** The environment to read settings from; defaults to `process.env`. */
+    env: z.record(z.string(), z.string().optional()).optional(),
+  })
+  .strict();
+
+export type AuthorizationConfig = z.infer<typeof authorizationConfigSchema>;
+export type McpServerConfig = z.infer<typeof mcpServerConfigSchema>;
+
+/** Options of `new Runtime(...)`. */
+export interface RuntimeOptions {
+  id?: string;
+  name?: string;
+  description?: string;
+  version?: string;
+  agents?: HostedComponent[];
+  teams?: HostedComponent[];
+  workflows?: HostedComponent[];
+  knowledge?: KnowledgeComponent[];
+  db?: Db;
+  authorization?: boolean;
+  authorization_config?: AuthorizationConfig;
+  mcp_server?: boolean | McpServerConfig;
+  model?: Model;
+  max_body_bytes?: number;
+  env?: Environment;
+}
+
+/** Formats zod issues as `path: message` lines for a construction error. */
+export function describeIssues(error: z.ZodError): string {
+  return error.issues
+    .map((issue) => {
+      const path = issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('').replace(/^\./, '');
+      return `${path || '(options)'}: ${issue.message}`;
+    })
+    .join('; ');
+}

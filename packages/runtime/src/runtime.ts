@@ -1,0 +1,182 @@
+/**
+ * @module runtime
+ * The Runtime: options in, an HTTP service out.
+ *
+ * @example
+ * ```ts
+ * const runtime = new Runtime({ name: 'Support', agents: [supportAgent], mcp_server: true });
+ * const server = await runtime.serve(); // http://localhost:7777
+ * ```
+ */
+import { createHash } from 'node:crypto';
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import { resolveAuthMode, type AuthMode } from './auth/auth-mode.js';
+import type { HostedComponent, KnowledgeComponent } from './components/component.js';
+import { readSettings, type Settings } from './config/settings.js';
+import { ConfigurationError } from './errors.js';
+import { describeIssues, runtimeOptionsSchema, type RuntimeOptions } from './runtime-options.js';
+import { buildApp, type AppParts, type BuiltApp } from './server/app.js';
+import type { AppEnv, McpInfo, ServerContext } from './server/context.js';
+import { consoleLogger, type Logger } from './server/logger.js';
+import type { RouteEntry } from './server/route.js';
+import { closeServer, listen } from './server/serve.js';
+import type { Db } from './storage/db.js';
+import { openDb } from './storage/open-db.js';
+import { PACKAGE_VERSION } from './version.js';
+import type { Model } from './model/model.js';
+import { Runner } from './run/runner.js';
+import { SessionStore } from './sessions/session-store.js';
+
+export interface ServeOptions {
+  /** Defaults to `PORT` or 7777; 0 picks a free port. */
+  port?: number;
+  /** Defaults to `HOST` or `localhost`. */
+  host?: string;
+  /** Close connections still open this long after shutdown starts; default 10 s. */
+  shutdownGraceMs?: number;
+}
+
+export interface RunningRuntime {
+  url: string;
+  port: number;
+  /** Stops accepting, lets in-flight requests finish, then closes the database. Idempotent. */
+  close(): Promise<void>;
+}
+
+/** Name-based UUID (RFC 4122 version 5, DNS namespace), so an unnamed id is stable across restarts. */
+function uuidV5(name: string): string {
+  const namespace = Buffer.from('6ba7b8109dad11d180b400c04fd430c8', 'hex');
+  const hash = createHash('sha1').update(namespace).update(name).digest();
+  hash[6] = (hash[6]! & 0x0f) | 0x50;
+  hash[8] = (hash[8]! & 0x3f) | 0x80;
+  const hex = hash.subarray(0, 16).toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+function assertUniqueIds(kind: string, components: readonly HostedComponent[]): void {
+  const seen = new Set<string>();
+  const duplicates = new Set<string>();
+  for (const c of components) (seen.has(c.id) ? duplicates : seen).add(c.id);
+  if (duplicates.size > 0) {
+    throw new ConfigurationError(`Duplicate ${kind} ids: ${[...duplicates].join(', ')}. Each ${kind} needs a unique id.`);
+  }
+}
+
+export class Runtime implements ServerContext {
+  readonly id: string;
+  readonly name: string;
+  readonly description: string | undefined;
+  readonly version: string;
+  readonly agents: readonly HostedComponent[];
+  readonly teams: readonly HostedComponent[];
+  readonly workflows: readonly HostedComponent[];
+  readonly knowledge: readonly KnowledgeComponent[];
+  readonly db: Db;
+  readonly authMode: AuthMode;
+  readonly mcp: McpInfo;
+  readonly mcpAllowedHosts: readonly string[];
+  readonly settings: Settings;
+  readonly maxBodyBytes: number;
+  readonly instantiatedAt = new Date();
+  readonly log: Logger;
+  readonly sessions: SessionStore;
+  readonly runner: Runner;
+  /** Used by components that have no model of their own. */
+  readonly defaultModel: Model | undefined;
+  protected readonly options: RuntimeOptions;
+  private built: BuiltApp | undefined;
+  private migrated: Promise<void> | undefined;
+  private closing: Promise<void> | undefined;
+
+  constructor(options: RuntimeOptions = {}, internals: { logger?: Logger; parts?: AppParts } = {}) {
+    const parsed = runtimeOptionsSchema.safeParse(options);
+    if (!parsed.success) throw new ConfigurationError(`Invalid Runtime options: ${describeIssues(parsed.error)}`);
+    this.options = options;
+    this.log = internals.logger ?? consoleLogger;
+    this.parts = internals.parts ?? {};
+
+    this.settings = readSettings(options.env ?? process.env);
+    this.name = options.name ?? 'Runtime';
+    this.id = options.id ?? uuidV5(this.name);
+    this.description = options.description;
+    this.version = options.version ?? PACKAGE_VERSION;
+    this.agents = [...(options.agents ?? [])];
+    this.teams = [...(options.teams ?? [])];
+    this.workflows = [...(options.workflows ?? [])];
+    this.knowledge = [...(options.knowledge ?? [])];
+    assertUniqueIds('agent', this.agents);
+    assertUniqueIds('team', this.teams);
+    assertUniqueIds('workflow', this.workflows);
+    assertUniqueIds('knowledge', this.knowledge);
+
+    this.authMode = resolveAuthMode({
+      authorization: options.authorization,
+      verificationKeys: options.authorization_config?.verification_keys,
+      jwksFile: options.authorization_config?.jwks_file,
+      env: this.settings.env,
+    });
+    const mcpEnabled = options.mcp_server !== undefined && options.mcp_server !== false;
+    const mcpPath = typeof options.mcp_server === 'object' ? (options.mcp_server.path ?? '/mcp') : '/mcp';
+    this.mcp = { enabled: mcpEnabled, path: mcpEnabled ? mcpPath : null, oauth: null };
+    this.mcpAllowedHosts = typeof options.mcp_server === 'object' ? (options.mcp_server.allowed_hosts ?? []) : [];
+    this.maxBodyBytes = options.max_body_bytes ?? this.settings.maxBodyBytes;
+    // Opened last: nothing above can fail after a database file has been created.
+    this.db = options.db ?? openDb(this.settings.databaseUrl);
+    this.defaultModel = options.model;
+    this.sessions = new SessionStore(this.db);
+    this.runner = new Runner({ store: this.sessions, defaultModel: this.defaultModel, log: this.log });
+  }
+
+  private readonly parts: AppParts;
+
+  private build(): BuiltApp {
+    this.built ??= buildApp(this, this.parts);
+    return this.built;
+  }
+
+  /** The Hono app; mount it in another server or call `fetch` directly in tests. */
+  get app(): OpenAPIHono<AppEnv> {
+    return this.build().app;
+  }
+
+  /** Every route with its access decision (for audits and the route-coverage test). */
+  get routes(): readonly RouteEntry[] {
+    return this.build().routes;
+  }
+
+  /** Answers one request. Call `start()` first when routes need the database. */
+  fetch = (request: Request): Promise<Response> => Promise.resolve(this.app.fetch(request));
+
+  /** Prepares storage (migrations). Idempotent; `serve()` calls it. */
+  start(): Promise<void> {
+    this.migrated ??= this.db.migrate().then(() => undefined);
+    return this.migrated;
+  }
+
+  /** Starts the HTTP server. Resolves once it accepts connections. */
+  async serve(options: ServeOptions = {}): Promise<RunningRuntime> {
+    this.build();
+    await this.start();
+    const host = options.host ?? this.settings.host;
+    const listening = await listen(this.fetch, { port: options.port ?? this.settings.port, host });
+    let stopped: Promise<void> | undefined;
+    return {
+      url: listening.url,
+      port: listening.port,
+      close: () => {
+        // Runs are cancelled (and saved) first, so open event streams end and the server can close.
+        stopped ??= this.runner
+          .shutdown()
+          .then(() => closeServer(listening.server, options.shutdownGraceMs))
+          .then(() => this.close());
+        return stopped;
+      },
+    };
+  }
+
+  /** Cancels active runs, then releases the database. Idempotent. */
+  close(): Promise<void> {
+    this.closing ??= this.runner.shutdown().then(() => this.db.close());
+    return this.closing;
+  }
+}

@@ -1,0 +1,99 @@
+/**
+ * @module server/app
+ * Assembles the Hono app from the route declarations: one error envelope, a body limit, a
+ * request id, trailing-slash tolerance, and the OpenAPI 3.1 document derived from the same
+ * zod schemas that validate requests.
+ */
+import { OpenAPIHono } from '@hono/zod-openapi';
+import { bodyLimit } from 'hono/body-limit';
+import type { AppEnv, ServerContext } from './context.js';
+import { errorResponse, handleError, toFieldErrors, validationError } from './errors.js';
+import { normalizedPath } from './normalize-path.js';
+import { routeEntry, type RouteDefinition, type RouteEntry } from './route.js';
+import { componentRoutes } from './routes/components.js';
+import { configRoutes } from './routes/config.js';
+import { docsRoutes } from './routes/docs.js';
+import { healthRoutes } from './routes/health.js';
+import { homeRoutes } from './routes/home.js';
+import { infoRoutes } from './routes/info.js';
+import { sessionRoutes } from './routes/sessions.js';
+import { mcpRoutes } from '../mcp/mcp-route.js';
+
+/** The version of the HTTP interface description (not of the runtime itself). */
+export const API_VERSION = '2.7.2';
+
+export interface BuiltApp {
+  app: OpenAPIHono<AppEnv>;
+  /** Every registered route with its access decision, in registration order. */
+  routes: RouteEntry[];
+}
+
+export interface AppParts {
+  /** Routes contributed by other modules (agents, auth, MCP...), registered after the core. */
+  routes?: (ctx: ServerContext) => RouteDefinition[];
+}
+
+export function buildApp(ctx: ServerContext, parts: AppParts = {}): BuiltApp {
+  const app = new OpenAPIHono<AppEnv>({
+    getPath: normalizedPath,
+    defaultHook: (result) => {
+      if (!result.success) throw validationError(toFieldErrors(result.target, result.error));
+    },
+  });
+
+  // Only methods that carry a body pay for the limit check; reads stay on the fast path.
+  app.on(
+    ['POST', 'PUT', 'PATCH', 'DELETE'],
+    '*',
+    bodyLimit({
+      maxSize: ctx.maxBodyBytes,
+      onError: () => errorResponse('PAYLOAD_TOO_LARGE', `Request body exceeds the limit of ${ctx.maxBodyBytes} bytes`),
+    }),
+  );
+
+  app.openAPIRegistry.registerComponent('securitySchemes', 'HTTPBearer', {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'A JWT, a service-account token (svc_pat_...), or the security key, depending on auth_mode',
+  });
+
+  const definitions: RouteDefinition[] = [
+    ...homeRoutes(ctx),
+    ...healthRoutes(ctx),
+    ...infoRoutes(ctx),
+    ...configRoutes(ctx),
+    ...componentRoutes(ctx),
+    ...sessionRoutes(ctx),
+    ...mcpRoutes(ctx, { allowedHosts: ctx.mcpAllowedHosts }),
+    ...docsRoutes(ctx, () => openApiDocument(app, ctx)),
+    ...(parts.routes?.(ctx) ?? []),
+  ];
+
+  const routes: RouteEntry[] = [];
+  for (const route of definitions) {
+    if (route.kind === 'api') {
+      const config = route.access.kind === 'scoped' ? { ...route.config, security: [{ HTTPBearer: [] }] } : route.config;
+      app.openapi(config, route.handler);
+    } else if (route.method === 'ALL') {
+      app.all(route.path, route.handler);
+    } else {
+      app.on(route.method, route.path, route.handler);
+    }
+    routes.push(routeEntry(route));
+  }
+
+  app.notFound(() => errorResponse('NOT_FOUND', 'Not Found'));
+  app.onError(handleError(ctx.log));
+  return { app, routes };
+}
+
+function openApiDocument(app: OpenAPIHono<AppEnv>, ctx: ServerContext): unknown {
+  return app.getOpenAPI31Document({
+    openapi: '3.1.0',
+    info: {
+      title: ctx.name,
+      version: API_VERSION,
+      description: ctx.description ?? `The HTTP interface of ${ctx.name} (runtime version ${ctx.version}).`,
+    },
+  });
+}

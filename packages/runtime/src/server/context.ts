@@ -1,0 +1,43 @@
+/**
+ * @module server/context
+ * What route handlers may see of the runtime. Routes depend on this narrow view, not on the
+ * Runtime class, so the server layer has no import cycle with it.
+ */
+import type { AuthMode } from '../auth/auth-mode.js';
+import type { HostedComponent, KnowledgeComponent } from '../components/component.js';
+import type { Runner } from '../run/runner.js';
+import type { SessionStore } from '../sessions/session-store.js';
+import type { Db } from '../storage/db.js';
+import type { Logger } from './logger.js';
+
+export interface McpInfo {
+  enabled: boolean;
+  path: string | null;
+  oauth: { authorization_servers: string[] | null; resource: string | null } | null;
+}
+
+export interface ServerContext {
+  readonly id: string;
+  readonly name: string;
+  readonly description: string | undefined;
+  readonly version: string;
+  readonly instantiatedAt: Date;
+  readonly agents: readonly HostedComponent[];
+  readonly teams: readonly HostedComponent[];
+  readonly workflows: readonly HostedComponent[];
+  readonly knowledge: readonly KnowledgeComponent[];
+  readonly db: Db;
+  readonly authMode: AuthMode;
+  readonly mcp: McpInfo;
+  readonly maxBodyBytes: number;
+  readonly log: Logger;
+  readonly sessions: SessionStore;
+  readonly runner: Runner;
+  /** Host names besides loopback that an open runtime's MCP endpoint accepts. */
+  readonly mcpAllowedHosts: readonly string[];
+}
+
+/** Hono's per-request environment for our app. */
+export interface AppEnv {
+  Variables: Record<string, never>;
+}

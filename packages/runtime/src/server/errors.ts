@@ -1,0 +1,95 @@
+/**
+ * @module server/errors
+ * The one error envelope, `{"detail": string, "error_code": string}`, for every failure on
+ * every route, including the ones Hono and the validator raise on their own.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Context } from 'hono';
+import { HTTPException } from 'hono/http-exception';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { z } from '@hono/zod-openapi';
+import type { FieldError } from '../errors.js';
+import { ERROR_CODES, RuntimeError, type ErrorCode } from '../errors.js';
+import type { Logger } from './logger.js';
+
+export const ErrorBodySchema = z
+  .object({
+    detail: z.string().openapi({ example: 'Not Found' }),
+    error_code: z.string().nullable().optional().openapi({ example: 'NOT_FOUND' }),
+    errors: z
+      .array(z.object({ loc: z.array(z.union([z.string(), z.number()])), msg: z.string(), type: z.string() }))
+      .optional(),
+  })
+  .openapi('ErrorResponse');
+
+export type ErrorBody = z.infer<typeof ErrorBodySchema>;
+
+export function errorResponse(
+  code: ErrorCode,
+  detail: string,
+  extra: { errors?: FieldError[] | undefined; headers?: Record<string, string> | undefined } = {},
+): Response {
+  const body: ErrorBody = { detail, error_code: code };
+  if (extra.errors) body.errors = extra.errors;
+  return new Response(JSON.stringify(body), {
+    status: ERROR_CODES[code],
+    headers: { 'content-type': 'application/json', ...extra.headers },
+  });
+}
+
+const STATUS_TO_CODE: Record<number, ErrorCode> = Object.fromEntries(
+  Object.entries(ERROR_CODES).map(([code, status]) => [status, code as ErrorCode]),
+);
+
+/** Converts a zod failure into field errors whose `loc` starts with the request part. */
+export function toFieldErrors(part: string, error: z.ZodError): FieldError[] {
+  return error.issues.map((issue) => ({
+    loc: [part, ...issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p))],
+    msg: issue.message,
+    type: issue.code,
+  }));
+}
+
+export function validationError(errors: FieldError[]): RuntimeError {
+  const first = errors[0];
+  const where = first ? first.loc.join('.') : 'request';
+  const detail = `Validation failed at ${where}: ${first?.msg ?? 'invalid input'}${errors.length > 1 ? ` (and ${errors.length - 1} more)` : ''}`;
+  return new RuntimeError('VALIDATION_ERROR', detail, { errors });
+}
+
+/** Hono's `onError`: typed errors keep their status; anything else is a 500 with no detail leaked. */
+export function handleError(log: Logger) {
+  return (error: Error, c: Context): Response => {
+    if (RuntimeError.isInstance(error)) {
+      if (error.status >= 500) log.error(`${c.req.method} ${c.req.path} failed: ${error.message}`, error);
+      return errorResponse(error.code, error.message, { errors: error.errors, headers: error.headers });
+    }
+    if (error instanceof HTTPException) {
+      const code = STATUS_TO_CODE[error.status] ?? (error.status >= 500 ? 'INTERNAL_SERVER_ERROR' : 'BAD_REQUEST');
+      // Hono's own messages (e.g. "Malformed JSON in request body") are written for callers.
+      const detail = error.message || defaultDetail(code);
+      return errorResponse(code, detail);
+    }
+    // The id ties the caller's report to the log line without revealing anything about the failure.
+    const requestId = c.req.header('x-request-id')?.slice(0, 128) || randomUUID();
+    log.error(`${c.req.method} ${c.req.path} failed (request ${requestId})`, error);
+    return errorResponse('INTERNAL_SERVER_ERROR', `Internal server error (request ${requestId})`);
+  };
+}
+
+export function defaultDetail(code: ErrorCode): string {
+  switch (code) {
+    case 'NOT_FOUND':
+      return 'Not Found';
+    case 'BAD_REQUEST':
+      return 'Bad Request';
+    case 'PAYLOAD_TOO_LARGE':
+      return 'Request body too large';
+    default:
+      return code.toLowerCase().replace(/_/g, ' ');
+  }
+}
+
+export function statusOf(code: ErrorCode): ContentfulStatusCode {
+  return ERROR_CODES[code] as ContentfulStatusCode;
+}

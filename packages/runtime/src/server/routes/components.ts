@@ -1,0 +1,217 @@
+/**
+ * `/agents`, `/teams` and `/workflows`: list, describe, run (streaming or not), cancel, and
+ * read runs. The three kinds share one shape, so one factory declares all three.
+ */
+import { z } from '@hono/zod-openapi';
+import type { Context } from 'hono';
+import { streamSSE } from 'hono/streaming';
+import type { HostedComponent } from '../../components/component.js';
+import { RuntimeError } from '../../errors.js';
+import type { Runnable } from '../../run/execution.js';
+import type { SessionType } from '../../sessions/types.js';
+import type { AppEnv, ServerContext } from '../context.js';
+import { validationError, toFieldErrors } from '../errors.js';
+import { apiRoute, listing, scoped, type RouteDefinition } from '../route.js';
+import { standardErrors } from '../standard-errors.js';
+import { RunRequestSchema, RunSchema, toRunResponse, type RunRequest } from './run-schemas.js';
+import { streamRun } from './stream-run.js';
+
+interface Kind {
+  type: SessionType;
+  plural: 'agents' | 'teams' | 'workflows';
+  param: 'agent_id' | 'team_id' | 'workflow_id';
+  label: string;
+  tag: string;
+}
+
+const KINDS: Kind[] = [
+  { type: 'agent', plural: 'agents', param: 'agent_id', label: 'Agent', tag: 'Agents' },
+  { type: 'team', plural: 'teams', param: 'team_id', label: 'Team', tag: 'Teams' },
+  { type: 'workflow', plural: 'workflows', param: 'workflow_id', label: 'Workflow', tag: 'Workflows' },
+];
+
+const ComponentSchema = z
+  .object({ id: z.string(), name: z.string(), description: z.string().nullable() })
+  .catchall(z.unknown())
+  .openapi('Component');
+
+const JSON_AND_FORMS = ['application/json', 'multipart/form-data', 'application/x-www-form-urlencoded'] as const;
+
+function isRunnable(component: HostedComponent): component is Runnable {
+  return typeof (component as Runnable).execute === 'function' && typeof (component as Runnable).kind === 'string';
+}
+
+function summary(component: HostedComponent): z.infer<typeof ComponentSchema> {
+  const details = (component as { details?: () => Record<string, unknown> }).details?.() ?? component.describe?.() ?? {};
+  return { ...details, id: component.id, name: component.name ?? component.id, description: component.description ?? null };
+}
+
+/** Reads a run request from JSON or a form, already validated by the route's schema. */
+function readRunBody(c: Context<AppEnv>): RunRequest {
+  const type = (c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+  if (type === 'application/json') return c.req.valid('json' as never) as RunRequest;
+  if (type === 'multipart/form-data' || type === 'application/x-www-form-urlencoded') return c.req.valid('form' as never) as RunRequest;
+  // No body at all: report the missing field like any other validation failure.
+  const parsed = RunRequestSchema.safeParse({});
+  if (!parsed.success) throw validationError(toFieldErrors('body', parsed.error));
+  return parsed.data;
+}
+export function componentRoutes(ctx: ServerContext): RouteDefinition[] {
+  return KINDS.flatMap((kind) => routesFor(ctx, kind));
+}
+
+function routesFor(ctx: ServerContext, kind: Kind): RouteDefinition[] {
+  const all = (): readonly HostedComponent[] => ctx[kind.plural];
+  const find = (id: string): HostedComponent => {
+    const found = all().find((c) => c.id === id);
+    if (!found) throw new RuntimeError('NOT_FOUND', `${kind.label} not found`);
+    return found;
+  };
+  const idParam = z.object({ [kind.param]: z.string().min(1).openapi({ param: { name: kind.param, in: 'path' } }) });
+  const runParams = idParam.extend({ run_id: z.string().min(1).openapi({ param: { name: 'run_id', in: 'path' } }) });
+  const base = `/${kind.plural}`;
+  const item = `${base}/{${kind.param}}`;
+
+
+  return [
+    apiRoute(
+      listing(`${kind.plural}:read`),
+      {
+        method: 'get',
+        path: base,
+        tags: [kind.tag],
+        summary: `List ${kind.plural}`,
+        responses: { 200: { description: `The ${kind.plural} this runtime hosts`, content: { 'application/json': { schema: z.array(ComponentSchema) } } }, ...standardErrors },
+      },
+      (c) => c.json(all().map(summary), 200),
+    ),
+    apiRoute(
+      scoped(`${kind.plural}:read`),
+      {
+        method: 'get',
+        path: item,
+        tags: [kind.tag],
+        summary: `Describe one ${kind.type}`,
+        request: { params: idParam },
+        responses: { 200: { description: kind.label, content: { 'application/json': { schema: ComponentSchema } } }, ...standardErrors },
+      },
+      (c) => c.json(summary(find(c.req.param(kind.param)!)), 200),
+    ),
+    apiRoute(
+      scoped(`${kind.plural}:run`),
+      {
+        method: 'post',
+        path: `${item}/runs`,
+        tags: [kind.tag],
+        summary: `Run a ${kind.type}`,
+        description:
+          'With `stream` true (the default) the answer is a stream of server-sent events, `event: <Name>` then a JSON `data:` line ' +
+          '(RunStarted, RunContent, ToolCallStarted, ToolCallCompleted, RunCompleted, RunError, RunCancelled; Team* variants for teams; ' +
+          'WorkflowStarted, StepStarted, StepCompleted, WorkflowCompleted, WorkflowError for workflows). Failures during a run arrive as ' +
+          'an error event; the HTTP status stays 200. With `stream` false the finished run is returned. Closing the connection cancels the run.',
+        request: {
+          params: idParam,
+          // Not `required`: the validator then checks only the content type that was sent.
+          body: { required: false, content: Object.fromEntries(JSON_AND_FORMS.map((t) => [t, { schema: RunRequestSchema }])) },
+        },
+        responses: {
+          200: {
+            description: 'The run (stream=false) or its events (stream=true)',
+            content: { 'application/json': { schema: RunSchema }, 'text/event-stream': { schema: z.string() } },
+          },
+          409: standardErrors[400],
+          415: standardErrors[400],
+          ...standardErrors,
+        },
+      },
+      async (c) => {
+        const component = find(c.req.param(kind.param)!);
+        const body = readRunBody(c);
+        if (!isRunnable(component)) {
+          throw new RuntimeError('BAD_REQUEST', `${kind.label} '${component.id}' cannot be run: it is not a runnable ${kind.type}`);
+        }
+        const run = await ctx.runner.start({ component, message: body.message, sessionId: body.session_id, userId: body.user_id });
+        if (body.stream === false) {
+          // The caller waits for the whole answer; if it hangs up, the run is cancelled, as in streaming.
+          c.req.raw.signal.addEventListener('abort', () => run.cancel('client disconnected'), { once: true });
+          return c.json(toRunResponse(await run.done), 200);
+        }
+        return streamSSE(c, (stream) => streamRun(stream, run));
+      },
+    ),
+    apiRoute(
+      scoped(`${kind.plural}:run`),
+      {
+        method: 'post',
+        path: `${item}/runs/{run_id}/cancel`,
+        tags: [kind.tag],
+        summary: `Cancel a running ${kind.type} run`,
+        request: { params: runParams },
+        responses: {
+          200: {
+            description: 'Whether a running run was stopped, and its status',
+            content: { 'application/json': { schema: z.object({ run_id: z.string(), cancelled: z.boolean(), status: z.string() }) } },
+          },
+          ...standardErrors,
+        },
+      },
+      async (c) => {
+        const component = find(c.req.param(kind.param)!);
+        const runId = c.req.param('run_id')!;
+        const run = await ctx.sessions.getRun(runId);
+        if (!run || run.session_type !== kind.type || run.component_id !== component.id) throw new RuntimeError('NOT_FOUND', 'Run not found');
+        const cancelled = ctx.runner.cancel(runId);
+        if (cancelled) {
+          const ended = await ctx.runner.waitFor(runId);
+          return c.json({ run_id: runId, cancelled: true, status: ended?.status ?? 'CANCELLED' }, 200);
+        }
+        return c.json({ run_id: runId, cancelled: false, status: run.status }, 200);
+      },
+    ),
+    apiRoute(
+      scoped(`${kind.plural}:read`),
+      {
+        method: 'get',
+        path: `${item}/runs`,
+        tags: [kind.tag],
+        summary: `List runs of a ${kind.type}`,
+        request: {
+          params: idParam,
+          query: z.object({
+            session_id: z.string().optional(),
+            status: z.enum(['PENDING', 'RUNNING', 'COMPLETED', 'PAUSED', 'CANCELLED', 'ERROR']).optional(),
+          }),
+        },
+        responses: { 200: { description: 'Runs, oldest first', content: { 'application/json': { schema: z.array(RunSchema) } } }, ...standardErrors },
+      },
+      async (c) => {
+        const component = find(c.req.param(kind.param)!);
+        const query = c.req.valid('query');
+        const runs = await ctx.sessions.listRuns({
+          session_type: kind.type,
+          component_id: component.id,
+          ...(query.session_id ? { session_id: query.session_id } : {}),
+          ...(query.status ? { status: query.status } : {}),
+        });
+        return c.json(runs.map((r) => toRunResponse(r)), 200);
+      },
+    ),
+    apiRoute(
+      scoped(`${kind.plural}:read`),
+      {
+        method: 'get',
+        path: `${item}/runs/{run_id}`,
+        tags: [kind.tag],
+        summary: `Get one run of a ${kind.type}`,
+        request: { params: runParams },
+        responses: { 200: { description: 'The run, with its messages', content: { 'application/json': { schema: RunSchema } } }, ...standardErrors },
+      },
+      async (c) => {
+        const component = find(c.req.param(kind.param)!);
+        const run = await ctx.sessions.getRun(c.req.param('run_id')!);
+        if (!run || run.session_type !== kind.type || run.component_id !== component.id) throw new RuntimeError('NOT_FOUND', 'Run not found');
+        return c.json(toRunResponse(run, { messages: true }), 200);
+      },
+    ),
+  ];
+}

@@ -1,0 +1,123 @@
+/**
+ * Interactive API documentation, served entirely from npm packages (swagger-ui-dist, redoc) so
+ * it works offline and behind firewalls: no CDN is ever referenced.
+ */
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import type { Context } from 'hono';
+import type { AppEnv, ServerContext } from '../context.js';
+import { errorResponse } from '../errors.js';
+import { PUBLIC, rawRoute, type RouteDefinition } from '../route.js';
+
+const require = createRequire(import.meta.url);
+const swaggerDir = dirname(require.resolve('swagger-ui-dist/package.json'));
+const redocBundle = join(dirname(require.resolve('redoc/package.json')), 'bundles', 'redoc.standalone.js');
+
+/** The only files served from swagger-ui-dist: a fixed list, so no path ever reaches the disk. */
+const SWAGGER_ASSETS: Record<string, string> = {
+  'swagger-ui.css': 'text/css; charset=utf-8',
+  'swagger-ui-bundle.js': 'text/javascript; charset=utf-8',
+  'swagger-ui-standalone-preset.js': 'text/javascript; charset=utf-8',
+  'favicon-32x32.png': 'image/png',
+  'favicon-16x16.png': 'image/png',
+};
+
+const cache = new Map<string, Promise<Uint8Array>>();
+function cachedFile(path: string): Promise<Uint8Array> {
+  let hit = cache.get(path);
+  if (!hit) {
+    hit = readFile(path);
+    hit.catch(() => cache.delete(path));
+    cache.set(path, hit);
+  }
+  return hit;
+}
+
+async function sendFile(path: string, type: string): Promise<Response> {
+  const bytes = await cachedFile(path);
+  return new Response(bytes, {
+    headers: { 'content-type': type, 'cache-control': 'public, max-age=86400', 'x-content-type-options': 'nosniff' },
+  });
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
+}
+
+function html(c: Context<AppEnv>, body: string): Response {
+  return c.html(body, 200, { 'cache-control': 'no-cache' });
+}
+
+function swaggerPage(title: string): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(title)} - API docs</title>
+<link rel="icon" type="image/png" href="/docs/assets/favicon-32x32.png">
+<link rel="stylesheet" href="/docs/assets/swagger-ui.css">
+</head>
+<body>
+<div id="swagger-ui"></div>
+<script src="/docs/assets/swagger-ui-bundle.js"></script>
+<script src="/docs/assets/swagger-ui-standalone-preset.js"></script>
+<script src="/docs/assets/init.js"></script>
+</body>
+</html>`;
+}
+
+// Kept in a file rather than inline so a strict Content-Security-Policy can forbid inline scripts.
+const SWAGGER_INIT = `window.ui = SwaggerUIBundle({
+  url: '/openapi.json',
+  dom_id: '#swagger-ui',
+  deepLinking: true,
+  persistAuthorization: true,
+  oauth2RedirectUrl: window.location.origin + '/docs/oauth2-redirect',
+  presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
+  layout: 'BaseLayout'
+});
+`;
+
+function redocPage(title: string): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(title)} - API reference</title>
+<style>body { margin: 0; padding: 0; }</style>
+</head>
+<body>
+<redoc spec-url="/openapi.json"></redoc>
+<script src="/redoc/redoc.standalone.js"></script>
+</body>
+</html>`;
+}
+
+export function docsRoutes(ctx: ServerContext, openApiDocument: () => unknown): RouteDefinition[] {
+  let openApiJson: string | undefined;
+  return [
+    rawRoute(PUBLIC, 'GET', '/openapi.json', (c) => {
+      openApiJson ??= JSON.stringify(openApiDocument());
+      return c.body(openApiJson, 200, { 'content-type': 'application/json' });
+    }),
+    rawRoute(PUBLIC, 'GET', '/docs', (c) => html(c, swaggerPage(ctx.name))),
+    rawRoute(PUBLIC, 'GET', '/docs/oauth2-redirect', () =>
+      sendFile(join(swaggerDir, 'oauth2-redirect.html'), 'text/html; charset=utf-8'),
+    ),
+    rawRoute(PUBLIC, 'GET', '/docs/oauth2-redirect.js', () =>
+      sendFile(join(swaggerDir, 'oauth2-redirect.js'), 'text/javascript; charset=utf-8'),
+    ),
+    rawRoute(PUBLIC, 'GET', '/docs/assets/:file', (c) => {
+      const file = c.req.param('file') ?? '';
+      if (file === 'init.js') return c.body(SWAGGER_INIT, 200, { 'content-type': 'text/javascript; charset=utf-8' });
+      const type = SWAGGER_ASSETS[file];
+      if (!type) return errorResponse('NOT_FOUND', 'Not Found');
+      return sendFile(join(swaggerDir, file), type);
+    }),
+    rawRoute(PUBLIC, 'GET', '/redoc', (c) => html(c, redocPage(ctx.name))),
+    rawRoute(PUBLIC, 'GET', '/redoc/redoc.standalone.js', () => sendFile(redocBundle, 'text/javascript; charset=utf-8')),
+  ];
+}

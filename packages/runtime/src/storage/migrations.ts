@@ -1,0 +1,111 @@
+/**
+ * @module storage/migrations
+ * The schema, as ordered steps. Each capability appends its own steps here; never edit a step
+ * that has shipped, add a new one.
+ */
+import type { Migration } from './db.js';
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'runtime_metadata',
+    // A small key/value table for facts about this database, such as which runtime created it.
+    sqlite: `CREATE TABLE IF NOT EXISTS svc_metadata (
+      key TEXT PRIMARY KEY,
+      value TEXT NOT NULL,
+      updated_at INTEGER NOT NULL
+    )`,
+    postgres: `CREATE TABLE IF NOT EXISTS svc_metadata (
+      key TEXT PRIMARY KEY,
+      value TEXT NOT NULL,
+      updated_at BIGINT NOT NULL
+    )`,
+  },
+  {
+    version: 2,
+    name: 'sessions_and_runs',
+    // JSON values are TEXT in both dialects, so the store's code and tests are written once.
+    // started_ms orders runs that start within the same second (created_at is epoch seconds).
+    sqlite: `CREATE TABLE IF NOT EXISTS svc_sessions (
+      session_id TEXT PRIMARY KEY,
+      session_type TEXT NOT NULL,
+      component_id TEXT NOT NULL,
+      user_id TEXT,
+      session_name TEXT,
+      session_state TEXT,
+      metadata TEXT,
+      created_at INTEGER NOT NULL,
+      updated_at INTEGER NOT NULL
+    )
+    --;;
+    CREATE INDEX IF NOT EXISTS svc_sessions_component ON svc_sessions (session_type, component_id, created_at)
+    --;;
+    CREATE INDEX IF NOT EXISTS svc_sessions_user ON svc_sessions (user_id, created_at)
+    --;;
+    CREATE TABLE IF NOT EXISTS svc_runs (
+      run_id TEXT PRIMARY KEY,
+      session_id TEXT NOT NULL REFERENCES svc_sessions (session_id) ON DELETE CASCADE,
+      session_type TEXT NOT NULL,
+      component_id TEXT NOT NULL,
+      user_id TEXT,
+      status TEXT NOT NULL,
+      input TEXT NOT NULL,
+      content TEXT,
+      messages TEXT NOT NULL,
+      tools TEXT NOT NULL,
+      metrics TEXT NOT NULL,
+      error TEXT,
+      started_ms INTEGER NOT NULL,
+      created_at INTEGER NOT NULL,
+      updated_at INTEGER NOT NULL
+    )
+    --;;
+    CREATE INDEX IF NOT EXISTS svc_runs_session ON svc_runs (session_id, started_ms)`,
+    postgres: `CREATE TABLE IF NOT EXISTS svc_sessions (
+      session_id TEXT PRIMARY KEY,
+      session_type TEXT NOT NULL,
+      component_id TEXT NOT NULL,
+      user_id TEXT,
+      session_name TEXT,
+      session_state TEXT,
+      metadata TEXT,
+      created_at BIGINT NOT NULL,
+      updated_at BIGINT NOT NULL
+    )
+    --;;
+    CREATE INDEX IF NOT EXISTS svc_sessions_component ON svc_sessions (session_type, component_id, created_at)
+    --;;
+    CREATE INDEX IF NOT EXISTS svc_sessions_user ON svc_sessions (user_id, created_at)
+    --;;
+    CREATE TABLE IF NOT EXISTS svc_runs (
+      run_id TEXT PRIMARY KEY,
+      session_id TEXT NOT NULL REFERENCES svc_sessions (session_id) ON DELETE CASCADE,
+      session_type TEXT NOT NULL,
+      component_id TEXT NOT NULL,
+      user_id TEXT,
+      status TEXT NOT NULL,
+      input TEXT NOT NULL,
+      content TEXT,
+      messages TEXT NOT NULL,
+      tools TEXT NOT NULL,
+      metrics TEXT NOT NULL,
+      error TEXT,
+      started_ms BIGINT NOT NULL,
+      created_at BIGINT NOT NULL,
+      updated_at BIGINT NOT NULL
+    )
+    --;;
+    CREATE INDEX IF NOT EXISTS svc_runs_session ON svc_runs (session_id, started_ms)`,
+  },
+];
+
+/** Checks that a migration list is strictly increasing, so a bad merge fails loudly at start. */
+export function assertOrdered(migrations: readonly Migration[]): void {
+  let last = 0;
+  for (const m of migrations) {
+    if (!Number.isInteger(m.version) || m.version <= last) {
+      throw new Error(`migration ${m.name} has version ${m.version}, which is not greater than ${last}`);
+    }
+    last = m.version;
+  }
+}

@@ -1,0 +1,177 @@
+/**
+ * @module team/team
+ * A team: a leader model that hands work to member agents.
+ * - `route`: the leader picks one member and that member's answer is the team's answer.
+ * - `coordinate`: the leader may ask several members, then writes the answer itself.
+ *
+ * @example
+ * ```ts
+ * const support = new Team({ id: 'support', mode: 'route', members: [billing, tech] });
+ * ```
+ */
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import type { ChatMessage, Model, ToolCall } from '../model/model.js';
+import { requireModel, RunFailure, type ExecutionContext, type ExecutionResult, type Runnable } from '../run/execution.js';
+import { identityFields } from '../run/runner.js';
+import type { Db } from '../storage/db.js';
+import { toToolSpec, tool } from '../tools/function-tool.js';
+
+export type TeamMode = 'route' | 'coordinate';
+
+export interface TeamOptions {
+  id: string;
+  name?: string;
+  description?: string;
+  /** Agents or other teams. */
+  members: Runnable[];
+  mode?: TeamMode;
+  /** The leader's model; defaults to the runtime's. */
+  model?: Model;
+  instructions?: string;
+  db?: Db;
+  maxModelCalls?: number;
+}
+
+const HAND_OFF = z.object({
+  member_id: z.string().describe('Id of the member to hand the task to'),
+  task: z.string().min(1).describe('What the member should do, with all the context it needs'),
+});
+
+export class Team implements Runnable {
+  readonly kind = 'team' as const;
+  readonly id: string;
+  readonly name: string;
+  readonly description: string | undefined;
+  readonly members: readonly Runnable[];
+  readonly mode: TeamMode;
+  readonly model: Model | undefined;
+  readonly instructions: string | undefined;
+  readonly db: Db | undefined;
+  readonly maxModelCalls: number;
+
+  constructor(options: TeamOptions) {
+    if (!options.members?.length) throw new TypeError(`Team "${options.id}" needs at least one member`);
+    const ids = options.members.map((m) => m.id);
+    const duplicate = ids.find((id, i) => ids.indexOf(id) !== i);
+    if (duplicate) throw new TypeError(`Team "${options.id}" lists member "${duplicate}" twice`);
+    this.id = options.id;
+    this.name = options.name ?? options.id;
+    this.description = options.description;
+    this.members = [...options.members];
+    this.mode = options.mode ?? 'coordinate';
+    this.model = options.model;
+    this.instructions = options.instructions;
+    this.db = options.db;
+    this.maxModelCalls = options.maxModelCalls ?? 10;
+  }
+
+  describe(): Record<string, unknown> {
+    return {
+      mode: this.mode,
+      members: this.members.map((m) => ({ id: m.id, name: m.name ?? m.id, type: m.kind })),
+      ...(this.model ? { model: { name: this.model.id, model: this.model.id, provider: this.model.provider } } : {}),
+    };
+  }
+
+  private leaderInstructions(): string {
+    const roster = this.members.map((m) => `- ${m.id}: ${m.name ?? m.id}${m.description ? ` — ${m.description}` : ''}`).join('\n');
+    const how =
+      this.mode === 'route'
+        ? 'Pick the single member best suited to the request and hand it over with transfer_to_member. Do not answer yourself.'
+        : 'Ask members for what you need with delegate_task_to_member (you may ask several), then write the final answer yourself.';
+    return `${this.instructions ? `${this.instructions}\n\n` : ''}You lead the team "${this.name}". Members:\n${roster}\n\n${how}`;
+  }
+
+  async execute(context: ExecutionContext): Promise<ExecutionResult> {
+    const model = requireModel(this.model, context, `Team "${this.name}"`);
+    const toolName = this.mode === 'route' ? 'transfer_to_member' : 'delegate_task_to_member';
+    const spec = toToolSpec(tool({ name: toolName, description: 'Hand a task to a team member and get its answer', input: HAND_OFF, execute: () => '' }));
+    const turn: ChatMessage[] = [{ role: 'user', content: context.message }];
+    const system: ChatMessage = { role: 'system', content: this.leaderInstructions() };
+    let content = '';
+
+    for (let call = 0; call < this.maxModelCalls; call++) {
+      let text = '';
+      const calls: ToolCall[] = [];
+      for await (const part of model.stream({ messages: [system, ...context.history, ...turn], tools: [spec], signal: context.signal })) {
+        if (part.type === 'text-delta') {
+          text += part.text;
+          context.recordContent(part.text);
+          context.emit('RunContent', { content: part.text, content_type: 'str' });
+        } else if (part.type === 'tool-call') calls.push(part.call);
+        else context.addUsage(part.usage);
+      }
+      content += text;
+      turn.push(calls.length ? { role: 'assistant', content: text, toolCalls: calls } : { role: 'assistant', content: text });
+      context.recordMessages([...turn]);
+      if (calls.length === 0) return { content };
+
+      for (const toolCall of calls) {
+        const answer = await this.handOff(toolCall, context);
+        turn.push({ role: 'tool', toolCallId: toolCall.id, name: toolCall.name, content: answer.text });
+        context.recordMessages([...turn]);
+        if (this.mode === 'route' && answer.ok) {
+          // In route mode the chosen member's answer is the team's answer, verbatim.
+          context.recordContent(answer.text);
+          context.emit('RunContent', { content: answer.text, content_type: 'str' });
+          return { content: content + answer.text };
+        }
+      }
+    }
+    throw new RunFailure(`Team "${this.name}" stopped after ${this.maxModelCalls} model calls without a final answer`, 'ToolCallLimit');
+  }
+
+  private async handOff(toolCall: ToolCall, context: ExecutionContext): Promise<{ ok: boolean; text: string }> {
+    const started = { tool_call_id: toolCall.id, tool_name: toolCall.name, tool_args: toolCall.arguments };
+    context.emit('ToolCallStarted', { tool: started });
+    let parsed: z.infer<typeof HAND_OFF> | undefined;
+    let error: string | undefined;
+    try {
+      const result = HAND_OFF.safeParse(JSON.parse(toolCall.arguments || '{}'));
+      if (result.success) parsed = result.data;
+      else error = `Invalid arguments: ${result.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`;
+    } catch {
+      error = 'Invalid arguments: not valid JSON';
+    }
+    const member = parsed ? this.members.find((m) => m.id === parsed.member_id) : undefined;
+    if (parsed && !member) error = `No member "${parsed.member_id}"; members are ${this.members.map((m) => m.id).join(', ')}`;
+
+    let text: string;
+    if (member && parsed) {
+      try {
+        text = (await member.execute(memberContext(context, member, parsed.task))).content;
+      } catch (e) {
+        if (context.signal.aborted) throw e;
+        error = `Member ${member.id} failed: ${e instanceof Error ? e.message : String(e)}`;
+        text = error;
+      }
+    } else {
+      text = error!;
+    }
+    context.recordTool({ ...started, result: error ? null : text, error: error ?? null, by: this.id });
+    context.emit('ToolCallCompleted', { tool: { ...started, result: text, tool_call_error: Boolean(error) } });
+    return { ok: !error, text };
+  }
+}
+
+/**
+ * A member works on the task alone (no team history), streams its own events under its own
+ * identity and run id, and its usage counts toward the team's run.
+ */
+function memberContext(parent: ExecutionContext, member: Runnable, task: string): ExecutionContext {
+  const runId = randomUUID();
+  const identity = { ...identityFields(member), member_run_id: runId, parent_run_id: parent.runId };
+  const prefix = member.kind === 'team' ? 'Team' : '';
+  return {
+    ...parent,
+    runId,
+    message: task,
+    history: [],
+    emit: (name, fields) => parent.emitRaw(`${prefix}${name}`, { ...fields, ...identity }),
+    emitRaw: (event, fields) => parent.emitRaw(event, { ...identity, ...fields }),
+    recordTool: (execution) => parent.recordTool({ ...execution, by: execution.by ?? member.id }),
+    recordMessages: () => {},
+    recordContent: () => {},
+  };
+}

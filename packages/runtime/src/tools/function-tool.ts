@@ -1,0 +1,98 @@
+/**
+ * @module tools/function-tool
+ * Function tools: a name, a description, a zod schema for the arguments and an `execute`
+ * function. The schema is both what the model sees (as JSON Schema) and what validates the
+ * model's arguments before `execute` runs.
+ *
+ * @example
+ * ```ts
+ * const getWeather = tool({
+ *   name: 'get_weather',
+ *   description: 'Current weather for a city',
+ *   input: z.object({ city: z.string() }),
+ *   execute: async ({ city }) => `Sunny in ${city}`,
+ * });
+ * ```
+ */
+import { z } from 'zod';
+import type { ToolSpec } from '../model/model.js';
+
+/** What a tool's `execute` receives besides its arguments. */
+export interface ToolContext {
+  runId: string;
+  sessionId: string;
+  userId: string | undefined;
+  /** Fires when the run is cancelled; long tools should stop. */
+  signal: AbortSignal;
+}
+
+export interface FunctionTool<Input = unknown> {
+  readonly name: string;
+  readonly description: string;
+  readonly input: z.ZodType<Input>;
+  execute(input: Input, context: ToolContext): Promise<unknown> | unknown;
+}
+
+/**
+ * A tool of any argument type, as agents hold them: each tool validates its own arguments with
+ * its own schema before `execute` sees them, so the agent need not know their types.
+ */
+export interface AnyFunctionTool {
+  readonly name: string;
+  readonly description: string;
+  readonly input: z.ZodType;
+  execute(input: never, context: ToolContext): Promise<unknown> | unknown;
+}
+
+export interface ToolDefinition<S extends z.ZodType> {
+  name: string;
+  description: string;
+  input: S;
+  execute(input: z.infer<S>, context: ToolContext): Promise<unknown> | unknown;
+}
+
+const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+
+export function tool<S extends z.ZodType>(definition: ToolDefinition<S>): FunctionTool<z.infer<S>> {
+  if (!TOOL_NAME.test(definition.name)) {
+    throw new TypeError(`tool name "${definition.name}" must be 1-64 letters, digits, "_" or "-" (what model APIs accept)`);
+  }
+  return {
+    name: definition.name,
+    description: definition.description,
+    input: definition.input as z.ZodType<z.infer<S>>,
+    execute: definition.execute,
+  };
+}
+
+/** The JSON Schema the model sees. `$schema` is dropped: some providers reject unknown keys. */
+export function toToolSpec(t: AnyFunctionTool): ToolSpec {
+  const { $schema: _ignored, ...parameters } = z.toJSONSchema(t.input, { unrepresentable: 'any' }) as Record<string, unknown>;
+  return { name: t.name, description: t.description, parameters };
+}
+
+export type ToolOutcome = { ok: true; result: string } | { ok: false; error: string };
+
+/**
+ * Runs one tool call from the model. Bad arguments and tool failures become an error text the
+ * model can read and correct, never an exception that ends the run.
+ */
+export async function executeToolCall(t: AnyFunctionTool, rawArguments: string, context: ToolContext): Promise<ToolOutcome> {
+  let args: unknown;
+  try {
+    args = rawArguments.trim() === '' ? {} : JSON.parse(rawArguments);
+  } catch {
+    return { ok: false, error: `Invalid arguments for ${t.name}: not valid JSON` };
+  }
+  const parsed = t.input.safeParse(args);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
+    return { ok: false, error: `Invalid arguments for ${t.name}: ${issues}` };
+  }
+  try {
+    const value = await t.execute(parsed.data as never, context);
+    return { ok: true, result: typeof value === 'string' ? value : JSON.stringify(value ?? null) };
+  } catch (error) {
+    return { ok: false, error: `Tool ${t.name} failed: ${error instanceof Error ? error.message : String(error)}` };
+  }
+}

@@ -1,0 +1,39 @@
+/**
+ * The agents, team and workflow the end-to-end tests host, all on one model.
+ */
+import { z } from 'zod';
+import { Agent } from '../../src/agent/agent.js';
+import type { Model } from '../../src/model/model.js';
+import { Team } from '../../src/team/team.js';
+import { tool } from '../../src/tools/function-tool.js';
+import { condition, parallel, step } from '../../src/workflow/steps.js';
+import { Workflow } from '../../src/workflow/workflow.js';
+
+export function testComponents(model: Model | undefined) {
+  const weatherCalls: string[] = [];
+  const getWeather = tool({
+    name: 'get_weather',
+    description: 'Current weather for a city',
+    input: z.object({ city: z.string() }),
+    execute: ({ city }) => {
+      weatherCalls.push(city);
+      return `It is sunny in ${city}`;
+    },
+  });
+  const opts = model ? { model } : {};
+  const weather = new Agent({ id: 'weather', name: 'Weather agent', instructions: 'Use the tool.', tools: [getWeather], ...opts });
+  const writer = new Agent({ id: 'writer', name: 'Writer', description: 'Writes text', ...opts });
+  const router = new Team({ id: 'router', name: 'Router', mode: 'route', members: [writer, weather], ...opts });
+  const coordinator = new Team({ id: 'coordinator', mode: 'coordinate', members: [writer], ...opts });
+  const pipeline = new Workflow({
+    id: 'pipeline',
+    name: 'Pipeline',
+    steps: [
+      step('draft', writer),
+      parallel('checks', step('length', (i) => `length=${i.previous?.length ?? 0}`), step('shout', (i) => (i.previous ?? '').toUpperCase())),
+      condition('only-if-long', (i) => (i.outputs.draft?.length ?? 0) > 1000, step('trim', () => 'trimmed')),
+      step('final', (i) => `final: ${i.outputs.shout}`),
+    ],
+  });
+  return { agents: [weather, writer], teams: [router, coordinator], workflows: [pipeline], weatherCalls };
+}

@@ -1,0 +1,418 @@
+/**
+ * A loopback fake LLM for tests and benchmarks: a real `node:http` server on 127.0.0.1 that
+ * speaks the three wire formats the runtime's model providers use, so their real HTTP, SSE and
+ * NDJSON code runs in every offline test.
+ *
+ *   POST /v1/chat/completions   OpenAI-compatible: JSON, or SSE when `stream: true`
+ *   POST /v1/messages           Anthropic Messages: JSON, or SSE when `stream: true`
+ *   POST /api/chat              Ollama: NDJSON unless `stream: false` (Ollama streams by default)
+ *
+ * Point providers at it with `openai({ baseURL: `${fake.url}/v1` })`,
+ * `anthropic({ baseURL: fake.url })` or `ollama({ host: fake.url })`.
+ *
+ * Default answer (instant, no delays): if tools are offered and the conversation has no tool
+ * result yet, call the first offered tool with `behaviour.toolArguments[name]` (default
+ * `get_weather -> {"city":"Paris"}`, others `{}`); otherwise answer `You said: <last user
+ * message>`. Streamed text comes a word per chunk and tool-call arguments are split across
+ * several chunks, as real providers do.
+ *
+ * `script(...)` queues one-shot replies (faults or fixed answers) consumed by the next requests
+ * in order; `setBehaviour(...)` changes what every later request does. `requests` records what
+ * the clients sent.
+ *
+ * @example
+ *   const fake = await startFakeLlm();
+ *   fake.script({ kind: 'error', status: 429, retryAfter: '0', times: 2 }); // then succeeds
+ *   fake.setBehaviour({ chunkDelayMs: 50 });                               // slow stream
+ *   ...
+ *   await fake.close();
+ */
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export type FakeWire = 'openai' | 'anthropic' | 'ollama';
+
+export interface FakeRequest {
+  wire: FakeWire;
+  path: string;
+  headers: IncomingHttpHeaders;
+  /** The parsed JSON body (undefined if it was not JSON); check it with `toMatchObject`. */
+  body: unknown;
+  /** True once the client closed the connection before the response was complete. */
+  clientClosed: boolean;
+}
+
+/** What the default answer may depend on. */
+export interface FakeConversation {
+  wire: FakeWire;
+  lastUserMessage: string;
+  toolNames: string[];
+  /** Contents of the tool results in the conversation, in order. */
+  toolResults: string[];
+}
+
+export interface FakeBehaviour {
+  /** Tool-call arguments by tool name for the default answer (unknown tools get `{}`). */
+  toolArguments: Record<string, Record<string, unknown>>;
+  /** The default text answer. */
+  answer: (conversation: FakeConversation) => string;
+  /** Delay before each streamed chunk (and before a JSON answer). 0 keeps answers instant. */
+  chunkDelayMs: number;
+  /** Token usage reported with every answer. */
+  usage: { inputTokens: number; outputTokens: number };
+}
+
+export type FakeFinish = 'stop' | 'length' | 'content-filter';
+
+export type FakeReply = { times?: number } & (
+  /** Answer this text (with this finish reason). */
+  | { kind: 'text'; text: string; finish?: FakeFinish }
+  /** Call this tool. */
+  | { kind: 'tool-call'; name: string; arguments: Record<string, unknown> }
+  /** Answer an error status in the wire's error format, optionally with Retry-After. */
+  | { kind: 'error'; status: number; message?: string; retryAfter?: string }
+  /** Send the default answer's first `afterChunks` chunks, then destroy the socket (0: before any response). */
+  | { kind: 'disconnect'; afterChunks: number }
+  /** Send nothing (no headers) or, with `afterChunks`, that many chunks, then go silent until the client leaves. */
+  | { kind: 'hang'; afterChunks?: number }
+  /** A 200 whose body (or, streaming, whose second chunk) is not valid JSON. */
+  | { kind: 'malformed' }
+);
+
+export interface FakeLlm {
+  /** e.g. `http://127.0.0.1:43123` (no trailing slash). */
+  url: string;
+  requests: FakeRequest[];
+  script(...replies: FakeReply[]): void;
+  setBehaviour(changes: Partial<FakeBehaviour>): void;
+  close(): Promise<void>;
+}
+
+const defaultBehaviour = (): FakeBehaviour => ({
+  toolArguments: { get_weather: { city: 'Paris' } },
+  answer: (conversation) => `You said: ${conversation.lastUserMessage}`,
+  chunkDelayMs: 0,
+  usage: { inputTokens: 12, outputTokens: 5 },
+});
+
+export async function startFakeLlm(options: Partial<FakeBehaviour> = {}): Promise<FakeLlm> {
+  let behaviour: FakeBehaviour = { ...defaultBehaviour(), ...options };
+  const queue: FakeReply[] = [];
+  const requests: FakeRequest[] = [];
+  let counter = 0;
+
+  const server = createServer((req, res) => {
+    void handle(req, res).catch(() => res.destroy());
+  });
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const path = (req.url ?? '/').split('?')[0] ?? '/';
+    const wire: FakeWire | undefined =
+      path === '/v1/chat/completions' ? 'openai' : path === '/v1/messages' ? 'anthropic' : path === '/api/chat' ? 'ollama' : undefined;
+    const raw = await readAll(req);
+    if (req.method !== 'POST' || !wire) {
+      res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: `no route ${req.method} ${path}` }));
+      return;
+    }
+    let body: unknown;
+    try {
+      body = JSON.parse(raw) as unknown;
+    } catch {
+      body = undefined;
+    }
+    const record: FakeRequest = { wire, path, headers: req.headers, body, clientClosed: false };
+    requests.push(record);
+    res.on('close', () => {
+      if (!res.writableFinished) record.clientClosed = true;
+    });
+
+    const reply = takeReply();
+    const streaming = wire === 'ollama' ? field(body, 'stream') !== false : field(body, 'stream') === true;
+    const model = field(body, 'model');
+    const conversation = readConversation(wire, body);
+    const answer = answerFor(reply, conversation);
+    const n = ++counter;
+
+    if (reply?.kind === 'error') {
+      const headers: Record<string, string> = { 'content-type': 'application/json' };
+      if (reply.retryAfter !== undefined) headers['retry-after'] = reply.retryAfter;
+      res.writeHead(reply.status, headers).end(JSON.stringify(errorBody(wire, reply.status, reply.message ?? `fake error ${reply.status}`)));
+      return;
+    }
+    if (reply?.kind === 'hang' && reply.afterChunks === undefined) return; // the client's timeout ends it
+    if (reply?.kind === 'disconnect' && reply.afterChunks === 0) {
+      req.socket.destroy();
+      return;
+    }
+
+    if (!streaming) {
+      await delay(behaviour.chunkDelayMs);
+      const payload = reply?.kind === 'malformed' ? '{"id": "broken", "choices": [' : JSON.stringify(jsonAnswer(wire, answer, model, n));
+      if (reply?.kind === 'disconnect') {
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(payload.length) });
+        await write(res, payload.slice(0, payload.length / 2));
+        res.destroy();
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'application/json' }).end(payload);
+      return;
+    }
+
+    let frames = streamFrames(wire, answer, model, n, wire === 'openai' && field(field(body, 'stream_options'), 'include_usage') === true);
+    if (reply?.kind === 'malformed') frames = [frames[0] ?? '', wire === 'ollama' ? '{"message": {"content": "x"\n' : 'data: {"choices": [\n\n'];
+    const contentType = wire === 'ollama' ? 'application/x-ndjson' : 'text/event-stream';
+    res.writeHead(200, { 'content-type': contentType, 'cache-control': 'no-cache' });
+    res.flushHeaders();
+    const limit = reply?.kind === 'disconnect' || reply?.kind === 'hang' ? (reply.afterChunks ?? 0) : frames.length;
+    for (const frame of frames.slice(0, limit)) {
+      await delay(behaviour.chunkDelayMs);
+      if (res.destroyed) return;
+      await write(res, frame);
+    }
+    if (reply?.kind === 'hang') return;
+    if (reply?.kind === 'disconnect') {
+      res.destroy();
+      return;
+    }
+    res.end();
+  }
+
+  function takeReply(): FakeReply | undefined {
+    const head = queue[0];
+    if (!head) return undefined;
+    if ((head.times ?? 1) <= 1) queue.shift();
+    else queue[0] = { ...head, times: (head.times ?? 1) - 1 };
+    return head;
+  }
+
+  function answerFor(reply: FakeReply | undefined, conversation: FakeConversation): Answer {
+    const usage = behaviour.usage;
+    if (reply?.kind === 'text') return { text: reply.text, finish: reply.finish ?? 'stop', usage };
+    if (reply?.kind === 'tool-call') return { toolCall: { name: reply.name, arguments: reply.arguments }, finish: 'tool-calls', usage };
+    const firstTool = conversation.toolNames[0];
+    if (firstTool !== undefined && conversation.toolResults.length === 0) {
+      return { toolCall: { name: firstTool, arguments: behaviour.toolArguments[firstTool] ?? {} }, finish: 'tool-calls', usage };
+    }
+    return { text: behaviour.answer(conversation), finish: 'stop', usage };
+  }
+
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    script: (...replies) => queue.push(...replies),
+    setBehaviour: (changes) => {
+      behaviour = { ...behaviour, ...changes };
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+interface Answer {
+  text?: string;
+  toolCall?: { name: string; arguments: Record<string, unknown> };
+  finish: FakeFinish | 'tool-calls';
+  usage: { inputTokens: number; outputTokens: number };
+}
+
+function readAll(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+function delay(ms: number): Promise<void> {
+  return ms > 0 ? new Promise((resolve) => setTimeout(resolve, ms)) : Promise.resolve();
+}
+
+/** Resolves once the frame is handed to the socket, so a following destroy cannot drop it. */
+function write(res: ServerResponse, frame: string): Promise<void> {
+  return new Promise((resolve) => res.write(frame, () => resolve()));
+}
+
+/** Reads a field of a JSON value that may not be an object (client bodies are untrusted). */
+function field(value: unknown, key: string): unknown {
+  return typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[key] : undefined;
+}
+
+function list(value: unknown): unknown[] {
+  return Array.isArray(value) ? value : [];
+}
+
+/** Text of a string or of content blocks (`{text}` or nested `{content}`). */
+function contentText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  return list(content)
+    .map((block) => {
+      const inner = field(block, 'text') ?? field(block, 'content');
+      return typeof inner === 'string' ? inner : '';
+    })
+    .join('');
+}
+
+function readConversation(wire: FakeWire, body: unknown): FakeConversation {
+  const toolNames = list(field(body, 'tools'))
+    .map((tool) => (wire === 'anthropic' ? field(tool, 'name') : field(field(tool, 'function'), 'name')))
+    .filter((name): name is string => typeof name === 'string');
+  const toolResults: string[] = [];
+  let lastUserMessage = '';
+  for (const message of list(field(body, 'messages'))) {
+    const role = field(message, 'role');
+    const content = field(message, 'content');
+    if (role === 'tool') toolResults.push(contentText(content));
+    if (role !== 'user') continue;
+    if (wire === 'anthropic' && Array.isArray(content)) {
+      for (const block of content) {
+        if (field(block, 'type') === 'tool_result') toolResults.push(contentText(field(block, 'content')));
+        else if (field(block, 'type') === 'text') lastUserMessage = contentText([block]);
+      }
+    } else {
+      lastUserMessage = contentText(content);
+    }
+  }
+  return { wire, lastUserMessage, toolNames, toolResults };
+}
+
+/** Words with their trailing spaces, so the chunks join back to the text. */
+function words(value: string): string[] {
+  return value.match(/\s*\S+\s*/g) ?? [value];
+}
+
+/** Tool arguments cut into at least three pieces (as providers stream them). */
+function pieces(json: string): string[] {
+  const size = Math.max(1, Math.ceil(json.length / 4));
+  const out: string[] = [];
+  for (let i = 0; i < json.length; i += size) out.push(json.slice(i, i + size));
+  return out;
+}
+
+function errorBody(wire: FakeWire, status: number, message: string): unknown {
+  if (wire === 'ollama') return { error: message };
+  if (wire === 'anthropic') {
+    const types: Record<number, string> = { 400: 'invalid_request_error', 401: 'authentication_error', 403: 'permission_error', 404: 'not_found_error', 429: 'rate_limit_error', 529: 'overloaded_error' };
+    return { type: 'error', error: { type: types[status] ?? 'api_error', message } };
+  }
+  return { error: { message, type: status === 429 ? 'rate_limit_exceeded' : 'invalid_request_error', code: null } };
+}
+
+const OPENAI_FINISH = { stop: 'stop', length: 'length', 'content-filter': 'content_filter', 'tool-calls': 'tool_calls' } as const;
+const ANTHROPIC_STOP = { stop: 'end_turn', length: 'max_tokens', 'content-filter': 'refusal', 'tool-calls': 'tool_use' } as const;
+const OLLAMA_DONE = { stop: 'stop', length: 'length', 'content-filter': 'stop', 'tool-calls': 'stop' } as const;
+
+function jsonAnswer(wire: FakeWire, answer: Answer, model: unknown, n: number): unknown {
+  const args = answer.toolCall ? JSON.stringify(answer.toolCall.arguments) : '';
+  const { inputTokens, outputTokens } = answer.usage;
+  if (wire === 'openai') {
+    return {
+      id: `chatcmpl-${n}`,
+      object: 'chat.completion',
+      created: 0,
+      model,
+      choices: [
+        {
+          index: 0,
+          message: {
+            role: 'assistant',
+            content: answer.text ?? null,
+            ...(answer.toolCall ? { tool_calls: [{ id: `call_${n}`, type: 'function', function: { name: answer.toolCall.name, arguments: args } }] } : {}),
+          },
+          finish_reason: OPENAI_FINISH[answer.finish],
+        },
+      ],
+      usage: { prompt_tokens: inputTokens, completion_tokens: outputTokens, total_tokens: inputTokens + outputTokens },
+    };
+  }
+  if (wire === 'anthropic') {
+    return {
+      id: `msg_${n}`,
+      type: 'message',
+      role: 'assistant',
+      model,
+      content: answer.toolCall
+        ? [{ type: 'tool_use', id: `toolu_${n}`, name: answer.toolCall.name, input: answer.toolCall.arguments }]
+        : [{ type: 'text', text: answer.text ?? '' }],
+      stop_reason: ANTHROPIC_STOP[answer.finish],
+      stop_sequence: null,
+      usage: { input_tokens: inputTokens, output_tokens: outputTokens },
+    };
+  }
+  return {
+    model,
+    created_at: new Date(0).toISOString(),
+    message: {
+      role: 'assistant',
+      content: answer.text ?? '',
+      ...(answer.toolCall ? { tool_calls: [{ function: { name: answer.toolCall.name, arguments: answer.toolCall.arguments } }] } : {}),
+    },
+    done: true,
+    done_reason: OLLAMA_DONE[answer.finish],
+    prompt_eval_count: inputTokens,
+    eval_count: outputTokens,
+  };
+}
+
+function event(type: string, data: Record<string, unknown>): string {
+  return `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+}
+
+function streamFrames(wire: FakeWire, answer: Answer, model: unknown, n: number, includeUsage: boolean): string[] {
+  const args = answer.toolCall ? JSON.stringify(answer.toolCall.arguments) : '';
+  const { inputTokens, outputTokens } = answer.usage;
+  if (wire === 'openai') {
+    const chunk = (delta: unknown, finish: string | null = null) =>
+      `data: ${JSON.stringify({ id: `chatcmpl-${n}`, object: 'chat.completion.chunk', created: 0, model, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+    const frames = [chunk({ role: 'assistant', content: '' })];
+    if (answer.text !== undefined) for (const word of words(answer.text)) frames.push(chunk({ content: word }));
+    if (answer.toolCall) {
+      frames.push(chunk({ tool_calls: [{ index: 0, id: `call_${n}`, type: 'function', function: { name: answer.toolCall.name, arguments: '' } }] }));
+      for (const piece of pieces(args)) frames.push(chunk({ tool_calls: [{ index: 0, function: { arguments: piece } }] }));
+    }
+    frames.push(chunk({}, OPENAI_FINISH[answer.finish]));
+    if (includeUsage) {
+      frames.push(
+        `data: ${JSON.stringify({ id: `chatcmpl-${n}`, object: 'chat.completion.chunk', created: 0, model, choices: [], usage: { prompt_tokens: inputTokens, completion_tokens: outputTokens, total_tokens: inputTokens + outputTokens } })}\n\n`,
+      );
+    }
+    frames.push('data: [DONE]\n\n');
+    return frames;
+  }
+  if (wire === 'anthropic') {
+    const frames = [
+      event('message_start', {
+        message: { id: `msg_${n}`, type: 'message', role: 'assistant', model, content: [], stop_reason: null, usage: { input_tokens: inputTokens, output_tokens: 1 } },
+      }),
+      ': keep-alive comment\n\n',
+    ];
+    if (answer.toolCall) {
+      frames.push(event('content_block_start', { index: 0, content_block: { type: 'tool_use', id: `toolu_${n}`, name: answer.toolCall.name, input: {} } }));
+      for (const piece of pieces(args)) frames.push(event('content_block_delta', { index: 0, delta: { type: 'input_json_delta', partial_json: piece } }));
+    } else {
+      frames.push(event('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }), event('ping', {}));
+      for (const word of words(answer.text ?? '')) frames.push(event('content_block_delta', { index: 0, delta: { type: 'text_delta', text: word } }));
+    }
+    frames.push(
+      event('content_block_stop', { index: 0 }),
+      event('message_delta', { delta: { stop_reason: ANTHROPIC_STOP[answer.finish], stop_sequence: null }, usage: { output_tokens: outputTokens } }),
+      event('message_stop', {}),
+    );
+    return frames;
+  }
+  const line = (message: unknown, done: Record<string, unknown> = { done: false }) =>
+    `${JSON.stringify({ model, created_at: new Date(0).toISOString(), message, ...done })}\n`;
+  const frames: string[] = [];
+  if (answer.text !== undefined) for (const word of words(answer.text)) frames.push(line({ role: 'assistant', content: word }));
+  if (answer.toolCall) {
+    frames.push(line({ role: 'assistant', content: '', tool_calls: [{ function: { name: answer.toolCall.name, arguments: answer.toolCall.arguments } }] }));
+  }
+  frames.push(line({ role: 'assistant', content: '' }, { done: true, done_reason: OLLAMA_DONE[answer.finish], prompt_eval_count: inputTokens, eval_count: outputTokens }));
+  return frames;
+}
