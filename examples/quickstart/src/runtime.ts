@@ -1,20 +1,81 @@
 /**
  * The quickstart runtime: what a newcomer sees after `npm install && npm start`.
+ *
+ * Two agents (one with a tool, one with knowledge), a team that routes between them, and a
+ * workflow that looks a topic up in the docs and then writes about it. Agents use the model
+ * configured in the environment (OPENAI_API_KEY, ANTHROPIC_API_KEY or OLLAMA_HOST); with none,
+ * the runtime still starts and a run ends with a RunError that says what to set.
  */
-import { Runtime, type RuntimeOptions } from '@svc/runtime';
+import { fileURLToPath } from 'node:url';
+import { Agent, Runtime, Team, Workflow, step, type RuntimeOptions } from '@svc/runtime';
+import { DocsKnowledge } from './docs-knowledge.js';
+import { getCurrentTime } from './tools.js';
+
+/** `docs/` sits next to both `src/` and `dist/`, so this resolves from either. */
+export const DOCS_DIR = fileURLToPath(new URL('../docs/', import.meta.url));
 
 export function createQuickstartRuntime(overrides: Partial<RuntimeOptions> = {}): Runtime {
+  const docs = DocsKnowledge.fromDirectory(DOCS_DIR, {
+    id: 'runtime-docs',
+    name: 'Runtime docs',
+    description: 'How to run agents, configure the runtime and secure it',
+  });
+
+  const assistant = new Agent({
+    id: 'assistant',
+    name: 'Assistant',
+    description: 'A general assistant that can tell the time anywhere',
+    instructions: 'You are a concise, friendly assistant. Use get_current_time for any question about the date or time.',
+    tools: [getCurrentTime],
+  });
+
+  const docsExpert = new Agent({
+    id: 'docs-expert',
+    name: 'Docs expert',
+    description: 'Answers questions about the runtime from its documentation',
+    instructions:
+      'Answer questions about the runtime. Always search the knowledge base first and answer only from what it returns; ' +
+      'say so when the docs do not cover the question.',
+    knowledge: docs,
+  });
+
+  const support = new Team({
+    id: 'support',
+    name: 'Support team',
+    description: 'Sends each question to the member best placed to answer it',
+    mode: 'route',
+    members: [assistant, docsExpert],
+  });
+
+  const research = new Workflow({
+    id: 'research',
+    name: 'Research',
+    description: 'Looks a topic up in the docs, then writes a short summary of what it found',
+    steps: [
+      step('lookup', async ({ message }) => {
+        const hits = await docs.search(message, { limit: 3 });
+        const found = hits.map((h) => `## ${h.name}\n${h.content}`).join('\n\n');
+        return `Topic: ${message}\n\n${found || 'The docs say nothing about this topic.'}`;
+      }),
+      step(
+        'summarize',
+        new Agent({
+          id: 'writer',
+          name: 'Writer',
+          instructions: 'Summarize the passages you are given in at most five sentences, for a developer new to the runtime.',
+        }),
+      ),
+    ],
+  });
+
   return new Runtime({
     id: 'quickstart',
     name: 'Quickstart',
     description: 'Demo agents, a team, a workflow and a knowledge base, served by the runtime',
-    agents: [
-      { id: 'assistant', name: 'Assistant', description: 'A general assistant that can tell the time' },
-      { id: 'docs-expert', name: 'Docs expert', description: 'Answers questions from the runtime documentation' },
-    ],
-    teams: [{ id: 'support', name: 'Support team', description: 'Routes a question to the right agent' }],
-    workflows: [{ id: 'research', name: 'Research', description: 'Looks a topic up, then writes a summary' }],
-    knowledge: [{ id: 'runtime-docs', name: 'Runtime docs', description: 'The runtime README, chunked and indexed' }],
+    agents: [assistant, docsExpert],
+    teams: [support],
+    workflows: [research],
+    knowledge: [docs],
     mcp_server: true,
     ...overrides,
   });

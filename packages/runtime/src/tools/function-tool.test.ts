@@ -43,3 +43,18 @@ describe('function tools', () => {
     expect(() => tool({ name: 'has space', description: '', input: z.object({}), execute: () => '' })).toThrow(/1-64 letters/);
   });
 });
+
+describe('tool specs', () => {
+  it('offers fields with defaults as optional: the model may leave them out', () => {
+    const clock = tool({
+      name: 'clock',
+      description: 'time',
+      input: z.object({ timezone: z.string().default('UTC'), format: z.enum(['iso', 'long']) }),
+      execute: () => '',
+    });
+    const spec = toToolSpec(clock);
+    expect(spec.parameters).toMatchObject({ properties: { timezone: { type: 'string', default: 'UTC' } } });
+    expect(spec.parameters.required).toEqual(['format']);
+    expect(spec.parameters).not.toHaveProperty('$schema');
+  });
+});

@@ -65,9 +65,12 @@ export function tool<S extends z.ZodType>(definition: ToolDefinition<S>): Functi
   };
 }
 
-/** The JSON Schema the model sees. `$schema` is dropped: some providers reject unknown keys. */
+/**
+ * The JSON Schema the model sees: the input side, so fields with defaults are optional. `$schema`
+ * is dropped: some providers reject unknown keys.
+ */
 export function toToolSpec(t: AnyFunctionTool): ToolSpec {
-  const { $schema: _ignored, ...parameters } = z.toJSONSchema(t.input, { unrepresentable: 'any' }) as Record<string, unknown>;
+  const { $schema: _ignored, ...parameters } = z.toJSONSchema(t.input, { unrepresentable: 'any', io: 'input' }) as Record<string, unknown>;
   return { name: t.name, description: t.description, parameters };
 }
 

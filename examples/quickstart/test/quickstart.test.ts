@@ -1,0 +1,100 @@
+/**
+ * The quickstart's components as a user meets them over HTTP, with no model configured: the
+ * catalogue is all there, and a run fails with a clear RunError instead of crashing.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SqliteDb, type RunningRuntime, type Runtime } from '@svc/runtime';
+import { createQuickstartRuntime } from '../src/runtime.js';
+
+let dir: string;
+let runtime: Runtime;
+let server: RunningRuntime;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'svc-quickstart-'));
+  runtime = createQuickstartRuntime({ db: new SqliteDb({ path: join(dir, 'q.db') }), env: {} });
+  server = await runtime.serve({ port: 0, host: '127.0.0.1' });
+});
+
+afterAll(async () => {
+  await server?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function get(path: string): Promise<any> {
+  const res = await fetch(`${server.url}${path}`);
+  expect(res.status).toBe(200);
+  return res.json();
+}
+
+describe('quickstart catalogue', () => {
+  it('serves two agents (one with a tool, one with knowledge), a team and a workflow', async () => {
+    const agents = await get('/agents');
+    expect(agents.map((a: any) => a.id)).toEqual(['assistant', 'docs-expert']);
+    const assistant = await get('/agents/assistant');
+    expect(assistant.tools.tools.map((t: any) => t.name)).toEqual(['get_current_time']);
+    const expert = await get('/agents/docs-expert');
+    expect(expert.tools.tools.map((t: any) => t.name)).toEqual(['search_knowledge_base']);
+    expect(expert.knowledge).toMatchObject({ id: 'runtime-docs' });
+
+    const teams = await get('/teams');
+    expect(teams).toHaveLength(1);
+    expect(teams[0]).toMatchObject({ id: 'support' });
+    const workflows = await get('/workflows');
+    expect(workflows).toHaveLength(1);
+    expect(workflows[0]).toMatchObject({ id: 'research' });
+
+    const info = await get('/info');
+    expect(info).toMatchObject({ agent_count: 2, team_count: 1, workflow_count: 1, mcp: { enabled: true } });
+    const config = await get('/config');
+    expect(JSON.stringify(config.knowledge)).toContain('runtime-docs');
+  });
+});
+
+describe('quickstart with no model configured', () => {
+  it('ends a non-streaming run with a clear error and keeps serving', async () => {
+    const res = await fetch(`${server.url}/agents/assistant/runs`, {
+      method: 'POST',
+      body: new URLSearchParams({ message: 'What time is it in Tokyo?', stream: 'false' }),
+    });
+    const body: any = await res.json();
+    expect(body.status).toBe('ERROR');
+    expect(JSON.stringify(body)).toMatch(/OPENAI_API_KEY/);
+    expect((await fetch(`${server.url}/health`)).status).toBe(200);
+  });
+
+  it('streams TeamRunStarted then a TeamRunError naming the settings, for a team too', async () => {
+    const res = await fetch(`${server.url}/teams/support/runs`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ message: 'How do I cancel a run?' }),
+    });
+    expect(res.headers.get('content-type')).toMatch(/text\/event-stream/);
+    const text = await res.text();
+    const events = [...text.matchAll(/^event: (\w+)/gm)].map((m) => m[1]);
+    // Team events carry the Team prefix, as the reference's clients expect.
+    expect(events[0]).toBe('TeamRunStarted');
+    expect(events.at(-1)).toBe('TeamRunError');
+    expect(text).toMatch(/OPENAI_API_KEY/);
+  });
+
+  it('runs the workflow’s docs lookup, then fails clearly at the step that needs a model', async () => {
+    const res = await fetch(`${server.url}/workflows/research/runs`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ message: 'sessions' }),
+    });
+    const text = await res.text();
+    const completed = text.split('\n\n').find((e) => e.startsWith('event: StepCompleted'));
+    expect(completed).toMatch(/"step_name":"lookup"/);
+    expect(completed).toMatch(/Every run belongs to a session/);
+    expect(text).toMatch(/event: WorkflowError/);
+
+    const [run] = await get(`/workflows/research/runs`);
+    expect(run.status).toBe('ERROR');
+    expect(run.error).toMatch(/Agent "Writer" cannot run\. No model is configured: set OPENAI_API_KEY/);
+  });
+});
