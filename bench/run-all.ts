@@ -2,5 +2,7 @@
  * `npm run bench`: every benchmark in turn, each printing its own table with its baseline.
  */
 import { benchHttp } from './http.js';
+import { benchRuns } from './runs.js';
 
 await benchHttp();
+await benchRuns();

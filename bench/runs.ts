@@ -1,0 +1,47 @@
+/**
+ * The runtime's own cost per agent run: an agent whose model is a loopback server that answers
+ * instantly, against that model server called directly in the same run (the baseline). Each
+ * run also creates a session and stores the run in SQLite, as in production.
+ * - throughput: runs per second with many clients at once;
+ * - added latency: one client at a time (no queueing), the runtime's mean minus the model
+ *   server's mean over the same transport (JSON or SSE).
+ *   npx tsx --conditions=source bench/runs.ts   (BENCH_DURATION, BENCH_CONNECTIONS)
+ */
+import { load, printTable, type LoadRequest, type LoadResult } from './support/load.js';
+import { startServer } from './support/servers.js';
+
+const MESSAGE = 'hello there, how are you today';
+
+function post(body: unknown, connections?: number): LoadRequest {
+  return { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), ...(connections ? { connections } : {}) };
+}
+
+const chat = (stream: boolean) => ({ model: 'bench', stream, messages: [{ role: 'user', content: MESSAGE }] });
+const run = (stream: boolean) => ({ message: MESSAGE, stream });
+const added = (withRuntime: LoadResult, alone: LoadResult) => (withRuntime.meanMs - alone.meanMs).toFixed(2);
+
+export async function benchRuns(): Promise<void> {
+  const model = await startServer('fake-llm-server.ts');
+  const runtime = await startServer('agent-server.ts', { MODEL_URL: model.url });
+  const chatUrl = `${model.url}/v1/chat/completions`;
+  const runUrl = `${runtime.url}/agents/echo/runs`;
+  try {
+    const rows: Record<string, LoadResult> = {};
+    for (const connections of [undefined, 1]) {
+      const suffix = connections === 1 ? ' (1 client)' : '';
+      rows[`direct${suffix}`] = await load(`model server direct${suffix}`, chatUrl, post(chat(false), connections));
+      rows[`directSse${suffix}`] = await load(`model server direct, SSE${suffix}`, chatUrl, post(chat(true), connections));
+      rows[`run${suffix}`] = await load(`agent run${suffix}`, runUrl, post(run(false), connections));
+      rows[`runSse${suffix}`] = await load(`agent run, SSE${suffix}`, runUrl, post(run(true), connections));
+    }
+    printTable('Runs: one agent run per request, instant model', Object.values(rows), rows.direct!);
+    process.stdout.write(
+      `added latency per run, 1 client: ${added(rows['run (1 client)']!, rows['direct (1 client)']!)} ms (JSON), ` +
+        `${added(rows['runSse (1 client)']!, rows['directSse (1 client)']!)} ms (SSE)\n`,
+    );
+  } finally {
+    await Promise.all([runtime.stop(), model.stop()]);
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await benchRuns();
