@@ -22,16 +22,42 @@ export interface SqliteDbOptions {
  * PostgreSQL style (a value may be referenced twice, as `$1 ... $1`).
  */
 export function toSqlite(sql: string, params: readonly SqlValue[]): { sql: string; values: unknown[] } {
-  const values: unknown[] = [];
-  const text = sql.replace(/\$(\d+)/g, (_, n: string) => {
-    const index = Number(n) - 1;
-    if (index < 0 || index >= params.length) throw new RangeError(`SQL parameter $${n} has no value`);
+  const translated = translate(sql);
+  return { sql: translated.sql, values: bind(translated, params) };
+}
+
+interface Translated {
+  sql: string;
+  /** For each `?` in order, the index of the parameter it takes. */
+  order: number[];
+}
+
+// The same few dozen statements run over and over: translate each text once.
+const translations = new Map<string, Translated>();
+const MAX_CACHED = 500;
+
+function translate(sql: string): Translated {
+  let t = translations.get(sql);
+  if (!t) {
+    const order: number[] = [];
+    const text = sql.replace(/\$(\d+)/g, (_, n: string) => {
+      order.push(Number(n) - 1);
+      return '?';
+    });
+    t = { sql: text, order };
+    if (translations.size >= MAX_CACHED) translations.clear();
+    translations.set(sql, t);
+  }
+  return t;
+}
+
+function bind(t: Translated, params: readonly SqlValue[]): unknown[] {
+  return t.order.map((index) => {
+    if (index < 0 || index >= params.length) throw new RangeError(`SQL parameter $${index + 1} has no value`);
     const p = params[index];
     // SQLite has no boolean type; 0/1 is what its integer affinity stores.
-    values.push(typeof p === 'boolean' ? (p ? 1 : 0) : p);
-    return '?';
+    return typeof p === 'boolean' ? (p ? 1 : 0) : p;
   });
-  return { sql: text, values };
 }
 
 /**
@@ -82,24 +108,40 @@ export class SqliteDb implements Db {
     return this.db;
   }
 
+  /** Preparing costs more than running a small statement, so each text is prepared once. */
+  private readonly statements = new Map<string, Database.Statement>();
+
+  private statement(sql: string, params: readonly SqlValue[]): { stmt: Database.Statement; values: unknown[] } {
+    const translated = translate(sql);
+    const values = bind(translated, params);
+    let stmt = this.statements.get(translated.sql);
+    if (!stmt) {
+      stmt = this.handle().prepare(translated.sql);
+      if (this.statements.size >= MAX_CACHED) this.statements.clear();
+      this.statements.set(translated.sql, stmt);
+    } else {
+      this.handle();
+    }
+    return { stmt, values };
+  }
+
   private direct: SqlClient = {
     query: async <Row>(sql: string, params: readonly SqlValue[] = []) => {
       try {
-        const q = toSqlite(sql, params);
-        return this.handle().prepare(q.sql).all(...q.values) as Row[];
+        const { stmt, values } = this.statement(sql, params);
+        return stmt.all(...values) as Row[];
       } catch (e) {
         throw storageError(e);
       }
     },
     execute: async (sql: string, params: readonly SqlValue[] = []) => {
       try {
-        const q = toSqlite(sql, params);
-        const stmt = this.handle().prepare(q.sql);
+        const { stmt, values } = this.statement(sql, params);
         if (stmt.reader) {
-          stmt.all(...q.values);
+          stmt.all(...values);
           return 0;
         }
-        return stmt.run(...q.values).changes;
+        return stmt.run(...values).changes;
       } catch (e) {
         throw storageError(e);
       }
@@ -175,6 +217,7 @@ export class SqliteDb implements Db {
     await this.idle();
     const db = this.db;
     this.db = undefined;
+    this.statements.clear();
     db?.close();
   }
 }
