@@ -113,7 +113,7 @@ for (const kind of testDatabaseKinds) {
       const done = (await client.callTool({ name: 'run_agent', arguments: { agent_id: 'writer', message: 'x' } })).structuredContent as Json;
       const cont = await client.callTool({ name: 'continue_run', arguments: { run_id: done.run_id, agent_id: 'writer' } });
       expect(cont).toMatchObject({ isError: true });
-      expect((cont.content as Json[])[0]!.text).toMatch(/not paused \(status=COMPLETED\)/);
+      expect((cont.content as Json[])[0]!.text).toBe('run is already completed');
       const cancelled = await client.callTool({ name: 'cancel_run', arguments: { run_id: done.run_id, agent_id: 'writer' } });
       expect((cancelled.content as Json[])[0]!.text).toBe(`Run ${done.run_id} cancellation requested`);
     });

@@ -93,13 +93,26 @@ export class Agent implements Runnable {
     };
   }
 
+  /** Agents can pause for tools that need a person's approval, and be continued. */
+  readonly supportsResume = true;
+
   async execute(context: ExecutionContext): Promise<ExecutionResult> {
     const model = requireModel(this.model, context, `Agent "${this.name}"`);
     const specs = this.tools.map(toToolSpec);
     const byName = new Map(this.tools.map((t) => [t.name, t]));
     const system: ChatMessage[] = this.instructions ? [{ role: 'system', content: this.instructions }] : [];
-    const turn: ChatMessage[] = [{ role: 'user', content: context.message }];
+    let turn: ChatMessage[];
     let content = '';
+
+    if (context.resume) {
+      // Continue where the run paused: first the tool calls that waited for a decision.
+      turn = [...context.resume.messages];
+      for (const waiting of unansweredToolCalls(turn)) {
+        await this.callTool(waiting, byName, context, turn, context.resume.decisions.get(waiting.id));
+      }
+    } else {
+      turn = [{ role: 'user', content: context.message }];
+    }
 
     for (let call = 0; call < this.maxModelCalls; call++) {
       let text = '';
@@ -125,35 +138,71 @@ export class Agent implements Runnable {
       context.recordMessages([...turn]);
       if (calls.length === 0) return { content };
 
-      for (const toolCall of calls) {
-        context.emit('ToolCallStarted', { tool: { tool_call_id: toolCall.id, tool_name: toolCall.name, tool_args: toolCall.arguments } });
-        const target = byName.get(toolCall.name);
-        const outcome = target
-          ? await executeToolCall(target, toolCall.arguments, {
-              runId: context.runId,
-              sessionId: context.sessionId,
-              userId: context.userId,
-              signal: context.signal,
-            })
-          : { ok: false as const, error: `Unknown tool "${toolCall.name}"; available: ${[...byName.keys()].join(', ') || 'none'}` };
-        const result = outcome.ok ? outcome.result : outcome.error;
-        context.recordTool({
-          tool_call_id: toolCall.id,
-          tool_name: toolCall.name,
-          tool_args: toolCall.arguments,
-          result: outcome.ok ? outcome.result : null,
-          error: outcome.ok ? null : outcome.error,
-        });
-        context.emit('ToolCallCompleted', {
-          tool: { tool_call_id: toolCall.id, tool_name: toolCall.name, tool_args: toolCall.arguments, result, tool_call_error: !outcome.ok },
-        });
-        turn.push({ role: 'tool', toolCallId: toolCall.id, name: toolCall.name, content: result });
-        context.recordMessages([...turn]);
-        if (context.signal.aborted) throw context.signal.reason;
+      // Nothing of this batch runs until a person has decided on every call that needs it.
+      if (calls.some((c) => byName.get(c.name)?.requiresConfirmation)) {
+        const tools = calls
+          .filter((c) => byName.get(c.name)?.requiresConfirmation)
+          .map((c) => ({ tool_call_id: c.id, tool_name: c.name, tool_args: c.arguments, result: null, error: null, requires_confirmation: true, confirmed: null }));
+        for (const t of tools) context.recordTool(t);
+        return { content, paused: { tools } };
       }
+      for (const toolCall of calls) await this.callTool(toolCall, byName, context, turn, undefined);
     }
     throw new RunFailure(`Agent "${this.name}" stopped after ${this.maxModelCalls} model calls without a final answer`, 'ToolCallLimit');
   }
+
+  /**
+   * Runs one tool call and appends its result to the turn. `decision` is a person's answer for
+   * a tool that needs confirmation; anything but `true` declines the call.
+   */
+  private async callTool(
+    toolCall: ToolCall,
+    byName: ReadonlyMap<string, AnyFunctionTool>,
+    context: ExecutionContext,
+    turn: ChatMessage[],
+    decision: boolean | undefined,
+  ): Promise<void> {
+    context.emit('ToolCallStarted', { tool: { tool_call_id: toolCall.id, tool_name: toolCall.name, tool_args: toolCall.arguments } });
+    const target = byName.get(toolCall.name);
+    const confirmation = target?.requiresConfirmation ? { requires_confirmation: true, confirmed: decision === true } : {};
+    let outcome: { ok: true; result: string } | { ok: false; error: string };
+    if (!target) {
+      outcome = { ok: false, error: `Unknown tool "${toolCall.name}"; available: ${[...byName.keys()].join(', ') || 'none'}` };
+    } else if (target.requiresConfirmation && decision !== true) {
+      outcome = { ok: false, error: `The user declined to run ${toolCall.name}` };
+    } else {
+      outcome = await executeToolCall(target, toolCall.arguments, {
+        runId: context.runId,
+        sessionId: context.sessionId,
+        userId: context.userId,
+        signal: context.signal,
+      });
+    }
+    const result = outcome.ok ? outcome.result : outcome.error;
+    context.recordTool({
+      tool_call_id: toolCall.id,
+      tool_name: toolCall.name,
+      tool_args: toolCall.arguments,
+      result: outcome.ok ? outcome.result : null,
+      error: outcome.ok ? null : outcome.error,
+      ...confirmation,
+    });
+    context.emit('ToolCallCompleted', {
+      tool: { tool_call_id: toolCall.id, tool_name: toolCall.name, tool_args: toolCall.arguments, result, tool_call_error: !outcome.ok, ...confirmation },
+    });
+    turn.push({ role: 'tool', toolCallId: toolCall.id, name: toolCall.name, content: result });
+    context.recordMessages([...turn]);
+    if (context.signal.aborted) throw context.signal.reason;
+  }
+}
+
+/** The tool calls of the last assistant message that have no result yet. */
+export function unansweredToolCalls(messages: readonly ChatMessage[]): ToolCall[] {
+  const lastAssistant = messages.findLastIndex((m) => m.role === 'assistant');
+  const assistant = messages[lastAssistant];
+  if (!assistant || assistant.role !== 'assistant' || !assistant.toolCalls?.length) return [];
+  const answered = new Set(messages.slice(lastAssistant + 1).flatMap((m) => (m.role === 'tool' ? [m.toolCallId] : [])));
+  return assistant.toolCalls.filter((c) => !answered.has(c.id));
 }
 
 function knowledgeTool(knowledge: SearchableKnowledge) {

@@ -9,9 +9,10 @@ import { z } from 'zod';
 import type { HostedComponent } from '../components/component.js';
 import { RuntimeError } from '../errors.js';
 import type { Runnable } from '../run/execution.js';
+import type { StartedRun } from '../run/runner.js';
 import type { ServerContext } from '../server/context.js';
 import { toRunResponse } from '../server/routes/run-schemas.js';
-import type { SessionType } from '../sessions/types.js';
+import { isWaitingForDecision, type SessionType } from '../sessions/types.js';
 import type { McpCaller } from './tool-gate.js';
 
 type Extra = {
@@ -19,6 +20,8 @@ type Extra = {
   _meta?: { progressToken?: string | number } | undefined;
   sendNotification: (notification: ServerNotification) => Promise<void>;
 };
+
+const DECISIONS = z.array(z.object({ tool_call_id: z.string().min(1), confirmed: z.boolean() }));
 
 const PLURAL: Record<SessionType, 'agents' | 'teams' | 'workflows'> = { agent: 'agents', team: 'teams', workflow: 'workflows' };
 const LABEL: Record<SessionType, string> = { agent: 'Agent', team: 'Team', workflow: 'Workflow' };
@@ -148,18 +151,30 @@ export function registerTools(server: McpServer, ctx: ServerContext, caller: Mcp
   server.registerTool(
     'continue_run',
     {
-      description: 'Continue a paused run (one waiting for confirmation or input).',
+      description: 'Continue a paused run: give a decision (confirmed true or false) for each tool call it waits on.',
       inputSchema: { ...target, requirements: z.array(z.record(z.string(), z.unknown())).optional(), user_id: z.string().optional() },
       annotations: { readOnlyHint: false, destructiveHint: false },
     },
-    (args: Record<string, unknown>) =>
+    (args: Record<string, unknown>, extra: Extra) =>
       guarded(async () => {
         const { type, id } = pick(args as Record<string, string | undefined>);
         const runId = args.run_id as string;
         deny(caller, 'POST', `/${PLURAL[type]}/${encodeURIComponent(id)}/runs/${encodeURIComponent(runId)}/continue`);
         const run = await findRun(type, id, runId, args.session_id as string | undefined);
-        // Runs pause only for human input, which no hosted component requests yet; say so plainly.
-        throw new RuntimeError('CONFLICT', `Run ${runId} is not paused (status=${run.status}); only paused runs can be continued`);
+        const component = ctx[PLURAL[type]].find((c) => c.id === id) as Runnable | undefined;
+        if (!component || typeof component.execute !== 'function') throw new RuntimeError('NOT_FOUND', `Run ${runId} not found`);
+        const decisions = DECISIONS.safeParse(args.requirements ?? []);
+        if (!decisions.success) {
+          throw new RuntimeError('BAD_REQUEST', 'requirements must be a list of {"tool_call_id": string, "confirmed": boolean}');
+        }
+        const continued = await ctx.runner.continue({
+          component,
+          runId,
+          sessionId: run.session_id,
+          userId: caller.userId ?? (args.user_id as string | undefined),
+          decisions: decisions.data,
+        });
+        return followRun(component, continued, extra);
       }),
   );
 
@@ -243,6 +258,11 @@ async function runWithProgress(
     // An authenticated caller cannot act as someone else.
     userId: caller.userId ?? args.user_id,
   });
+  return followRun(component, run, extra);
+}
+
+/** Relays a run's progress as MCP progress notifications and answers with its outcome. */
+async function followRun(component: Runnable, run: StartedRun, extra: Extra): Promise<CallToolResult> {
   const onAbort = () => run.cancel('MCP request cancelled');
   extra.signal.addEventListener('abort', onAbort, { once: true });
   const token = extra._meta?.progressToken;
@@ -257,6 +277,7 @@ async function runWithProgress(
       const name = event.event.replace(/^Team/, '');
       const tool = (event.tool as { tool_name?: string } | undefined)?.tool_name;
       if (name === 'RunStarted') notify(`${component.name ?? component.id} started`);
+      else if (name === 'RunContinued') notify(`${component.name ?? component.id} continued`);
       else if (name === 'WorkflowStarted') notify('Workflow started');
       else if (name === 'ToolCallStarted') notify(`Tool call started: ${tool}`);
       else if (name === 'ToolCallCompleted') notify(`Tool call completed: ${tool}`);
@@ -269,5 +290,23 @@ async function runWithProgress(
   const structured = { run_id: record.run_id, session_id: record.session_id, status: record.status };
   if (record.status === 'ERROR') return { ...failure(record.error ?? 'The run failed'), structuredContent: structured };
   if (record.status === 'CANCELLED') return { ...failure(`Run ${record.run_id} was cancelled`), structuredContent: structured };
+  if (record.status === 'PAUSED') {
+    // Not an error: the run waits for the user. The client shows the calls and asks.
+    const requirements = record.tools
+      .filter(isWaitingForDecision)
+      .map((t) => ({ tool_call_id: t.tool_call_id, tool_name: t.tool_name, tool_args: t.tool_args }));
+    const list = requirements.map((r) => `- ${r.tool_call_id}: ${r.tool_name}(${r.tool_args})`).join('\n');
+    return {
+      content: [
+        {
+          type: 'text',
+          text:
+            `Run ${record.run_id} is paused: these tool calls need the user's confirmation.\n${list}\n` +
+            'Ask the user, then call continue_run with requirements [{"tool_call_id": ..., "confirmed": true|false}].',
+        },
+      ],
+      structuredContent: { ...structured, requirements },
+    };
+  }
   return { content: [{ type: 'text', text: record.content ?? '' }], structuredContent: structured };
 }

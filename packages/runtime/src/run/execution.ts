@@ -31,14 +31,38 @@ export interface ExecutionContext {
   /** Reports streamed text, so a cancelled run keeps what the caller already saw. */
   recordContent(text: string): void;
   addUsage(usage: Usage): void;
+  /**
+   * Set when a paused run is continued: the run's conversation so far (ending with the model's
+   * tool calls that waited) and the person's decision for each waiting call, by call id.
+   */
+  resume?: { messages: ChatMessage[]; decisions: ReadonlyMap<string, boolean> };
 }
 
 export interface ExecutionResult {
   content: string;
+  /** The run stopped to wait for a person: these tool calls need a decision (see `resume`). */
+  paused?: { tools: ToolExecution[] };
+}
+
+/**
+ * The content of a member's (or step's) run. A member that stops to wait for a person cannot
+ * be continued from inside a team or workflow, so that ends the run with a clear reason.
+ */
+export function memberContent(member: Runnable, result: ExecutionResult): string {
+  if (result.paused) {
+    const names = [...new Set(result.paused.tools.map((t) => t.tool_name))].join(', ');
+    throw new RunFailure(
+      `${member.name ?? member.id} needs a person to confirm ${names}; tools that need confirmation work only in agents run directly`,
+      'ConfirmationNotSupported',
+    );
+  }
+  return result.content;
 }
 
 export interface Runnable extends HostedComponent {
   readonly kind: SessionType;
+  /** True when `execute` honours `context.resume` (agents with confirmation tools). */
+  readonly supportsResume?: boolean;
   execute(context: ExecutionContext): Promise<ExecutionResult>;
 }
 

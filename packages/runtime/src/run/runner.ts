@@ -10,7 +10,7 @@ import type { ChatMessage, Model, Usage } from '../model/model.js';
 import { ModelError } from '../model/model.js';
 import type { Logger } from '../server/logger.js';
 import type { SessionStore } from '../sessions/session-store.js';
-import { emptyMetrics, epochSeconds, type RunRecord, type RunStatus, type SessionType, type ToolExecution } from '../sessions/types.js';
+import { emptyMetrics, epochSeconds, isWaitingForDecision, type RunRecord, type RunStatus, type SessionType, type ToolExecution } from '../sessions/types.js';
 import { AsyncQueue } from './async-queue.js';
 import { RunFailure, type ExecutionContext, type Runnable } from './execution.js';
 
@@ -21,6 +21,17 @@ export interface StartRunInput {
   message: string;
   sessionId?: string | undefined;
   userId?: string | undefined;
+}
+
+export interface ContinueRunInput {
+  component: Runnable;
+  runId: string;
+  /** When given, the run must belong to this session. */
+  sessionId?: string | undefined;
+  /** When given (an authenticated caller), the run must be this user's. */
+  userId?: string | undefined;
+  /** A decision for every tool call the run waits on. */
+  decisions: { tool_call_id: string; confirmed: boolean }[];
 }
 
 export interface StartedRun {
@@ -107,7 +118,68 @@ export class Runner {
       updated_at: epochSeconds(startedMs),
     };
     await this.store.saveRun(record);
+    return this.launch(component, record, { message: input.message, history, userId, started: LIFECYCLE[component.kind].started });
+  }
 
+  /**
+   * Continues a paused run with a person's decision on each tool call it waits for. The run
+   * keeps its id and session; its events start with `RunContinued`.
+   */
+  async continue(input: ContinueRunInput): Promise<StartedRun> {
+    if (this.shuttingDown) throw new RuntimeError('SERVICE_UNAVAILABLE', 'The runtime is shutting down');
+    const { component } = input;
+    const record = await this.store.getRun(input.runId);
+    const userId = input.userId?.trim() || undefined;
+    if (
+      !record ||
+      record.session_type !== component.kind ||
+      record.component_id !== component.id ||
+      (input.sessionId && record.session_id !== input.sessionId) ||
+      (userId && record.user_id && record.user_id !== userId)
+    ) {
+      throw new RuntimeError('NOT_FOUND', 'Run not found');
+    }
+    if (record.status !== 'PAUSED') throw new RuntimeError('CONFLICT', notPausedMessage(record.status));
+    if (!component.supportsResume) throw new RuntimeError('CONFLICT', `This ${component.kind} cannot continue paused runs`);
+
+    const waiting = record.tools.filter(isWaitingForDecision);
+    const decisions = new Map<string, boolean>();
+    for (const d of input.decisions) {
+      if (!waiting.some((t) => t.tool_call_id === d.tool_call_id)) {
+        throw new RuntimeError('BAD_REQUEST', `Tool call ${d.tool_call_id} is not waiting for a decision in run ${record.run_id}`);
+      }
+      decisions.set(d.tool_call_id, d.confirmed);
+    }
+    const undecided = waiting.filter((t) => !decisions.has(t.tool_call_id));
+    if (undecided.length) {
+      throw new RuntimeError(
+        'BAD_REQUEST',
+        `Decide on every waiting tool call (confirmed true or false): ${undecided.map((t) => `${t.tool_call_id} (${t.tool_name})`).join(', ')}`,
+      );
+    }
+    // Only one caller may continue a run, also across runtime instances sharing the database.
+    if (!(await this.store.transitionRun(record.run_id, 'PAUSED', 'RUNNING'))) throw new RuntimeError('CONFLICT', 'run is already running');
+    record.status = 'RUNNING';
+    const history = await this.history(record.session_id);
+    return this.launch(component, record, {
+      message: record.input.message,
+      history,
+      userId: record.user_id ?? undefined,
+      started: `${LIFECYCLE[component.kind].prefix}RunContinued`,
+      resume: { messages: record.messages, decisions },
+    });
+  }
+
+  /** Executes a recorded run in the background, streaming its events and saving its end. */
+  private launch(
+    component: Runnable,
+    record: RunRecord,
+    options: { message: string; history: ChatMessage[]; userId: string | undefined; started: string; resume?: ExecutionContext['resume'] },
+  ): StartedRun {
+    const runId = record.run_id;
+    const sessionId = record.session_id;
+    const startedMs = Date.now();
+    const previousDuration = record.metrics.duration;
     const queue = new AsyncQueue<RunEvent>();
     const controller = new AbortController();
     const names = LIFECYCLE[component.kind];
@@ -119,14 +191,19 @@ export class Runner {
     const context: ExecutionContext = {
       runId,
       sessionId,
-      userId,
-      message: input.message,
-      history,
+      userId: options.userId,
+      message: options.message,
+      history: options.history,
       signal: controller.signal,
       defaultModel: this.defaultModel,
       emit: (name, fields) => send(`${names.prefix}${name}`, fields),
       emitRaw: (event, fields) => send(event, fields),
-      recordTool: (execution: ToolExecution) => record.tools.push(execution),
+      // A continued run updates the entry of a call that waited, rather than adding another.
+      recordTool: (execution: ToolExecution) => {
+        const index = record.tools.findIndex((t) => t.tool_call_id === execution.tool_call_id && t.by === execution.by);
+        if (index >= 0) record.tools[index] = execution;
+        else record.tools.push(execution);
+      },
       recordMessages: (messages: ChatMessage[]) => (record.messages = messages),
       recordContent: (text: string) => (streamed += text),
       addUsage: (usage: Usage) => {
@@ -134,13 +211,14 @@ export class Runner {
         record.metrics.output_tokens += usage.outputTokens;
         record.metrics.total_tokens += usage.totalTokens;
       },
+      ...(options.resume ? { resume: options.resume } : {}),
     };
 
     const finish = async (status: RunStatus, content: string | null, error: string | null): Promise<RunRecord> => {
       record.status = status;
       record.content = content;
       record.error = error;
-      record.metrics.duration = (Date.now() - startedMs) / 1000;
+      record.metrics.duration = previousDuration + (Date.now() - startedMs) / 1000;
       record.updated_at = epochSeconds();
       try {
         await this.store.saveRun(record);
@@ -150,11 +228,16 @@ export class Runner {
       return record;
     };
 
-    send(names.started, { ...describeModel(component, this.defaultModel) });
+    send(options.started, { ...describeModel(component, this.defaultModel) });
     const done = (async (): Promise<RunRecord> => {
       try {
         const result = await component.execute(context);
         if (controller.signal.aborted) throw controller.signal.reason;
+        if (result.paused) {
+          const saved = await finish('PAUSED', result.content || null, null);
+          send(`${names.prefix}RunPaused`, { content: saved.content, tools: result.paused.tools });
+          return saved;
+        }
         const saved = await finish('COMPLETED', result.content, null);
         send(names.completed, { content: result.content, content_type: 'str', metrics: saved.metrics });
         return saved;
@@ -218,6 +301,23 @@ export class Runner {
   private async history(sessionId: string): Promise<ChatMessage[]> {
     const runs = await this.store.listRuns({ session_id: sessionId, status: 'COMPLETED' });
     return runs.slice(-this.historyRuns).flatMap((r) => r.messages);
+  }
+}
+
+/** The reference's wording for each status that cannot be continued. */
+function notPausedMessage(status: RunStatus): string {
+  switch (status) {
+    case 'RUNNING':
+    case 'PENDING':
+      return 'run is already running';
+    case 'COMPLETED':
+      return 'run is already completed';
+    case 'ERROR':
+      return 'run has errored';
+    case 'CANCELLED':
+      return 'run is already cancelled';
+    default:
+      return `run is not paused (status=${status})`;
   }
 }
 

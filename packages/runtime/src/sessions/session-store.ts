@@ -5,7 +5,7 @@
 import { RuntimeError } from '../errors.js';
 import type { Db, SqlClient, SqlValue } from '../storage/db.js';
 import { isUniqueViolation } from '../storage/sql-errors.js';
-import { epochSeconds, type RunRecord, type SessionRecord, type SessionType } from './types.js';
+import { epochSeconds, type RunRecord, type RunStatus, type SessionRecord, type SessionType } from './types.js';
 
 export interface SessionQuery {
   type?: SessionType | undefined;
@@ -184,6 +184,20 @@ export class SessionStore {
       await upsertRun(tx, run);
       await tx.execute('UPDATE svc_sessions SET updated_at = $1 WHERE session_id = $2', [run.updated_at, run.session_id]);
     });
+  }
+
+  /**
+   * Moves a run from one status to another only if it is still in the first, so that of two
+   * callers continuing the same paused run (in one process or two), exactly one wins.
+   */
+  async transitionRun(runId: string, from: RunStatus, to: RunStatus): Promise<boolean> {
+    const changed = await this.db.execute('UPDATE svc_runs SET status = $1, updated_at = $2 WHERE run_id = $3 AND status = $4', [
+      to,
+      epochSeconds(),
+      runId,
+      from,
+    ]);
+    return changed === 1;
   }
 
   async getRun(runId: string): Promise<RunRecord | undefined> {

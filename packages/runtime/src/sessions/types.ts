@@ -32,6 +32,9 @@ export interface ToolExecution {
   error: string | null;
   /** The member or step that made the call, for teams and workflows. */
   by?: string;
+  /** Set on calls of tools that need a person's approval: null while the run waits. */
+  requires_confirmation?: boolean;
+  confirmed?: boolean | null;
 }
 
 export interface RunMetrics {
@@ -68,4 +71,9 @@ export function emptyMetrics(): RunMetrics {
 
 export function epochSeconds(ms = Date.now()): number {
   return Math.floor(ms / 1000);
+}
+
+/** A call of a tool that needs confirmation, on which nobody has decided yet. */
+export function isWaitingForDecision(t: ToolExecution): boolean {
+  return t.requires_confirmation === true && (t.confirmed === null || t.confirmed === undefined);
 }

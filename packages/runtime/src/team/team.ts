@@ -12,7 +12,7 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { ChatMessage, Model, ToolCall } from '../model/model.js';
-import { requireModel, RunFailure, type ExecutionContext, type ExecutionResult, type Runnable } from '../run/execution.js';
+import { memberContent, requireModel, RunFailure, type ExecutionContext, type ExecutionResult, type Runnable } from '../run/execution.js';
 import { identityFields } from '../run/runner.js';
 import type { Db } from '../storage/db.js';
 import { toToolSpec, tool } from '../tools/function-tool.js';
@@ -140,7 +140,7 @@ export class Team implements Runnable {
     let text: string;
     if (member && parsed) {
       try {
-        text = (await member.execute(memberContext(context, member, parsed.task))).content;
+        text = memberContent(member, await member.execute(memberContext(context, member, parsed.task)));
       } catch (e) {
         if (context.signal.aborted) throw e;
         error = `Member ${member.id} failed: ${e instanceof Error ? e.message : String(e)}`;

@@ -30,6 +30,8 @@ export interface FunctionTool<Input = unknown> {
   readonly name: string;
   readonly description: string;
   readonly input: z.ZodType<Input>;
+  /** A person must approve each call: the run pauses until it is continued with a decision. */
+  readonly requiresConfirmation?: boolean;
   execute(input: Input, context: ToolContext): Promise<unknown> | unknown;
 }
 
@@ -41,6 +43,7 @@ export interface AnyFunctionTool {
   readonly name: string;
   readonly description: string;
   readonly input: z.ZodType;
+  readonly requiresConfirmation?: boolean;
   execute(input: never, context: ToolContext): Promise<unknown> | unknown;
 }
 
@@ -48,6 +51,8 @@ export interface ToolDefinition<S extends z.ZodType> {
   name: string;
   description: string;
   input: S;
+  /** Pause the run before each call until a person confirms or declines it (`/continue`). */
+  requiresConfirmation?: boolean;
   execute(input: z.infer<S>, context: ToolContext): Promise<unknown> | unknown;
 }
 
@@ -62,6 +67,7 @@ export function tool<S extends z.ZodType>(definition: ToolDefinition<S>): Functi
     description: definition.description,
     input: definition.input as z.ZodType<z.infer<S>>,
     execute: definition.execute,
+    ...(definition.requiresConfirmation ? { requiresConfirmation: true } : {}),
   };
 }
 

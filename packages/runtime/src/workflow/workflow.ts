@@ -10,7 +10,7 @@
  * });
  * ```
  */
-import type { ExecutionContext, ExecutionResult, Runnable } from '../run/execution.js';
+import { memberContent, type ExecutionContext, type ExecutionResult, type Runnable } from '../run/execution.js';
 import { identityFields } from '../run/runner.js';
 import type { Db } from '../storage/db.js';
 import { stepNames, type Step, type StepInput, type WorkflowStep } from './steps.js';
@@ -101,7 +101,7 @@ export class Workflow implements Runnable {
         recordMessages: () => {},
         recordContent: () => {},
       });
-      content = result.content;
+      content = memberContent(member, result);
     }
     state.outputs[s.name] = content;
     context.emit('StepCompleted', { step_name: s.name, step_index: stepIndex, content });

@@ -13,7 +13,8 @@ import type { AppEnv, ServerContext } from '../context.js';
 import { validationError, toFieldErrors } from '../errors.js';
 import { apiRoute, listing, scoped, type RouteDefinition } from '../route.js';
 import { standardErrors } from '../standard-errors.js';
-import { RunRequestSchema, RunSchema, toRunResponse, type RunRequest } from './run-schemas.js';
+import type { StartedRun } from '../../run/runner.js';
+import { ContinueRequestSchema, RunRequestSchema, RunSchema, toRunResponse } from './run-schemas.js';
 import { streamRun } from './stream-run.js';
 
 interface Kind {
@@ -46,15 +47,25 @@ function summary(component: HostedComponent): z.infer<typeof ComponentSchema> {
   return { ...details, id: component.id, name: component.name ?? component.id, description: component.description ?? null };
 }
 
-/** Reads a run request from JSON or a form, already validated by the route's schema. */
-function readRunBody(c: Context<AppEnv>): RunRequest {
+/** Reads a request body from JSON or a form, already validated by the route's schema. */
+function readBody<T>(c: Context<AppEnv>, schema: z.ZodType<T>): T {
   const type = (c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
-  if (type === 'application/json') return c.req.valid('json' as never) as RunRequest;
-  if (type === 'multipart/form-data' || type === 'application/x-www-form-urlencoded') return c.req.valid('form' as never) as RunRequest;
-  // No body at all: report the missing field like any other validation failure.
-  const parsed = RunRequestSchema.safeParse({});
+  if (type === 'application/json') return c.req.valid('json' as never) as T;
+  if (type === 'multipart/form-data' || type === 'application/x-www-form-urlencoded') return c.req.valid('form' as never) as T;
+  // No body at all: report the missing fields like any other validation failure.
+  const parsed = schema.safeParse({});
   if (!parsed.success) throw validationError(toFieldErrors('body', parsed.error));
   return parsed.data;
+}
+
+/** Answers a started (or continued) run: its events, or the finished run when not streaming. */
+async function answerRun(c: Context<AppEnv>, run: StartedRun, stream: boolean | undefined): Promise<Response> {
+  if (stream === false) {
+    // The caller waits for the whole answer; if it hangs up, the run is cancelled, as in streaming.
+    c.req.raw.signal.addEventListener('abort', () => run.cancel('client disconnected'), { once: true });
+    return c.json(toRunResponse(await run.done), 200);
+  }
+  return streamSSE(c, (sse) => streamRun(sse, run));
 }
 export function componentRoutes(ctx: ServerContext): RouteDefinition[] {
   return KINDS.flatMap((kind) => routesFor(ctx, kind));
@@ -126,17 +137,50 @@ function routesFor(ctx: ServerContext, kind: Kind): RouteDefinition[] {
       },
       async (c) => {
         const component = find(c.req.param(kind.param)!);
-        const body = readRunBody(c);
+        const body = readBody(c, RunRequestSchema);
         if (!isRunnable(component)) {
           throw new RuntimeError('BAD_REQUEST', `${kind.label} '${component.id}' cannot be run: it is not a runnable ${kind.type}`);
         }
         const run = await ctx.runner.start({ component, message: body.message, sessionId: body.session_id, userId: body.user_id });
-        if (body.stream === false) {
-          // The caller waits for the whole answer; if it hangs up, the run is cancelled, as in streaming.
-          c.req.raw.signal.addEventListener('abort', () => run.cancel('client disconnected'), { once: true });
-          return c.json(toRunResponse(await run.done), 200);
-        }
-        return streamSSE(c, (stream) => streamRun(stream, run));
+        return answerRun(c, run, body.stream);
+      },
+    ),
+    apiRoute(
+      scoped(`${kind.plural}:run`),
+      {
+        method: 'post',
+        path: `${item}/runs/{run_id}/continue`,
+        tags: [kind.tag],
+        summary: `Continue a paused ${kind.type} run`,
+        description:
+          'A run pauses (status PAUSED, event RunPaused) when the model calls a tool declared with `requiresConfirmation`. Send a ' +
+          'decision for each waiting call: confirmed calls run, declined ones are reported to the model as declined, and the run ' +
+          'goes on under the same run id. Events start with RunContinued. 409 when the run is not paused.',
+        request: {
+          params: runParams,
+          body: { required: false, content: Object.fromEntries(JSON_AND_FORMS.map((t) => [t, { schema: ContinueRequestSchema }])) },
+        },
+        responses: {
+          200: {
+            description: 'The run (stream=false) or its events (stream=true)',
+            content: { 'application/json': { schema: RunSchema }, 'text/event-stream': { schema: z.string() } },
+          },
+          409: standardErrors[400],
+          ...standardErrors,
+        },
+      },
+      async (c) => {
+        const component = find(c.req.param(kind.param)!);
+        const body = readBody(c, ContinueRequestSchema);
+        if (!isRunnable(component)) throw new RuntimeError('NOT_FOUND', 'Run not found');
+        const run = await ctx.runner.continue({
+          component,
+          runId: c.req.param('run_id')!,
+          sessionId: body.session_id,
+          userId: body.user_id,
+          decisions: body.tools,
+        });
+        return answerRun(c, run, body.stream);
       },
     ),
     apiRoute(

@@ -19,6 +19,35 @@ export const RunRequestSchema = z
 
 export type RunRequest = z.infer<typeof RunRequestSchema>;
 
+const DecisionSchema = z.object({
+  tool_call_id: z.string().min(1),
+  confirmed: booleanish.openapi({ type: 'boolean', description: 'true runs the call; false declines it (the model is told)' }),
+});
+
+/** Forms carry `tools` as a JSON string; JSON bodies may send the array itself. */
+const DecisionsSchema = z.preprocess((value, ctx) => {
+  if (typeof value !== 'string') return value;
+  try {
+    return JSON.parse(value) as unknown;
+  } catch {
+    ctx.addIssue({ code: 'custom', message: 'Invalid JSON in tools field' });
+    return z.NEVER;
+  }
+}, z.array(DecisionSchema));
+
+export const ContinueRequestSchema = z
+  .object({
+    tools: DecisionsSchema.openapi({
+      description: 'A decision for every tool call the run waits on: `[{"tool_call_id": "...", "confirmed": true}]` (a JSON string in forms)',
+    }),
+    stream: booleanish.optional().openapi({ type: 'boolean', description: 'Server-sent events (default true) or one JSON answer' }),
+    session_id: z.string().trim().min(1).max(128).optional().openapi({ description: 'When given, the run must belong to this session' }),
+    user_id: z.string().trim().min(1).max(256).optional(),
+  })
+  .openapi('ContinueRequest');
+
+export type ContinueRequest = z.infer<typeof ContinueRequestSchema>;
+
 const ToolExecutionSchema = z.object({
   tool_call_id: z.string(),
   tool_name: z.string(),
@@ -26,6 +55,8 @@ const ToolExecutionSchema = z.object({
   result: z.string().nullable(),
   error: z.string().nullable(),
   by: z.string().optional(),
+  requires_confirmation: z.boolean().optional(),
+  confirmed: z.boolean().nullable().optional(),
 });
 
 export const RunSchema = z
