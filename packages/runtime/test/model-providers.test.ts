@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ModelError, type Model, type ModelRequest, type StreamPart } from '../src/model/model.js';
 import { AnthropicMessagesModel } from '../src/model/anthropic-messages-model.js';
+import { OllamaChatModel, ollamaBaseUrl } from '../src/model/ollama-chat-model.js';
 import { OpenAIChatModel } from '../src/model/openai-chat-model.js';
 import { startFakeLlm, type FakeLlm } from './support/fake-llm.js';
 
@@ -44,6 +45,14 @@ const cases: ProviderCase[] = [
     contentFilterReason: 'content-filter',
     streamErrorStatus: 529,
     make: (url, options) => new AnthropicMessagesModel({ model: 'claude-test', apiKey: API_KEY, baseURL: url, retryBaseDelayMs: 10, ...options }),
+  },
+  {
+    name: 'ollama',
+    path: '/api/chat',
+    hasApiKey: false,
+    contentFilterReason: 'stop',
+    streamErrorStatus: 500,
+    make: (url, options) => new OllamaChatModel({ model: 'llama-test', host: url, retryBaseDelayMs: 10, ...options }),
   },
 ];
 
@@ -366,5 +375,57 @@ describe('anthropic wire details', () => {
 
   it('refuses to start without an API key', () => {
     expect(() => new AnthropicMessagesModel({ model: 'claude-test', apiKey: '' })).toThrow(expect.objectContaining({ code: 'MODEL_NOT_CONFIGURED' }));
+  });
+});
+
+describe('ollama wire details', () => {
+  let fake: FakeLlm;
+  beforeAll(async () => {
+    fake = await startFakeLlm();
+  });
+  afterAll(async () => {
+    await fake.close();
+  });
+  beforeEach(() => {
+    fake.requests.length = 0;
+  });
+  const model = () => new OllamaChatModel({ model: 'llama-test', host: fake.url });
+
+  it('sends tool calls with object arguments, results by tool name, and options; makes up missing ids', async () => {
+    const first = await model().generate({ messages: [{ role: 'system', content: 'Be brief.' }, ...hello.messages], tools: [weatherTool], temperature: 0, maxOutputTokens: 64 });
+    const call = first.toolCalls[0];
+    if (!call) throw new Error('no tool call');
+    // The fake, like Ollama, sends no id: the adapter must make a unique one.
+    expect(call.id).toMatch(/^call_\S+/);
+    await parts(model(), {
+      tools: [weatherTool],
+      messages: [...hello.messages, { role: 'assistant', content: '', toolCalls: [call] }, { role: 'tool', toolCallId: call.id, name: call.name, content: 'sunny' }],
+    });
+    expect(fake.requests[0]?.headers.authorization).toBeUndefined();
+    expect(fake.requests[0]?.body).toMatchObject({
+      model: 'llama-test',
+      stream: false,
+      options: { temperature: 0, num_predict: 64 },
+      tools: [{ type: 'function', function: { name: 'get_weather', parameters: weatherTool.parameters } }],
+      messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'hello there friend' }],
+    });
+    expect(fake.requests[1]?.body).toMatchObject({
+      stream: true,
+      messages: [
+        { role: 'user', content: 'hello there friend' },
+        { role: 'assistant', content: '', tool_calls: [{ function: { name: 'get_weather', arguments: { city: 'Paris' } } }] },
+        { role: 'tool', content: 'sunny', tool_name: 'get_weather' },
+      ],
+    });
+    expect(fake.requests[1]?.body).not.toHaveProperty('options');
+  });
+
+  it('reads OLLAMA_HOST-style hosts the way Ollama does', () => {
+    expect(ollamaBaseUrl('http://localhost:11434/')).toBe('http://localhost:11434');
+    expect(ollamaBaseUrl('gpu-box')).toBe('http://gpu-box:11434');
+    expect(ollamaBaseUrl('0.0.0.0:9000')).toBe('http://0.0.0.0:9000');
+    expect(ollamaBaseUrl(':11500')).toBe('http://localhost:11500');
+    expect(ollamaBaseUrl('https://ollama.example.com/proxy')).toBe('https://ollama.example.com/proxy');
+    expect(() => ollamaBaseUrl('not a host')).toThrow(expect.objectContaining({ code: 'MODEL_NOT_CONFIGURED' }));
   });
 });
