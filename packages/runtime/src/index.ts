@@ -13,8 +13,7 @@ export { tool, type FunctionTool, type AnyFunctionTool, type ToolContext } from 
 export type { Runnable, ExecutionContext, ExecutionResult } from './run/execution.js';
 export type { RunEvent } from './run/runner.js';
 export type { RunRecord, SessionRecord, RunStatus, SessionType } from './sessions/types.js';
-export type { Model, ModelRequest, ModelResponse, StreamPart, ChatMessage, ToolCall, ToolSpec, Usage } from './model/model.js';
-export { ModelError, collect } from './model/model.js';
+export * from './model/index.js';
 export type { AuthMode } from './auth/auth-mode.js';
 export { ConfigurationError, RuntimeError, ERROR_CODES, type ErrorCode, type FieldError } from './errors.js';
 export type { Db, DbKind, SqlClient, SqlValue, Migration, MigrationReport } from './storage/db.js';

@@ -24,6 +24,7 @@ import type { Db } from './storage/db.js';
 import { openDb } from './storage/open-db.js';
 import { PACKAGE_VERSION } from './version.js';
 import type { Model } from './model/model.js';
+import { modelFromEnvironment } from './model/from-environment.js';
 import { Runner } from './run/runner.js';
 import { SessionStore } from './sessions/session-store.js';
 
@@ -120,9 +121,9 @@ export class Runtime implements ServerContext {
     this.mcp = { enabled: mcpEnabled, path: mcpEnabled ? mcpPath : null, oauth: null };
     this.mcpAllowedHosts = typeof options.mcp_server === 'object' ? (options.mcp_server.allowed_hosts ?? []) : [];
     this.maxBodyBytes = options.max_body_bytes ?? this.settings.maxBodyBytes;
+    this.defaultModel = options.model ?? modelFromEnvironment(this.settings.env);
     // Opened last: nothing above can fail after a database file has been created.
     this.db = options.db ?? openDb(this.settings.databaseUrl);
-    this.defaultModel = options.model;
     this.sessions = new SessionStore(this.db);
     this.runner = new Runner({ store: this.sessions, defaultModel: this.defaultModel, log: this.log });
   }

@@ -5,6 +5,8 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ModelError, type Model, type ModelRequest, type StreamPart } from '../src/model/model.js';
+import { AnthropicMessagesModel } from '../src/model/anthropic-messages-model.js';
+import { OllamaChatModel, ollamaBaseUrl } from '../src/model/ollama-chat-model.js';
 import { OpenAIChatModel } from '../src/model/openai-chat-model.js';
 import { startFakeLlm, type FakeLlm } from './support/fake-llm.js';
 
@@ -22,6 +24,8 @@ interface ProviderCase {
   hasApiKey: boolean;
   /** What a content-filtered answer finishes with (Ollama has no such reason: the fake says stop). */
   contentFilterReason: 'content-filter' | 'stop';
+  /** The status of an error event inside a 200 stream (only Anthropic's names its kind). */
+  streamErrorStatus: number;
   make(url: string, options?: Options): Model;
 }
 
@@ -31,11 +35,30 @@ const cases: ProviderCase[] = [
     path: '/v1/chat/completions',
     hasApiKey: true,
     contentFilterReason: 'content-filter',
+    streamErrorStatus: 500,
     make: (url, options) => new OpenAIChatModel({ model: 'gpt-test', apiKey: API_KEY, baseURL: `${url}/v1`, retryBaseDelayMs: 10, ...options }),
+  },
+  {
+    name: 'anthropic',
+    path: '/v1/messages',
+    hasApiKey: true,
+    contentFilterReason: 'content-filter',
+    streamErrorStatus: 529,
+    make: (url, options) => new AnthropicMessagesModel({ model: 'claude-test', apiKey: API_KEY, baseURL: url, retryBaseDelayMs: 10, ...options }),
+  },
+  {
+    name: 'ollama',
+    path: '/api/chat',
+    hasApiKey: false,
+    contentFilterReason: 'stop',
+    streamErrorStatus: 500,
+    make: (url, options) => new OllamaChatModel({ model: 'llama-test', host: url, retryBaseDelayMs: 10, ...options }),
   },
 ];
 
 const weatherTool = { name: 'get_weather', description: 'Weather for a city', parameters: { type: 'object', properties: { city: { type: 'string' } } } };
+const timeTool = { name: 'get_time', description: 'Time in a zone', parameters: { type: 'object', properties: { zone: { type: 'string' } } } };
+const parallelCalls = { kind: 'tool-calls', text: 'Let me check both.', calls: [{ name: 'get_weather', arguments: { city: 'Paris' } }, { name: 'get_time', arguments: { zone: 'CET' } }] } as const;
 
 async function parts(model: Model, request: ModelRequest): Promise<StreamPart[]> {
   const out: StreamPart[] = [];
@@ -107,6 +130,34 @@ describe.each(cases)('$name provider against the fake LLM', (c) => {
     expect(second).toMatchObject({ text: 'You said: hello there friend', toolCalls: [], finishReason: 'stop' });
   });
 
+  it('streams text then parallel tool calls, each yielded once, complete and in order', async () => {
+    fake.script({ ...parallelCalls, calls: [...parallelCalls.calls] });
+    const got = await parts(c.make(fake.url), { ...hello, tools: [weatherTool, timeTool] });
+    expect(got.filter((p) => p.type === 'text-delta').map((p) => p.text).join('')).toBe('Let me check both.');
+    const calls = got.flatMap((p) => (p.type === 'tool-call' ? [p.call] : []));
+    expect(calls.map((call) => [call.name, JSON.parse(call.arguments)])).toEqual([['get_weather', { city: 'Paris' }], ['get_time', { zone: 'CET' }]]);
+    expect(new Set(calls.map((call) => call.id)).size).toBe(2);
+    expect(got.findIndex((p) => p.type === 'tool-call')).toBeGreaterThan(got.findLastIndex((p) => p.type === 'text-delta'));
+    expect(got.at(-1)).toMatchObject({ type: 'finish', reason: 'tool-calls' });
+  });
+
+  it('sends the results of parallel tool calls back in one round trip', async () => {
+    const model = c.make(fake.url);
+    fake.script({ ...parallelCalls, calls: [...parallelCalls.calls] });
+    const first = await model.generate({ ...hello, tools: [weatherTool, timeTool] });
+    expect(first).toMatchObject({ text: 'Let me check both.', finishReason: 'tool-calls' });
+    expect(first.toolCalls).toHaveLength(2);
+    const second = await model.generate({
+      tools: [weatherTool, timeTool],
+      messages: [
+        ...hello.messages,
+        { role: 'assistant', content: first.text, toolCalls: first.toolCalls },
+        ...first.toolCalls.map((call, i) => ({ role: 'tool' as const, toolCallId: call.id, name: call.name, content: ['sunny', '14:00'][i] ?? '' })),
+      ],
+    });
+    expect(second).toMatchObject({ text: 'You said: hello there friend', finishReason: 'stop' });
+  });
+
   it('generates without streaming', async () => {
     const answer = await c.make(fake.url).generate(hello);
     expect(answer).toEqual({ text: 'You said: hello there friend', toolCalls: [], finishReason: 'stop', usage: { inputTokens: 12, outputTokens: 5, totalTokens: 17 } });
@@ -174,7 +225,16 @@ describe.each(cases)('$name provider against the fake LLM', (c) => {
     const error = await failure(parts(c.make(fake.url), hello));
     expect(error).toMatchObject({ code: 'MODEL_HTTP_ERROR', status: 401 });
     expect(error.message).toContain('Incorrect API key provided');
-    expect(error.message).not.toContain(API_KEY);
+    // Redacted wherever the provider holds the key; a keyless provider has no secret to hide.
+    expect(error.message.includes(API_KEY)).toBe(!c.hasApiKey);
+    expect(fake.requests).toHaveLength(1);
+  });
+
+  it('reports an error event inside a 200 stream as MODEL_HTTP_ERROR, without retrying', async () => {
+    fake.script({ kind: 'stream-error', afterChunks: 2, status: 529, message: 'Overloaded' });
+    const error = await failure(parts(c.make(fake.url), hello));
+    expect(error).toMatchObject({ code: 'MODEL_HTTP_ERROR', status: c.streamErrorStatus, provider: c.name });
+    expect(error.message).toContain('Overloaded');
     expect(fake.requests).toHaveLength(1);
   });
 
@@ -248,5 +308,124 @@ describe.each(cases)('$name provider against the fake LLM', (c) => {
     const gone = await startFakeLlm();
     await gone.close();
     expect(await failure(c.make(gone.url, { maxRetries: 0 }).generate(hello))).toMatchObject({ code: 'MODEL_UNREACHABLE' });
+  });
+});
+
+describe('anthropic wire details', () => {
+  let fake: FakeLlm;
+  beforeAll(async () => {
+    fake = await startFakeLlm();
+  });
+  afterAll(async () => {
+    await fake.close();
+  });
+  beforeEach(() => {
+    fake.requests.length = 0;
+  });
+  const model = (maxTokens?: number) => new AnthropicMessagesModel({ model: 'claude-test', apiKey: API_KEY, baseURL: `${fake.url}/`, maxTokens });
+
+  it('sends the key and version headers, a top-level system prompt, max_tokens and tool blocks', async () => {
+    const first = await model().generate({ messages: [{ role: 'system', content: 'Be brief.' }, ...hello.messages], tools: [weatherTool], temperature: 0.2 });
+    const call = first.toolCalls[0];
+    if (!call) throw new Error('no tool call');
+    await model().generate({
+      tools: [weatherTool],
+      maxOutputTokens: 100,
+      messages: [
+        { role: 'system', content: 'Be brief.' },
+        ...hello.messages,
+        { role: 'assistant', content: '', toolCalls: [call] },
+        { role: 'tool', toolCallId: call.id, name: call.name, content: 'sunny' },
+        { role: 'user', content: 'and tomorrow?' },
+      ],
+    });
+    expect(fake.requests[0]?.headers).toMatchObject({ 'x-api-key': API_KEY, 'anthropic-version': '2023-06-01' });
+    expect(fake.requests[0]?.headers.authorization).toBeUndefined();
+    expect(fake.requests[0]?.body).toMatchObject({
+      model: 'claude-test',
+      system: 'Be brief.',
+      max_tokens: 4096,
+      temperature: 0.2,
+      tools: [{ name: 'get_weather', description: 'Weather for a city', input_schema: weatherTool.parameters }],
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'hello there friend' }] }],
+    });
+    expect(fake.requests[1]?.body).toMatchObject({
+      max_tokens: 100,
+      messages: [
+        { role: 'user', content: [{ type: 'text', text: 'hello there friend' }] },
+        { role: 'assistant', content: [{ type: 'tool_use', id: call.id, name: 'get_weather', input: { city: 'Paris' } }] },
+        // The tool result and the next user message form the one user turn Anthropic expects.
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: call.id, content: 'sunny' }, { type: 'text', text: 'and tomorrow?' }] },
+      ],
+    });
+  });
+
+  it('uses the configured max_tokens and answers 400 (like Anthropic) to a tool result in the wrong turn', async () => {
+    await model(256).generate(hello);
+    expect(fake.requests[0]?.body).toMatchObject({ max_tokens: 256 });
+    // The fake enforces the real pairing rule, so the round-trip tests above would catch a bad merge.
+    const res = await fetch(`${fake.url}/v1/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': API_KEY, 'anthropic-version': '2023-06-01' },
+      body: JSON.stringify({ model: 'claude-test', max_tokens: 10, messages: [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_x', content: 'sunny' }] }] }),
+    });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ type: 'error', error: { type: 'invalid_request_error' } });
+  });
+
+  it('refuses to start without an API key', () => {
+    expect(() => new AnthropicMessagesModel({ model: 'claude-test', apiKey: '' })).toThrow(expect.objectContaining({ code: 'MODEL_NOT_CONFIGURED' }));
+  });
+});
+
+describe('ollama wire details', () => {
+  let fake: FakeLlm;
+  beforeAll(async () => {
+    fake = await startFakeLlm();
+  });
+  afterAll(async () => {
+    await fake.close();
+  });
+  beforeEach(() => {
+    fake.requests.length = 0;
+  });
+  const model = () => new OllamaChatModel({ model: 'llama-test', host: fake.url });
+
+  it('sends tool calls with object arguments, results by tool name, and options; makes up missing ids', async () => {
+    const first = await model().generate({ messages: [{ role: 'system', content: 'Be brief.' }, ...hello.messages], tools: [weatherTool], temperature: 0, maxOutputTokens: 64 });
+    const call = first.toolCalls[0];
+    if (!call) throw new Error('no tool call');
+    // The fake, like Ollama, sends no id: the adapter must make a unique one.
+    expect(call.id).toMatch(/^call_\S+/);
+    await parts(model(), {
+      tools: [weatherTool],
+      messages: [...hello.messages, { role: 'assistant', content: '', toolCalls: [call] }, { role: 'tool', toolCallId: call.id, name: call.name, content: 'sunny' }],
+    });
+    expect(fake.requests[0]?.headers.authorization).toBeUndefined();
+    expect(fake.requests[0]?.body).toMatchObject({
+      model: 'llama-test',
+      stream: false,
+      options: { temperature: 0, num_predict: 64 },
+      tools: [{ type: 'function', function: { name: 'get_weather', parameters: weatherTool.parameters } }],
+      messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'hello there friend' }],
+    });
+    expect(fake.requests[1]?.body).toMatchObject({
+      stream: true,
+      messages: [
+        { role: 'user', content: 'hello there friend' },
+        { role: 'assistant', content: '', tool_calls: [{ function: { name: 'get_weather', arguments: { city: 'Paris' } } }] },
+        { role: 'tool', content: 'sunny', tool_name: 'get_weather' },
+      ],
+    });
+    expect(fake.requests[1]?.body).not.toHaveProperty('options');
+  });
+
+  it('reads OLLAMA_HOST-style hosts the way Ollama does', () => {
+    expect(ollamaBaseUrl('http://localhost:11434/')).toBe('http://localhost:11434');
+    expect(ollamaBaseUrl('gpu-box')).toBe('http://gpu-box:11434');
+    expect(ollamaBaseUrl('0.0.0.0:9000')).toBe('http://0.0.0.0:9000');
+    expect(ollamaBaseUrl(':11500')).toBe('http://localhost:11500');
+    expect(ollamaBaseUrl('https://ollama.example.com/proxy')).toBe('https://ollama.example.com/proxy');
+    expect(() => ollamaBaseUrl('not a host')).toThrow(expect.objectContaining({ code: 'MODEL_NOT_CONFIGURED' }));
   });
 });

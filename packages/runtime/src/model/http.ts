@@ -23,16 +23,22 @@ export interface HttpSettings {
   secrets: string[];
 }
 
+/** The transport options every provider accepts. */
+export interface HttpOptions {
+  /** Per attempt, until the response starts. Default 60 s. */
+  timeoutMs?: number | undefined;
+  /** Longest silence between stream chunks. Default: timeoutMs. */
+  idleTimeoutMs?: number | undefined;
+  /** Retries on 429 / 5xx / connection failures before any answer bytes. Default 2. */
+  maxRetries?: number | undefined;
+  /** First retry delay when the server gives no Retry-After. Default 500 ms. */
+  retryBaseDelayMs?: number | undefined;
+}
+
 export const DEFAULT_TIMEOUT_MS = 60_000;
 export const DEFAULT_MAX_RETRIES = 2;
 
-export function httpSettings(provider: string, options: {
-  timeoutMs?: number | undefined;
-  idleTimeoutMs?: number | undefined;
-  maxRetries?: number | undefined;
-  retryBaseDelayMs?: number | undefined;
-  apiKey?: string | undefined;
-}): HttpSettings {
+export function httpSettings(provider: string, options: HttpOptions & { apiKey?: string | undefined }): HttpSettings {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   return {
     provider,

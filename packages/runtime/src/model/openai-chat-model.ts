@@ -5,7 +5,7 @@
  * why the API key is optional.
  */
 import { ModelError, type ChatMessage, type FinishReason, type Model, type ModelRequest, type ModelResponse, type StreamPart, type ToolCall, type Usage } from './model.js';
-import { asModelError, httpSettings, postForJson, postForStream, type HttpSettings } from './http.js';
+import { asModelError, httpSettings, postForJson, postForStream, type HttpOptions, type HttpSettings } from './http.js';
 import { parseSse } from './sse.js';
 import { array, num, optionalRecord, record, str, type JsonRecord } from './json-fields.js';
 import { argumentsText } from './tool-arguments.js';
@@ -13,21 +13,13 @@ import { randomUUID } from 'node:crypto';
 
 export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
 
-export interface OpenAIChatModelOptions {
+export interface OpenAIChatModelOptions extends HttpOptions {
   /** e.g. `gpt-4o-mini`, or whatever name the compatible server serves. */
   model: string;
   /** Sent as `Authorization: Bearer`; omit for keyless servers (Ollama, vLLM). */
   apiKey?: string | undefined;
   /** Default `https://api.openai.com/v1`. */
   baseURL?: string | undefined;
-  /** Per attempt, until the response starts. Default 60 s. */
-  timeoutMs?: number | undefined;
-  /** Longest silence between stream chunks. Default: timeoutMs. */
-  idleTimeoutMs?: number | undefined;
-  /** Default 2. */
-  maxRetries?: number | undefined;
-  /** First retry delay when the server gives no Retry-After. Default 500 ms. */
-  retryBaseDelayMs?: number | undefined;
 }
 
 export class OpenAIChatModel implements Model {

@@ -16,6 +16,12 @@
  * message>`. Streamed text comes a word per chunk and tool-call arguments are split across
  * several chunks, as real providers do.
  *
+ * Requests are checked against the rules the real APIs enforce (Anthropic: `x-api-key`,
+ * `anthropic-version`, `max_tokens`, only user/assistant roles, `input_schema`, non-empty text
+ * blocks, every `tool_result` answering a `tool_use` of the previous message; Ollama: tool-call
+ * arguments are objects) and answered with that API's 400/401, so an adapter cannot pass here
+ * with a request the real service would reject.
+ *
  * `script(...)` queues one-shot replies (faults or fixed answers) consumed by the next requests
  * in order; `setBehaviour(...)` changes what every later request does. `requests` records what
  * the clients sent.
@@ -64,11 +70,20 @@ export interface FakeBehaviour {
 
 export type FakeFinish = 'stop' | 'length' | 'content-filter';
 
+export interface FakeToolCall {
+  name: string;
+  arguments: Record<string, unknown>;
+}
+
 export type FakeReply = { times?: number } & (
   /** Answer this text (with this finish reason). */
   | { kind: 'text'; text: string; finish?: FakeFinish }
   /** Call this tool. */
   | { kind: 'tool-call'; name: string; arguments: Record<string, unknown> }
+  /** Say `text` (if any), then call these tools in parallel, as one answer. */
+  | { kind: 'tool-calls'; calls: FakeToolCall[]; text?: string }
+  /** Stream the default answer's first `afterChunks` chunks, then the wire's in-stream error event (an HTTP error when not streaming). */
+  | { kind: 'stream-error'; afterChunks: number; status: number; message?: string }
   /** Answer an error status in the wire's error format, optionally with Retry-After. */
   | { kind: 'error'; status: number; message?: string; retryAfter?: string }
   /** Send the default answer's first `afterChunks` chunks, then destroy the socket (0: before any response). */
@@ -126,6 +141,12 @@ export async function startFakeLlm(options: Partial<FakeBehaviour> = {}): Promis
       if (!res.writableFinished) record.clientClosed = true;
     });
 
+    const problem = checkRequest(wire, req.headers, body);
+    if (problem) {
+      res.writeHead(problem.status, { 'content-type': 'application/json' }).end(JSON.stringify(errorBody(wire, problem.status, problem.message)));
+      return;
+    }
+
     const reply = takeReply();
     const streaming = wire === 'ollama' ? field(body, 'stream') !== false : field(body, 'stream') === true;
     const model = field(body, 'model');
@@ -133,9 +154,9 @@ export async function startFakeLlm(options: Partial<FakeBehaviour> = {}): Promis
     const answer = answerFor(reply, conversation);
     const n = ++counter;
 
-    if (reply?.kind === 'error') {
+    if (reply?.kind === 'error' || (reply?.kind === 'stream-error' && !streaming)) {
       const headers: Record<string, string> = { 'content-type': 'application/json' };
-      if (reply.retryAfter !== undefined) headers['retry-after'] = reply.retryAfter;
+      if (reply.kind === 'error' && reply.retryAfter !== undefined) headers['retry-after'] = reply.retryAfter;
       res.writeHead(reply.status, headers).end(JSON.stringify(errorBody(wire, reply.status, reply.message ?? `fake error ${reply.status}`)));
       return;
     }
@@ -159,7 +180,8 @@ export async function startFakeLlm(options: Partial<FakeBehaviour> = {}): Promis
     }
 
     let frames = streamFrames(wire, answer, model, n, wire === 'openai' && field(field(body, 'stream_options'), 'include_usage') === true);
-    if (reply?.kind === 'malformed') frames = [frames[0] ?? '', wire === 'ollama' ? '{"message": {"content": "x"\n' : 'data: {"choices": [\n\n'];
+    if (reply?.kind === 'malformed') frames = [frames[0] ?? '', MALFORMED_FRAME[wire]];
+    if (reply?.kind === 'stream-error') frames = [...frames.slice(0, reply.afterChunks), errorFrame(wire, reply.status, reply.message ?? `fake error ${reply.status}`)];
     const contentType = wire === 'ollama' ? 'application/x-ndjson' : 'text/event-stream';
     res.writeHead(200, { 'content-type': contentType, 'cache-control': 'no-cache' });
     res.flushHeaders();
@@ -187,13 +209,14 @@ export async function startFakeLlm(options: Partial<FakeBehaviour> = {}): Promis
 
   function answerFor(reply: FakeReply | undefined, conversation: FakeConversation): Answer {
     const usage = behaviour.usage;
-    if (reply?.kind === 'text') return { text: reply.text, finish: reply.finish ?? 'stop', usage };
-    if (reply?.kind === 'tool-call') return { toolCall: { name: reply.name, arguments: reply.arguments }, finish: 'tool-calls', usage };
+    if (reply?.kind === 'text') return { text: reply.text, toolCalls: [], finish: reply.finish ?? 'stop', usage };
+    if (reply?.kind === 'tool-call') return { toolCalls: [{ name: reply.name, arguments: reply.arguments }], finish: 'tool-calls', usage };
+    if (reply?.kind === 'tool-calls') return { ...(reply.text === undefined ? {} : { text: reply.text }), toolCalls: reply.calls, finish: 'tool-calls', usage };
     const firstTool = conversation.toolNames[0];
     if (firstTool !== undefined && conversation.toolResults.length === 0) {
-      return { toolCall: { name: firstTool, arguments: behaviour.toolArguments[firstTool] ?? {} }, finish: 'tool-calls', usage };
+      return { toolCalls: [{ name: firstTool, arguments: behaviour.toolArguments[firstTool] ?? {} }], finish: 'tool-calls', usage };
     }
-    return { text: behaviour.answer(conversation), finish: 'stop', usage };
+    return { text: behaviour.answer(conversation), toolCalls: [], finish: 'stop', usage };
   }
 
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -216,7 +239,7 @@ export async function startFakeLlm(options: Partial<FakeBehaviour> = {}): Promis
 
 interface Answer {
   text?: string;
-  toolCall?: { name: string; arguments: Record<string, unknown> };
+  toolCalls: FakeToolCall[];
   finish: FakeFinish | 'tool-calls';
   usage: { inputTokens: number; outputTokens: number };
 }
@@ -309,7 +332,6 @@ const ANTHROPIC_STOP = { stop: 'end_turn', length: 'max_tokens', 'content-filter
 const OLLAMA_DONE = { stop: 'stop', length: 'length', 'content-filter': 'stop', 'tool-calls': 'stop' } as const;
 
 function jsonAnswer(wire: FakeWire, answer: Answer, model: unknown, n: number): unknown {
-  const args = answer.toolCall ? JSON.stringify(answer.toolCall.arguments) : '';
   const { inputTokens, outputTokens } = answer.usage;
   if (wire === 'openai') {
     return {
@@ -323,7 +345,9 @@ function jsonAnswer(wire: FakeWire, answer: Answer, model: unknown, n: number): 
           message: {
             role: 'assistant',
             content: answer.text ?? null,
-            ...(answer.toolCall ? { tool_calls: [{ id: `call_${n}`, type: 'function', function: { name: answer.toolCall.name, arguments: args } }] } : {}),
+            ...(answer.toolCalls.length
+              ? { tool_calls: answer.toolCalls.map((call, i) => ({ id: `call_${n}_${i}`, type: 'function', function: { name: call.name, arguments: JSON.stringify(call.arguments) } })) }
+              : {}),
           },
           finish_reason: OPENAI_FINISH[answer.finish],
         },
@@ -337,9 +361,10 @@ function jsonAnswer(wire: FakeWire, answer: Answer, model: unknown, n: number): 
       type: 'message',
       role: 'assistant',
       model,
-      content: answer.toolCall
-        ? [{ type: 'tool_use', id: `toolu_${n}`, name: answer.toolCall.name, input: answer.toolCall.arguments }]
-        : [{ type: 'text', text: answer.text ?? '' }],
+      content: [
+        ...(answer.text ? [{ type: 'text', text: answer.text }] : []),
+        ...answer.toolCalls.map((call, i) => ({ type: 'tool_use', id: `toolu_${n}_${i}`, name: call.name, input: call.arguments })),
+      ],
       stop_reason: ANTHROPIC_STOP[answer.finish],
       stop_sequence: null,
       usage: { input_tokens: inputTokens, output_tokens: outputTokens },
@@ -348,11 +373,7 @@ function jsonAnswer(wire: FakeWire, answer: Answer, model: unknown, n: number): 
   return {
     model,
     created_at: new Date(0).toISOString(),
-    message: {
-      role: 'assistant',
-      content: answer.text ?? '',
-      ...(answer.toolCall ? { tool_calls: [{ function: { name: answer.toolCall.name, arguments: answer.toolCall.arguments } }] } : {}),
-    },
+    message: { role: 'assistant', content: answer.text ?? '', ...(answer.toolCalls.length ? { tool_calls: ollamaToolCalls(answer.toolCalls) } : {}) },
     done: true,
     done_reason: OLLAMA_DONE[answer.finish],
     prompt_eval_count: inputTokens,
@@ -360,22 +381,40 @@ function jsonAnswer(wire: FakeWire, answer: Answer, model: unknown, n: number): 
   };
 }
 
+/** Ollama sends each call whole, arguments as an object, with no id. */
+function ollamaToolCalls(calls: FakeToolCall[]): unknown[] {
+  return calls.map((call, index) => ({ function: { index, name: call.name, arguments: call.arguments } }));
+}
+
 function event(type: string, data: Record<string, unknown>): string {
   return `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
 }
 
+/** The second frame of a `malformed` stream: the start of a JSON value that never ends. */
+const MALFORMED_FRAME: Record<FakeWire, string> = {
+  openai: 'data: {"choices": [\n\n',
+  anthropic: 'event: content_block_delta\ndata: {"type": "content_block_delta", "index": 0,\n\n',
+  ollama: '{"message": {"content": "x"\n',
+};
+
+/** How each API reports a failure after it already answered 200 and began streaming. */
+function errorFrame(wire: FakeWire, status: number, message: string): string {
+  if (wire === 'openai') return `data: ${JSON.stringify(errorBody(wire, status, message))}\n\n`;
+  if (wire === 'anthropic') return `event: error\ndata: ${JSON.stringify(errorBody(wire, status, message))}\n\n`;
+  return `${JSON.stringify({ error: message })}\n`;
+}
+
 function streamFrames(wire: FakeWire, answer: Answer, model: unknown, n: number, includeUsage: boolean): string[] {
-  const args = answer.toolCall ? JSON.stringify(answer.toolCall.arguments) : '';
   const { inputTokens, outputTokens } = answer.usage;
   if (wire === 'openai') {
     const chunk = (delta: unknown, finish: string | null = null) =>
       `data: ${JSON.stringify({ id: `chatcmpl-${n}`, object: 'chat.completion.chunk', created: 0, model, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
     const frames = [chunk({ role: 'assistant', content: '' })];
     if (answer.text !== undefined) for (const word of words(answer.text)) frames.push(chunk({ content: word }));
-    if (answer.toolCall) {
-      frames.push(chunk({ tool_calls: [{ index: 0, id: `call_${n}`, type: 'function', function: { name: answer.toolCall.name, arguments: '' } }] }));
-      for (const piece of pieces(args)) frames.push(chunk({ tool_calls: [{ index: 0, function: { arguments: piece } }] }));
-    }
+    answer.toolCalls.forEach((call, index) => {
+      frames.push(chunk({ tool_calls: [{ index, id: `call_${n}_${index}`, type: 'function', function: { name: call.name, arguments: '' } }] }));
+      for (const piece of pieces(JSON.stringify(call.arguments))) frames.push(chunk({ tool_calls: [{ index, function: { arguments: piece } }] }));
+    });
     frames.push(chunk({}, OPENAI_FINISH[answer.finish]));
     if (includeUsage) {
       frames.push(
@@ -388,19 +427,25 @@ function streamFrames(wire: FakeWire, answer: Answer, model: unknown, n: number,
   if (wire === 'anthropic') {
     const frames = [
       event('message_start', {
-        message: { id: `msg_${n}`, type: 'message', role: 'assistant', model, content: [], stop_reason: null, usage: { input_tokens: inputTokens, output_tokens: 1 } },
+        message: { id: `msg_${n}`, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: inputTokens, output_tokens: 1 } },
       }),
       ': keep-alive comment\n\n',
     ];
-    if (answer.toolCall) {
-      frames.push(event('content_block_start', { index: 0, content_block: { type: 'tool_use', id: `toolu_${n}`, name: answer.toolCall.name, input: {} } }));
-      for (const piece of pieces(args)) frames.push(event('content_block_delta', { index: 0, delta: { type: 'input_json_delta', partial_json: piece } }));
-    } else {
-      frames.push(event('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }), event('ping', {}));
-      for (const word of words(answer.text ?? '')) frames.push(event('content_block_delta', { index: 0, delta: { type: 'text_delta', text: word } }));
+    // One content block per text or tool call, numbered in order; a text block comes first.
+    let index = 0;
+    if (answer.text !== undefined || answer.toolCalls.length === 0) {
+      frames.push(event('content_block_start', { index, content_block: { type: 'text', text: '' } }), event('ping', {}));
+      for (const word of words(answer.text ?? '')) frames.push(event('content_block_delta', { index, delta: { type: 'text_delta', text: word } }));
+      frames.push(event('content_block_stop', { index }));
+      index++;
+    }
+    for (const [i, call] of answer.toolCalls.entries()) {
+      frames.push(event('content_block_start', { index, content_block: { type: 'tool_use', id: `toolu_${n}_${i}`, name: call.name, input: {} } }));
+      for (const piece of pieces(JSON.stringify(call.arguments))) frames.push(event('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: piece } }));
+      frames.push(event('content_block_stop', { index }));
+      index++;
     }
     frames.push(
-      event('content_block_stop', { index: 0 }),
       event('message_delta', { delta: { stop_reason: ANTHROPIC_STOP[answer.finish], stop_sequence: null }, usage: { output_tokens: outputTokens } }),
       event('message_stop', {}),
     );
@@ -410,9 +455,63 @@ function streamFrames(wire: FakeWire, answer: Answer, model: unknown, n: number,
     `${JSON.stringify({ model, created_at: new Date(0).toISOString(), message, ...done })}\n`;
   const frames: string[] = [];
   if (answer.text !== undefined) for (const word of words(answer.text)) frames.push(line({ role: 'assistant', content: word }));
-  if (answer.toolCall) {
-    frames.push(line({ role: 'assistant', content: '', tool_calls: [{ function: { name: answer.toolCall.name, arguments: answer.toolCall.arguments } }] }));
-  }
+  if (answer.toolCalls.length) frames.push(line({ role: 'assistant', content: '', tool_calls: ollamaToolCalls(answer.toolCalls) }));
   frames.push(line({ role: 'assistant', content: '' }, { done: true, done_reason: OLLAMA_DONE[answer.finish], prompt_eval_count: inputTokens, eval_count: outputTokens }));
   return frames;
+}
+
+/** The first rule of the real API this request breaks, as that API words it; undefined if none. */
+function checkRequest(wire: FakeWire, headers: IncomingHttpHeaders, body: unknown): { status: number; message: string } | undefined {
+  if (wire === 'anthropic') return checkAnthropic(headers, body);
+  if (wire === 'ollama') return checkOllama(body);
+  return undefined;
+}
+
+function bad(message: string): { status: number; message: string } {
+  return { status: 400, message };
+}
+
+function checkAnthropic(headers: IncomingHttpHeaders, body: unknown): { status: number; message: string } | undefined {
+  if (!headers['x-api-key']) return { status: 401, message: 'x-api-key header is required' };
+  if (!headers['anthropic-version']) return bad('anthropic-version: header is required');
+  if (typeof field(body, 'model') !== 'string') return bad('model: Field required');
+  if (typeof field(body, 'max_tokens') !== 'number') return bad('max_tokens: Field required');
+  for (const [i, tool] of list(field(body, 'tools')).entries()) {
+    if (typeof field(tool, 'input_schema') !== 'object') return bad(`tools.${i}.input_schema: Field required`);
+  }
+  let previousToolUses = new Set<string>();
+  for (const [i, message] of list(field(body, 'messages')).entries()) {
+    const role = field(message, 'role');
+    if (role !== 'user' && role !== 'assistant') return bad(`messages.${i}.role: Input should be 'user' or 'assistant'`);
+    const content = field(message, 'content');
+    const blocks = typeof content === 'string' ? [{ type: 'text', text: content }] : list(content);
+    const toolUses = new Set<string>();
+    for (const [j, block] of blocks.entries()) {
+      const type = field(block, 'type');
+      if (type === 'text' && field(block, 'text') === '') return bad('messages: text content blocks must be non-empty');
+      if (type === 'tool_use') {
+        const input = field(block, 'input');
+        if (typeof input !== 'object' || input === null || Array.isArray(input)) return bad(`messages.${i}.content.${j}.tool_use.input: Input should be a valid dictionary`);
+        toolUses.add(String(field(block, 'id')));
+      }
+      if (type === 'tool_result' && !previousToolUses.has(String(field(block, 'tool_use_id')))) {
+        return bad(`messages.${i}.content.${j}: unexpected \`tool_use_id\` found in \`tool_result\` blocks. Each \`tool_result\` block must have a corresponding \`tool_use\` block in the previous message.`);
+      }
+    }
+    previousToolUses = toolUses;
+  }
+  return undefined;
+}
+
+function checkOllama(body: unknown): { status: number; message: string } | undefined {
+  if (typeof field(body, 'model') !== 'string') return bad('model is required');
+  for (const message of list(field(body, 'messages'))) {
+    for (const call of list(field(message, 'tool_calls'))) {
+      const args = field(field(call, 'function'), 'arguments');
+      if (typeof args !== 'object' || args === null || Array.isArray(args)) {
+        return bad('json: cannot unmarshal string into Go struct field ToolCallFunction.messages.tool_calls.function.arguments of type api.ToolCallFunctionArguments');
+      }
+    }
+  }
+  return undefined;
 }
