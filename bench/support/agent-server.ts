@@ -2,13 +2,12 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Agent, Runtime, silentLogger } from '@svc/runtime';
-import { OpenAIChatModel } from '../../packages/runtime/src/model/openai-chat-model.js';
+import { Agent, openai, Runtime, silentLogger } from '@svc/runtime';
 
 const modelUrl = process.env.MODEL_URL;
 if (!modelUrl) throw new Error('MODEL_URL is required');
 const dir = mkdtempSync(join(tmpdir(), 'svc-bench-runs-'));
-const model = new OpenAIChatModel({ model: 'bench', apiKey: 'bench', baseURL: `${modelUrl}/v1` });
+const model = openai({ model: 'bench', apiKey: 'bench', baseURL: `${modelUrl}/v1` });
 const runtime = new Runtime(
   {
     id: 'bench',

@@ -1,0 +1,69 @@
+/**
+ * The quickstart with a model configured the way a user does it, through OPENAI_API_KEY and
+ * OPENAI_BASE_URL, pointed at the loopback fake LLM: the tool, the knowledge search, the team
+ * and the workflow all do their real work.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SqliteDb, type RunningRuntime } from '@svc/runtime';
+import { startFakeLlm, type FakeLlm } from '../../../packages/runtime/test/support/fake-llm.js';
+import { parseSse } from '../../../packages/runtime/test/support/sse.js';
+import { createQuickstartRuntime } from '../src/runtime.js';
+
+let dir: string;
+let fake: FakeLlm;
+let server: RunningRuntime;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'svc-quickstart-model-'));
+  fake = await startFakeLlm({
+    toolArguments: { search_knowledge_base: { query: 'how do I cancel a run' }, get_current_time: { timezone: 'Asia/Tokyo' } },
+  });
+  const runtime = createQuickstartRuntime({
+    db: new SqliteDb({ path: join(dir, 'q.db') }),
+    env: { OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: `${fake.url}/v1`, OPENAI_MODEL: 'fake-model' },
+  });
+  server = await runtime.serve({ port: 0, host: '127.0.0.1' });
+});
+
+afterAll(async () => {
+  await server?.close();
+  await fake?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const run = async (path: string, message: string) => {
+  const res = await fetch(`${server.url}${path}`, { method: 'POST', body: new URLSearchParams({ message }) });
+  return parseSse(await res.text());
+};
+
+describe('quickstart with a model from the environment', () => {
+  it('the assistant calls its clock tool', async () => {
+    const events = await run('/agents/assistant/runs', 'What time is it in Tokyo?');
+    const completed = events.find((e) => e.event === 'ToolCallCompleted')!;
+    expect(completed.data.tool).toMatchObject({ tool_name: 'get_current_time', tool_call_error: false });
+    expect(String((completed.data.tool as { result: string }).result)).toContain('"timezone":"Asia/Tokyo"');
+    expect(events.at(-1)).toMatchObject({ event: 'RunCompleted', data: { content: 'You said: What time is it in Tokyo?' } });
+    expect(events[0]!.data).toMatchObject({ model: 'fake-model', model_provider: 'openai' });
+  });
+
+  it('the docs expert answers from the bundled docs', async () => {
+    const events = await run('/agents/docs-expert/runs', 'How do I stop a run?');
+    const completed = events.find((e) => e.event === 'ToolCallCompleted')!;
+    expect((completed.data.tool as { result: string }).result).toContain('runs-and-sessions.md › Cancelling');
+    // The passage went back to the model with the conversation.
+    const lastRequest = fake.requests.at(-1)!.body as { messages: { role: string; content: string }[] };
+    expect(lastRequest.messages.at(-1)!.content).toContain('/cancel');
+    expect(events.at(-1)!.event).toBe('RunCompleted');
+  });
+
+  it('the workflow looks up the docs, then the writer summarizes them', async () => {
+    const events = await run('/workflows/research/runs', 'sessions');
+    expect(events.filter((e) => e.event === 'StepCompleted').map((e) => e.data.step_name)).toEqual(['lookup', 'summarize']);
+    expect(events.at(-1)!.event).toBe('WorkflowCompleted');
+    const writerRequest = fake.requests.at(-1)!.body as { messages: { role: string; content: string }[] };
+    expect(writerRequest.messages.at(-1)!.content).toContain('Every run belongs to a session');
+  });
+});
