@@ -36,6 +36,11 @@ export const authorizationConfigSchema = z
     verify_audience: z.boolean().optional(),
     /** The scope that passes every check; defaults to `agent_os:admin`. */
     admin_scope: z.string().min(1).optional(),
+    /** Failed authentications per client address before 429 (defaults: AUTH_FAILURE_LIMIT or 50 per 60 s). */
+    failed_auth_limit: z
+      .object({ max_failures: z.number().int().min(1), window_seconds: z.number().int().min(1) })
+      .strict()
+      .optional(),
   })
   .strict();
 
@@ -48,6 +53,18 @@ export const mcpServerConfigSchema = z
       .optional(),
     /** Host names besides loopback an open runtime's MCP endpoint answers (DNS-rebinding guard). */
     allowed_hosts: z.array(z.string().min(1)).optional(),
+    /**
+     * OAuth-protected MCP: unauthenticated clients are sent to these authorization servers to
+     * sign in (RFC 9728 metadata). Their access tokens are verified as JWTs (JWKS or keys).
+     */
+    oauth: z
+      .object({
+        authorization_servers: z.array(z.url()).min(1),
+        /** The public URL of the MCP endpoint; derived from each request when absent. */
+        resource: z.url().optional(),
+      })
+      .strict()
+      .optional(),
   })
   .strict();
 

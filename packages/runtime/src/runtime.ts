@@ -11,6 +11,9 @@
 import { createHash } from 'node:crypto';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { resolveAuthMode, type AuthMode } from './auth/auth-mode.js';
+import type { Authenticator } from './auth/authenticator.js';
+import { createAuthenticator } from './auth/setup.js';
+import type { ServiceAccountStore } from './auth/service-accounts/service-account-store.js';
 import type { HostedComponent, KnowledgeComponent } from './components/component.js';
 import { readSettings, type Settings } from './config/settings.js';
 import { ConfigurationError } from './errors.js';
@@ -84,6 +87,8 @@ export class Runtime implements ServerContext {
   readonly runner: Runner;
   /** Used by components that have no model of their own. */
   readonly defaultModel: Model | undefined;
+  readonly auth: Authenticator;
+  readonly serviceAccountStore: ServiceAccountStore;
   protected readonly options: RuntimeOptions;
   private built: BuiltApp | undefined;
   private migrated: Promise<void> | undefined;
@@ -118,12 +123,29 @@ export class Runtime implements ServerContext {
     });
     const mcpEnabled = options.mcp_server !== undefined && options.mcp_server !== false;
     const mcpPath = typeof options.mcp_server === 'object' ? (options.mcp_server.path ?? '/mcp') : '/mcp';
-    this.mcp = { enabled: mcpEnabled, path: mcpEnabled ? mcpPath : null, oauth: null };
+    const mcpOAuth = typeof options.mcp_server === 'object' ? options.mcp_server.oauth : undefined;
+    if (mcpEnabled && mcpOAuth && this.authMode !== 'jwt') {
+      throw new ConfigurationError('mcp_server.oauth needs JWT verification of the bearers clients bring back: set JWT_JWKS_FILE or JWT_VERIFICATION_KEY, or authorization_config.jwks_file / verification_keys');
+    }
+    this.mcp = {
+      enabled: mcpEnabled,
+      path: mcpEnabled ? mcpPath : null,
+      oauth: mcpEnabled && mcpOAuth ? { authorization_servers: mcpOAuth.authorization_servers, resource: mcpOAuth.resource ?? null } : null,
+    };
     this.mcpAllowedHosts = typeof options.mcp_server === 'object' ? (options.mcp_server.allowed_hosts ?? []) : [];
     this.maxBodyBytes = options.max_body_bytes ?? this.settings.maxBodyBytes;
     this.defaultModel = options.model ?? modelFromEnvironment(this.settings.env);
     // Opened last: nothing above can fail after a database file has been created.
     this.db = options.db ?? openDb(this.settings.databaseUrl);
+    ({ auth: this.auth, store: this.serviceAccountStore } = createAuthenticator({
+      mode: this.authMode,
+      authorization: options.authorization,
+      config: options.authorization_config,
+      runtimeId: this.id,
+      env: this.settings.env,
+      db: this.db,
+      log: this.log,
+    }));
     this.sessions = new SessionStore(this.db);
     this.runner = new Runner({ store: this.sessions, defaultModel: this.defaultModel, log: this.log });
   }
@@ -146,7 +168,8 @@ export class Runtime implements ServerContext {
   }
 
   /** Answers one request. Call `start()` first when routes need the database. */
-  fetch = (request: Request): Promise<Response> => Promise.resolve(this.app.fetch(request));
+  // `env` carries the Node socket when served, which the auth layer reads the client address from.
+  fetch = (request: Request, env?: unknown): Promise<Response> => Promise.resolve(this.app.fetch(request, env));
 
   /** Prepares storage (migrations). Idempotent; `serve()` calls it. */
   start(): Promise<void> {

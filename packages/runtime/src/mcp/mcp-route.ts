@@ -9,8 +9,9 @@ import type { Context } from 'hono';
 import type { AppEnv, ServerContext } from '../server/context.js';
 import { errorResponse } from '../server/errors.js';
 import { rawRoute, scoped, type RouteDefinition } from '../server/route.js';
+import { callerFor } from './caller.js';
 import { registerTools } from './mcp-tools.js';
-import { OPEN_CALLER, type McpCaller } from './tool-gate.js';
+import type { McpCaller } from './tool-gate.js';
 
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
 
@@ -32,7 +33,7 @@ export function hostAllowed(hostHeader: string | undefined, extraHosts: readonly
 }
 
 export interface McpRouteOptions {
-  /** Builds the caller (identity and tool gate) for a request; defaults to an open caller. */
+  /** Builds the caller (identity and tool gate) for a request; defaults to the authenticated principal's. */
   caller?: (c: Context<AppEnv>) => McpCaller;
   /** Host names besides loopback that an open runtime accepts. */
   allowedHosts?: readonly string[];
@@ -46,7 +47,8 @@ export function mcpRoutes(ctx: ServerContext, options: McpRouteOptions = {}): Ro
       return errorResponse('BAD_REQUEST', 'Host not allowed: this runtime requires no credentials, so its MCP endpoint only answers loopback hosts');
     }
     const server = new McpServer({ name: ctx.name, version: ctx.version }, { capabilities: { tools: {} } });
-    registerTools(server, ctx, options.caller?.(c) ?? OPEN_CALLER);
+    const caller = options.caller?.(c) ?? callerFor(ctx.auth, c.get('principal'), { alwaysEnforce: ctx.mcp.oauth !== null });
+    registerTools(server, ctx, caller);
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     await server.connect(transport);
     const response = await transport.handleRequest(c.req.raw);

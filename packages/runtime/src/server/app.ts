@@ -9,6 +9,7 @@ import { bodyLimit } from 'hono/body-limit';
 import type { AppEnv, ServerContext } from './context.js';
 import { errorResponse, handleError, toFieldErrors, validationError } from './errors.js';
 import { normalizedPath } from './normalize-path.js';
+import { authGuard } from './auth-guard.js';
 import { routeEntry, type RouteDefinition, type RouteEntry } from './route.js';
 import { componentRoutes } from './routes/components.js';
 import { configRoutes } from './routes/config.js';
@@ -16,7 +17,9 @@ import { docsRoutes } from './routes/docs.js';
 import { healthRoutes } from './routes/health.js';
 import { homeRoutes } from './routes/home.js';
 import { infoRoutes } from './routes/info.js';
+import { serviceAccountRoutes } from './routes/service-accounts.js';
 import { sessionRoutes } from './routes/sessions.js';
+import { mcpChallenge, mcpOAuthRoutes } from '../mcp/mcp-oauth.js';
 import { mcpRoutes } from '../mcp/mcp-route.js';
 
 /** The version of the HTTP interface description (not of the runtime itself). */
@@ -64,22 +67,30 @@ export function buildApp(ctx: ServerContext, parts: AppParts = {}): BuiltApp {
     ...configRoutes(ctx),
     ...componentRoutes(ctx),
     ...sessionRoutes(ctx),
+    ...serviceAccountRoutes(ctx),
     ...mcpRoutes(ctx, { allowedHosts: ctx.mcpAllowedHosts }),
+    ...mcpOAuthRoutes(ctx),
     ...docsRoutes(ctx, () => openApiDocument(app, ctx)),
     ...(parts.routes?.(ctx) ?? []),
   ];
 
   const routes: RouteEntry[] = [];
   for (const route of definitions) {
+    const entry = routeEntry(route);
+    // Auth runs before request validation, so an unauthenticated caller learns nothing from a 422.
+    const guard = authGuard(ctx, entry, { unauthenticated: mcpChallenge(ctx, entry) });
     if (route.kind === 'api') {
-      const config = route.access.kind === 'scoped' ? { ...route.config, security: [{ HTTPBearer: [] }] } : route.config;
+      const config = guard ? { ...route.config, security: [{ HTTPBearer: [] }], middleware: [guard] } : route.config;
       app.openapi(config, route.handler);
     } else if (route.method === 'ALL') {
-      app.all(route.path, route.handler);
+      if (guard) app.all(route.path, guard, route.handler);
+      else app.all(route.path, route.handler);
+    } else if (guard) {
+      app.on(route.method, route.path, guard, route.handler);
     } else {
       app.on(route.method, route.path, route.handler);
     }
-    routes.push(routeEntry(route));
+    routes.push(entry);
   }
 
   app.notFound(() => errorResponse('NOT_FOUND', 'Not Found'));

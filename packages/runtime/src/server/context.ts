@@ -4,6 +4,9 @@
  * Runtime class, so the server layer has no import cycle with it.
  */
 import type { AuthMode } from '../auth/auth-mode.js';
+import type { Authenticator, Visible } from '../auth/authenticator.js';
+import type { Principal } from '../auth/principal.js';
+import type { ServiceAccountStore } from '../auth/service-accounts/service-account-store.js';
 import type { HostedComponent, KnowledgeComponent } from '../components/component.js';
 import type { Runner } from '../run/runner.js';
 import type { SessionStore } from '../sessions/session-store.js';
@@ -35,9 +38,16 @@ export interface ServerContext {
   readonly runner: Runner;
   /** Host names besides loopback that an open runtime's MCP endpoint accepts. */
   readonly mcpAllowedHosts: readonly string[];
+  readonly auth: Authenticator;
+  readonly serviceAccountStore: ServiceAccountStore;
 }
 
 /** Hono's per-request environment for our app. */
 export interface AppEnv {
-  Variables: Record<string, never>;
+  Variables: {
+    /** Set by the auth guard on every route that is not public. */
+    principal: Principal | undefined;
+    /** What a listing route may show (per-resource read scopes); '*' for everything. */
+    visible: Visible | undefined;
+  };
 }

@@ -97,6 +97,47 @@ export const MIGRATIONS: readonly Migration[] = [
     --;;
     CREATE INDEX IF NOT EXISTS svc_runs_session ON svc_runs (session_id, started_ms)`,
   },
+  {
+    // Versions 3-9 are left to other capabilities in flight; auth owns 10 and up.
+    version: 10,
+    name: 'service_accounts',
+    // Only the SHA-256 of a token is stored. A name is unique among active accounts only (a
+    // partial index), so it can be reused after revocation.
+    sqlite: `CREATE TABLE IF NOT EXISTS svc_service_accounts (
+      id TEXT PRIMARY KEY,
+      name TEXT NOT NULL,
+      user_id TEXT,
+      token_hash TEXT NOT NULL UNIQUE,
+      token_prefix TEXT NOT NULL,
+      scopes TEXT NOT NULL,
+      created_at INTEGER NOT NULL,
+      expires_at INTEGER,
+      last_used_at INTEGER,
+      revoked_at INTEGER,
+      created_by TEXT
+    )
+    --;;
+    CREATE UNIQUE INDEX IF NOT EXISTS svc_service_accounts_active_name ON svc_service_accounts (name) WHERE revoked_at IS NULL
+    --;;
+    CREATE INDEX IF NOT EXISTS svc_service_accounts_created ON svc_service_accounts (created_at)`,
+    postgres: `CREATE TABLE IF NOT EXISTS svc_service_accounts (
+      id TEXT PRIMARY KEY,
+      name TEXT NOT NULL,
+      user_id TEXT,
+      token_hash TEXT NOT NULL UNIQUE,
+      token_prefix TEXT NOT NULL,
+      scopes TEXT NOT NULL,
+      created_at BIGINT NOT NULL,
+      expires_at BIGINT,
+      last_used_at BIGINT,
+      revoked_at BIGINT,
+      created_by TEXT
+    )
+    --;;
+    CREATE UNIQUE INDEX IF NOT EXISTS svc_service_accounts_active_name ON svc_service_accounts (name) WHERE revoked_at IS NULL
+    --;;
+    CREATE INDEX IF NOT EXISTS svc_service_accounts_created ON svc_service_accounts (created_at)`,
+  },
 ];
 
 /** Checks that a migration list is strictly increasing, so a bad merge fails loudly at start. */

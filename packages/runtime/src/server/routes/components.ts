@@ -94,7 +94,11 @@ function routesFor(ctx: ServerContext, kind: Kind): RouteDefinition[] {
         summary: `List ${kind.plural}`,
         responses: { 200: { description: `The ${kind.plural} this runtime hosts`, content: { 'application/json': { schema: z.array(ComponentSchema) } } }, ...standardErrors },
       },
-      (c) => c.json(all().map(summary), 200),
+      (c) => {
+        // A caller holding only per-resource read scopes (agents:a1:read) sees just those.
+        const visible = c.get('visible') ?? '*';
+        return c.json(all().filter((one) => visible === '*' || visible.has(one.id)).map(summary), 200);
+      },
     ),
     apiRoute(
       scoped(`${kind.plural}:read`),
@@ -141,7 +145,9 @@ function routesFor(ctx: ServerContext, kind: Kind): RouteDefinition[] {
         if (!isRunnable(component)) {
           throw new RuntimeError('BAD_REQUEST', `${kind.label} '${component.id}' cannot be run: it is not a runnable ${kind.type}`);
         }
-        const run = await ctx.runner.start({ component, message: body.message, sessionId: body.session_id, userId: body.user_id });
+        // An authenticated caller runs as itself, whatever user_id the body names.
+        const userId = c.get('principal')?.userId ?? body.user_id;
+        const run = await ctx.runner.start({ component, message: body.message, sessionId: body.session_id, userId });
         return answerRun(c, run, body.stream);
       },
     ),
@@ -177,7 +183,7 @@ function routesFor(ctx: ServerContext, kind: Kind): RouteDefinition[] {
           component,
           runId: c.req.param('run_id')!,
           sessionId: body.session_id,
-          userId: body.user_id,
+          userId: c.get('principal')?.userId ?? body.user_id,
           decisions: body.tools,
         });
         return answerRun(c, run, body.stream);

@@ -1,0 +1,135 @@
+/**
+ * @module auth/authenticator
+ * The auth decisions, free of any HTTP framework: who is calling (authenticate) and whether
+ * they may call a route (authorize). The server wraps these in per-route middleware; the MCP
+ * tools reuse `check` for their REST twins.
+ */
+import { RuntimeError } from '../errors.js';
+import type { AuthMode } from './auth-mode.js';
+import { bearerFrom, MAX_TOKEN_LENGTH, secretsEqual } from './credentials.js';
+import type { FailureLimiter } from './failure-limiter.js';
+import type { JwtVerifier } from './jwt-verifier.js';
+import { ANONYMOUS, isReservedSubject, SECURITY_KEY_PRINCIPAL, scopesFromClaims, type Principal } from './principal.js';
+import { accessibleIds, contextualize, hasScopes, parseScope, resourceContext } from './scopes.js';
+import type { ServiceAccountVerifier } from './service-accounts/service-account-verifier.js';
+import { isServiceAccountToken } from './service-accounts/token.js';
+
+export interface AuthenticatorOptions {
+  mode: AuthMode;
+  /** Whether JWT scopes are checked (`authorization` / `AUTHORIZATION_ENABLED`). */
+  rbac: boolean;
+  adminScope: string;
+  jwt?: JwtVerifier | undefined;
+  securityKey?: string | undefined;
+  serviceAccounts?: ServiceAccountVerifier | undefined;
+  limiter: FailureLimiter;
+}
+
+/** What a listing route may show: everything, or only these ids. */
+export type Visible = '*' | ReadonlySet<string>;
+
+export function insufficient(required: readonly string[]): RuntimeError {
+  return new RuntimeError(
+    'FORBIDDEN',
+    required.length ? `Insufficient permissions. Required scope(s): ${required.join(', ')}` : 'Insufficient permissions',
+  );
+}
+
+export class Authenticator {
+  readonly mode: AuthMode;
+  readonly rbac: boolean;
+  readonly adminScope: string;
+  readonly serviceAccounts: ServiceAccountVerifier | undefined;
+
+  constructor(private readonly options: AuthenticatorOptions) {
+    this.mode = options.mode;
+    this.rbac = options.rbac;
+    this.adminScope = options.adminScope;
+    this.serviceAccounts = options.serviceAccounts;
+  }
+
+  /**
+   * The caller behind an `Authorization` header. Throws 401 for missing or bad credentials (429
+   * once `client` has failed too often, 503 when the token store is down). On an open runtime
+   * a request without a usable credential is anonymous, never refused.
+   */
+  async authenticate(header: string | undefined, client: string): Promise<Principal> {
+    const { mode } = this;
+    const token = bearerFrom(header);
+    if (token === undefined) {
+      if (mode === 'none') return ANONYMOUS;
+      throw new RuntimeError('UNAUTHENTICATED', mode === 'jwt' ? 'Authorization header missing' : 'Authorization header required');
+    }
+    if (token.length > MAX_TOKEN_LENGTH) {
+      if (mode === 'none') return ANONYMOUS;
+      return this.fail(client, 'Invalid token: it is too large');
+    }
+
+    // Tokens are recognised by prefix before anything else: a JWT or key never starts with it.
+    if (isServiceAccountToken(token)) {
+      const verifier = this.options.serviceAccounts;
+      if (!verifier) {
+        if (mode === 'none') return ANONYMOUS;
+        throw new RuntimeError('UNAUTHENTICATED', 'Service accounts are not enabled on this runtime');
+      }
+      const principal = await verifier.verify(token);
+      if (principal) return principal;
+      // An open runtime tolerates a stale token: the request is simply anonymous.
+      if (mode === 'none') return ANONYMOUS;
+      return this.fail(client, 'Invalid or expired service account token');
+    }
+
+    if (mode === 'security_key') {
+      if (secretsEqual(token, this.options.securityKey ?? '')) return SECURITY_KEY_PRINCIPAL;
+      return this.fail(client, 'Invalid authentication token');
+    }
+    if (mode === 'jwt' && this.options.jwt) {
+      let claims;
+      try {
+        claims = await this.options.jwt.verify(token);
+      } catch (error) {
+        return this.fail(client, RuntimeError.isInstance(error) ? error.message : 'Invalid token');
+      }
+      const sub = typeof claims.sub === 'string' ? claims.sub : undefined;
+      if (sub !== undefined && isReservedSubject(sub)) return this.fail(client, 'Invalid token subject');
+      return { kind: 'jwt', userId: sub, scopes: scopesFromClaims(claims), enforceScopes: this.rbac };
+    }
+    return ANONYMOUS;
+  }
+
+  /**
+   * Whether `principal` may call `method path` requiring `required`. A listing route lets a
+   * caller without the global scope through when per-resource scopes grant some ids; the
+   * result then names them, and the route shows only those.
+   */
+  authorize(principal: Principal, method: string, path: string, required: readonly string[], listing = false): Visible {
+    if (!principal.enforceScopes || required.length === 0) return '*';
+    const context = resourceContext(path);
+    const held = principal.scopes;
+    if (hasScopes({ held, required, context, adminScope: this.adminScope })) return '*';
+    const first = parseScope(required[0]!, this.adminScope);
+    if (listing && method === 'GET' && context && context.id === undefined && first.kind === 'global' && first.resource === context.resource) {
+      const ids = accessibleIds(held, context.resource, first.action, this.adminScope);
+      if (ids === '*' || ids.size > 0) return ids;
+    }
+    throw insufficient(required.map((r) => contextualize(r, context, this.adminScope).raw));
+  }
+
+  /** `authorize` as a yes/no with the refusal text, for MCP tools. */
+  check(principal: Principal, method: string, path: string, required: readonly string[]): string | undefined {
+    try {
+      this.authorize(principal, method, path, required);
+      return undefined;
+    } catch (error) {
+      return RuntimeError.isInstance(error) ? error.message : 'Insufficient permissions';
+    }
+  }
+
+  private fail(client: string, detail: string): never {
+    const retryAfter = this.options.limiter.fail(client);
+    if (retryAfter !== undefined) {
+      throw new RuntimeError('RATE_LIMITED', 'Too many failed authentication attempts', { headers: { 'retry-after': String(retryAfter) } });
+    }
+    throw new RuntimeError('UNAUTHENTICATED', detail);
+  }
+}

@@ -1,0 +1,47 @@
+/**
+ * @module mcp/mcp-oauth
+ * OAuth-protected MCP (RFC 9728): clients that reach `/mcp` without a valid bearer get a
+ * challenge pointing at the protected-resource metadata, which names the authorization
+ * server(s) where they sign in. The bearer they come back with is verified like any other.
+ */
+import type { Context } from 'hono';
+import type { AppEnv, ServerContext } from '../server/context.js';
+import { PUBLIC, rawRoute, type RouteDefinition, type RouteEntry } from '../server/route.js';
+import type { RuntimeError } from '../errors.js';
+
+const WELL_KNOWN = '/.well-known/oauth-protected-resource';
+
+/** The public origin: from the configured resource URL when there is one, else from the request. */
+function origin(ctx: ServerContext, c: Context<AppEnv>): string {
+  const configured = ctx.mcp.oauth?.resource;
+  return configured ? new URL(configured).origin : new URL(c.req.url).origin;
+}
+
+export function metadataUrl(ctx: ServerContext, c: Context<AppEnv>): string {
+  return `${origin(ctx, c)}${WELL_KNOWN}${ctx.mcp.path ?? ''}`;
+}
+
+export function mcpOAuthRoutes(ctx: ServerContext): RouteDefinition[] {
+  const oauth = ctx.mcp.oauth;
+  if (!oauth || !ctx.mcp.path) return [];
+  return [
+    rawRoute(PUBLIC, 'GET', `${WELL_KNOWN}${ctx.mcp.path}`, (c) =>
+      c.json({
+        resource: oauth.resource ?? `${origin(ctx, c)}${ctx.mcp.path}`,
+        authorization_servers: oauth.authorization_servers ?? [],
+        bearer_methods_supported: ['header'],
+      }),
+    ),
+  ];
+}
+
+/** For the MCP route of an OAuth-protected runtime: the 401 challenge replacing the plain 401. */
+export function mcpChallenge(ctx: ServerContext, entry: RouteEntry): ((c: Context<AppEnv>, error: RuntimeError) => Response) | undefined {
+  if (!ctx.mcp.oauth || entry.path !== ctx.mcp.path) return undefined;
+  return (c, error) => {
+    const description = error.message.replace(/["\\]/g, '');
+    return c.json({ error: 'invalid_token', error_description: description }, 401, {
+      'www-authenticate': `Bearer error="invalid_token", error_description="${description}", resource_metadata="${metadataUrl(ctx, c)}"`,
+    });
+  };
+}
