@@ -44,6 +44,71 @@ const PLATFORMS: Record<string, { files: string[]; check: (t: string) => void }>
     files: ['compose.yaml'],
     check: () => {},
   },
+  aws: {
+    files: ['infra/cloudformation.yaml'],
+    check: (t) => {
+      const cfn = parseYaml(read(t, 'infra/cloudformation.yaml'), { customTags: cloudFormationTags }) as Json;
+      const byType = (type: string) => Object.values(cfn.Resources as Record<string, Json>).filter((r) => r.Type === type);
+      const [task] = byType('AWS::ECS::TaskDefinition');
+      expect(task!.Properties).toMatchObject({ RequiresCompatibilities: ['FARGATE'], NetworkMode: 'awsvpc' });
+      const container = task!.Properties.ContainerDefinitions[0];
+      expect(container.PortMappings[0].ContainerPort).toBe(DEFAULT_PORT);
+      expect(container.HealthCheck.Command.join(' ')).toContain(`127.0.0.1:${DEFAULT_PORT}/health`);
+      expect(container.Environment).toContainEqual({ Name: 'HOST', Value: '0.0.0.0' });
+      // Secrets come from Secrets Manager, never from plain environment values.
+      expect(container.Secrets.map((s: Json) => s.Name).sort()).toEqual(['DATABASE_URL', 'OPENAI_API_KEY', 'OS_SECURITY_KEY']);
+      expect(byType('AWS::ECS::Service')[0]!.Properties.LaunchType).toBe('FARGATE');
+      expect(byType('AWS::ElasticLoadBalancingV2::TargetGroup')[0]!.Properties).toMatchObject({ Port: DEFAULT_PORT, HealthCheckPath: '/health', TargetType: 'ip' });
+      expect(byType('AWS::RDS::DBInstance')[0]!.Properties).toMatchObject({ Engine: 'postgres', PubliclyAccessible: false, StorageEncrypted: true });
+      expect(cfn.Parameters.DatabasePassword.NoEcho).toBe(true);
+      // Every !Ref names a parameter, a resource or a pseudo parameter.
+      const known = new Set([...Object.keys(cfn.Parameters), ...Object.keys(cfn.Resources), 'AWS::Region', 'AWS::StackName', 'AWS::AccountId']);
+      const refs = [...read(t, 'infra/cloudformation.yaml').matchAll(/!Ref ([A-Za-z:]+)/g)].map((m) => m[1]!);
+      expect(refs.filter((r) => !known.has(r))).toEqual([]);
+    },
+  },
+  azure: {
+    files: ['infra/main.bicep'],
+    check: (t) => {
+      const bicep = read(t, 'infra/main.bicep');
+      expect(bicep).toMatch(/resource app 'Microsoft\.App\/containerApps@/);
+      expect(bicep).toMatch(/'Microsoft\.DBforPostgreSQL\/flexibleServers@/);
+      expect(bicep).toContain(`targetPort: ${DEFAULT_PORT}`);
+      for (const type of ['Startup', 'Liveness', 'Readiness']) {
+        expect(bicep).toMatch(new RegExp(`type: '${type}'\\s+httpGet: \\{ path: '/health', port: ${DEFAULT_PORT} \\}`));
+      }
+      // Every secret parameter is @secure(), so it never appears in deployment logs.
+      for (const param of ['postgresPassword', 'openaiApiKey', 'osSecurityKey', 'registryPassword']) {
+        expect(bicep).toMatch(new RegExp(`@secure\\(\\)\\n(@.*\\n)*param ${param} string`));
+      }
+      // Secret env vars reference Container Apps secrets that are declared.
+      const refs = [...bicep.matchAll(/secretRef: '([a-z-]+)'/g)].map((m) => m[1]!);
+      const declared = new Set([...bicep.matchAll(/name: '([a-z-]+)'\n\s+value:/g)].map((m) => m[1]!));
+      expect(refs.filter((r) => !declared.has(r))).toEqual([]);
+      expect(refs).toEqual(expect.arrayContaining(['database-url', 'openai-api-key', 'os-security-key']));
+    },
+  },
+  gcp: {
+    files: ['service.yaml', 'cloudbuild.yaml'],
+    check: (t) => {
+      const service = readYaml(t, 'service.yaml');
+      expect(service).toMatchObject({ apiVersion: 'serving.knative.dev/v1', kind: 'Service' });
+      const container = service.spec.template.spec.containers[0];
+      expect(container.ports[0].containerPort).toBe(DEFAULT_PORT);
+      expect(container.startupProbe.httpGet).toEqual({ path: '/health', port: DEFAULT_PORT });
+      expect(container.livenessProbe.httpGet).toEqual({ path: '/health', port: DEFAULT_PORT });
+      // Cloud Run rejects a service that sets PORT itself.
+      expect(container.env.map((e: Json) => e.name)).not.toContain('PORT');
+      const secrets = container.env.filter((e: Json) => e.valueFrom).map((e: Json) => e.name);
+      expect(secrets.sort()).toEqual(['DATABASE_URL', 'OPENAI_API_KEY', 'OS_SECURITY_KEY']);
+      const build = readYaml(t, 'cloudbuild.yaml');
+      expect(build.steps.map((s: Json) => s.id)).toEqual(['build', 'push', 'deploy']);
+      // The deploy step fills in exactly the placeholders service.yaml has.
+      const placeholders = [...new Set(read(t, 'service.yaml').match(/__[A-Z_]+__/g))].sort();
+      expect(placeholders).toEqual(['__CLOUDSQL_INSTANCE__', '__IMAGE__']);
+      for (const p of placeholders) expect(build.steps[2].args.join('\n')).toContain(`s|${p}|`);
+    },
+  },
 };
 
 /** The compose file `svc up` picks: the first of these names in ./, then in ./infra. */
