@@ -3,7 +3,7 @@
  * config that parses and points at the app's port and /health), every copy of the shared app
  * matches templates/_shared, and the shared app really starts, serves and stops.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
 import { createServer } from 'node:net';
@@ -42,7 +42,8 @@ function listFiles(dir: string, prefix = ''): string[] {
 const PLATFORMS: Record<string, { files: string[]; check: (t: string) => void }> = {
   docker: {
     files: ['compose.yaml'],
-    check: () => {},
+    // One compose file, at the root: svc up must not find a second, different one in infra/.
+    check: (t) => expect(existsSync(join(starterDir(t), 'infra'))).toBe(false),
   },
   aws: {
     files: ['infra/cloudformation.yaml'],
@@ -149,6 +150,51 @@ const PLATFORMS: Record<string, { files: string[]; check: (t: string) => void }>
       expect(web.envVars.filter((e: Json) => 'value' in e && SECRET_NAME.test(e.key))).toEqual([]);
     },
   },
+  helm: {
+    files: ['chart/Chart.yaml', 'chart/values.yaml', 'chart/templates/_helpers.tpl', 'chart/templates/deployment.yaml', 'chart/templates/service.yaml', 'chart/templates/secret.yaml'],
+    check: (t) => {
+      expect(readYaml(t, 'chart/Chart.yaml')).toMatchObject({ apiVersion: 'v2', name: 'runtime', type: 'application' });
+      const values = readYaml(t, 'chart/values.yaml');
+      expect(values.containerPort).toBe(DEFAULT_PORT);
+      // No secret value is baked into the chart's defaults.
+      expect(Object.values(values.secrets)).toEqual(['', '', '']);
+      expect(values.podSecurityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 1000 });
+      const templatesDir = join(starterDir(t), 'chart/templates');
+      const templates = Object.fromEntries(readdirSync(templatesDir).map((f) => [f, readFileSync(join(templatesDir, f), 'utf8')]));
+      // Without helm here, check what rendering depends on: every .Values path exists, every
+      // block is closed, and each manifest has its kind.
+      for (const [file, text] of Object.entries(templates)) {
+        for (const [, path] of text.matchAll(/\.Values\.([A-Za-z0-9_.]+)/g)) {
+          const value = path!.split('.').reduce<any>((node, key) => (node && key in node ? node[key] : undefined), values);
+          expect(value, `${file}: .Values.${path}`).not.toBeUndefined();
+        }
+        const opened = text.match(/\{\{-?\s*(if|range|with|define)\b/g)?.length ?? 0;
+        const closed = text.match(/\{\{-?\s*end\s*-?\}\}/g)?.length ?? 0;
+        expect(closed, `${file}: unclosed blocks`).toBe(opened);
+      }
+      expect(templates['deployment.yaml']).toMatch(/^kind: Deployment$/m);
+      expect(templates['service.yaml']).toMatch(/^kind: Service$/m);
+      expect(templates['secret.yaml']).toMatch(/^kind: Secret$/m);
+      const probes = [...templates['deployment.yaml']!.matchAll(/(startup|readiness|liveness)Probe:\n\s+httpGet:\n\s+path: (\S+)\n\s+port: (\S+)/g)];
+      expect(probes.map((m) => `${m[1]} ${m[2]} ${m[3]}`)).toEqual(['startup /health http', 'readiness /health http', 'liveness /health http']);
+      expect(templates['deployment.yaml']).toContain('containerPort: {{ .Values.containerPort }}');
+      // The secret keys the deployment reads are the ones values.yaml documents.
+      const keys = /range \$key := list ((?:"[A-Z_]+" ?)+)/.exec(templates['deployment.yaml']!)![1]!.match(/[A-Z_]+/g);
+      expect(keys).toEqual(Object.keys(values.secrets));
+    },
+  },
+  modal: {
+    files: ['modal_app.py'],
+    check: (t) => {
+      const app = read(t, 'modal_app.py');
+      expect(app).toContain('modal.Image.from_dockerfile("Dockerfile", add_python=');
+      expect(app).toMatch(/^PORT = (\d+)$/m);
+      expect(Number(/^PORT = (\d+)$/m.exec(app)![1])).toBe(DEFAULT_PORT);
+      expect(app).toContain('@modal.web_server(PORT');
+      expect(app).toContain('["node", "dist/main.js"]');
+      expect(app).toContain('"HOST": "0.0.0.0"');
+    },
+  },
 };
 
 /** The compose file `svc up` picks: the first of these names in ./, then in ./infra. */
@@ -214,6 +260,23 @@ describe('starter sources', () => {
   });
 });
 
+describe('the starter set', () => {
+  it('covers exactly the nine targets svc create offers, docker first', () => {
+    expect(TARGETS).toEqual(['docker', 'aws', 'azure', 'fly', 'gcp', 'helm', 'modal', 'railway', 'render']);
+    expect(Object.keys(PLATFORMS).sort()).toEqual([...TARGETS].sort());
+    const dirs = readdirSync(resolve(import.meta.dirname, '..')).filter((d) => d.startsWith('runtime-'));
+    expect(dirs.sort()).toEqual(TARGETS.map((t) => `runtime-${t}`).sort());
+  });
+
+  // Syntax only (ast.parse): the modal package itself is not installed here.
+  const python = ['python3', 'python'].find((p) => spawnSync(p, ['--version']).status === 0);
+  it.skipIf(!python)('modal_app.py is valid Python', () => {
+    const result = spawnSync(python!, ['-c', 'import ast,sys; ast.parse(open(sys.argv[1]).read())', join(starterDir('modal'), 'modal_app.py')], { encoding: 'utf8' });
+    expect(result.stderr).toBe('');
+    expect(result.status).toBe(0);
+  });
+});
+
 describe.each(Object.keys(PLATFORMS))('runtime-%s', (target) => {
   const dir = starterDir(target);
   const platform = PLATFORMS[target]!;
@@ -250,18 +313,11 @@ describe.each(Object.keys(PLATFORMS))('runtime-%s', (target) => {
     expect(hits).toEqual([]);
   });
 
-  it('every JSON and YAML file parses', () => {
-    for (const file of listFiles(dir)) {
-      // Helm templates are Go templates that render to YAML; they are checked by the helm entry.
-      if (file.includes('chart/templates/')) continue;
-      const text = readFileSync(join(dir, file), 'utf8');
-      if (file.endsWith('.json')) expect(() => JSON.parse(text), file).not.toThrow();
-      if (/\.ya?ml$/.test(file)) {
-        const errors = parseAllDocuments(text, { customTags: cloudFormationTags }).flatMap((d) => ('errors' in d ? d.errors : []));
-        expect(errors.map((e) => `${file}: ${e.message}`)).toEqual([]);
-      }
-      if (file.endsWith('.toml')) expect(() => parseToml(text), file).not.toThrow();
-    }
+  it('every JSON, YAML and TOML file parses', () => {
+    // Helm templates are Go templates that render to YAML; the helm entry checks them.
+    const configs = listFiles(dir).filter((f) => /\.(json|ya?ml|toml)$/.test(f) && !f.includes('chart/templates/'));
+    expect(configs.length).toBeGreaterThanOrEqual(3);
+    expect(configs.flatMap((file) => parseProblems(file, readFileSync(join(dir, file), 'utf8')))).toEqual([]);
   });
 
   it('the Dockerfile builds in stages, runs unprivileged and probes /health on the app port', () => {
@@ -303,8 +359,26 @@ describe.each(Object.keys(PLATFORMS))('runtime-%s', (target) => {
     for (const needle of ['example.env', 'npm run dev', 'svc up', 'svc connect', '## Deploy']) expect(readme).toContain(needle);
   });
 
-  it('passes its platform checks', () => platform.check(target));
+  it('passes its platform checks', () => {
+    expect.hasAssertions();
+    platform.check(target);
+  });
 });
+
+/** Why a config file does not parse, as `file: message` lines (none when it parses). */
+function parseProblems(file: string, text: string): string[] {
+  try {
+    if (file.endsWith('.json')) JSON.parse(text);
+    else if (file.endsWith('.toml')) parseToml(text);
+    else {
+      const docs = parseAllDocuments(text, { customTags: cloudFormationTags });
+      return (Array.isArray(docs) ? docs : []).flatMap((d) => d.errors.map((e) => `${file}: ${e.message}`));
+    }
+  } catch (error) {
+    return [`${file}: ${(error as Error).message}`];
+  }
+  return [];
+}
 
 /** CloudFormation short-form intrinsics (`!Ref`, `!Sub`...), accepted as plain values. */
 const cloudFormationTags = ['Ref', 'Sub', 'GetAtt', 'Join', 'Select', 'GetAZs', 'If', 'Equals', 'Not', 'Split', 'ImportValue', 'FindInMap'].flatMap((name) =>
