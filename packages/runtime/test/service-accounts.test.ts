@@ -183,6 +183,37 @@ for (const kind of testDatabaseKinds) {
   });
 
   describe.skipIf(!kind.available)(`service-account tokens in other modes on ${kind.kind}`, () => {
+    it('answers 503, not 500 or 401, while the database cannot be asked about a token', async () => {
+      const database = await kind.create();
+      const inner = database.open();
+      let failing = false;
+      // The real store, made to fail on demand the way a lost connection does.
+      const db = new Proxy(inner, {
+        get(target, prop, receiver) {
+          const value = Reflect.get(target, prop, receiver) as unknown;
+          if (prop === 'query' && typeof value === 'function') {
+            return (...args: unknown[]) => (failing ? Promise.reject(new Error('connection lost')) : (value as (...a: unknown[]) => unknown).apply(target, args));
+          }
+          return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+        },
+      });
+      const runtime = new Runtime({ env: {}, ...options(), db }, { logger: silentLogger });
+      const server = await runtime.serve({ port: 0, host: '127.0.0.1' });
+      try {
+        const minted = await call(server.url, 'POST', '/service-accounts', { token: await jwt(['agent_os:admin']), body: { name: 'flaky' } });
+        expect(minted.status).toBe(201);
+        failing = true;
+        const res = await call(server.url, 'GET', '/config', { token: minted.body.token });
+        expect(res.status).toBe(503);
+        expect(res.body).toEqual({ detail: 'Authentication is temporarily unavailable', error_code: 'SERVICE_UNAVAILABLE' });
+        failing = false;
+        expect((await call(server.url, 'GET', '/config', { token: minted.body.token })).status).toBe(200);
+      } finally {
+        await server.close();
+        await database.cleanup();
+      }
+    });
+
     it('security key: the key mints anything, and tokens work next to it', async () => {
       const rt = await startRuntime(kind, { env: { OS_SECURITY_KEY: 'key-key-key-key-key' } });
       try {
