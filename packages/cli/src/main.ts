@@ -6,6 +6,7 @@
  */
 import { Command, CommanderError } from 'commander';
 import { statusCommand } from './commands/status.js';
+import { tokensCommand } from './commands/tokens.js';
 import { homeScreen } from './commands/home.js';
 import { outcome } from './commands/shared.js';
 import { EXIT_USAGE } from './errors.js';
@@ -21,6 +22,7 @@ function program(): Command {
     .showHelpAfterError("Try 'svc --help' for help.")
     .exitOverride();
   cmd.addCommand(statusCommand());
+  cmd.addCommand(tokensCommand());
   // Subcommands inherit the error handling: commander only copies settings at creation time.
   for (const sub of cmd.commands) applyErrorHandling(sub);
   return cmd;
