@@ -5,6 +5,7 @@
  * Exit codes: 0 success, 1 command error, 2 usage error (stderr only, never JSON).
  */
 import { Command, CommanderError } from 'commander';
+import { createCommand } from './commands/create.js';
 import { statusCommand } from './commands/status.js';
 import { tokensCommand } from './commands/tokens.js';
 import { homeScreen } from './commands/home.js';
@@ -21,6 +22,7 @@ function program(): Command {
     .helpCommand(false)
     .showHelpAfterError("Try 'svc --help' for help.")
     .exitOverride();
+  cmd.addCommand(createCommand());
   cmd.addCommand(statusCommand());
   cmd.addCommand(tokensCommand());
   // Subcommands inherit the error handling: commander only copies settings at creation time.
