@@ -6,6 +6,7 @@
  */
 import { Command, CommanderError } from 'commander';
 import { createCommand } from './commands/create.js';
+import { downCommandDef, restartCommandDef, upCommandDef } from './commands/lifecycle.js';
 import { statusCommand } from './commands/status.js';
 import { tokensCommand } from './commands/tokens.js';
 import { homeScreen } from './commands/home.js';
@@ -23,6 +24,9 @@ function program(): Command {
     .showHelpAfterError("Try 'svc --help' for help.")
     .exitOverride();
   cmd.addCommand(createCommand());
+  cmd.addCommand(upCommandDef());
+  cmd.addCommand(downCommandDef());
+  cmd.addCommand(restartCommandDef());
   cmd.addCommand(statusCommand());
   cmd.addCommand(tokensCommand());
   // Subcommands inherit the error handling: commander only copies settings at creation time.

@@ -164,5 +164,14 @@ export function tokensCommand(): Command {
     .option('--json', 'print exactly one JSON document on stdout')
     .addCommand(createCommand())
     .addCommand(listCommand())
-    .addCommand(revokeCommand());
+    .addCommand(revokeCommand())
+    // `svc tokens` alone is a usage error (exit 2) that says what is missing.
+    .allowExcessArguments(true)
+    .action((_opts: unknown, cmd: Command) =>
+      cmd.error(
+        cmd.args[0] === undefined
+          ? "error: missing command: use 'svc tokens create', 'list' or 'revoke'"
+          : `error: unknown command '${cmd.args[0]}' (use create, list or revoke)`,
+      ),
+    );
 }
