@@ -3,8 +3,7 @@
  * CLI does not need to pay. Follows redirects, enforces a timeout, and honours HTTP_PROXY /
  * NO_PROXY for plain-HTTP URLs (as curl and the established CLI do), never for loopback.
  */
-import http from 'node:http';
-import https from 'node:https';
+import type http from 'node:http';
 import { isLoopbackHost } from '../discovery/loopback.js';
 
 declare const __SVC_VERSION__: string;
@@ -47,16 +46,23 @@ function proxyFor(target: URL, env: NodeJS.ProcessEnv): URL | undefined {
   }
 }
 
-function once(req: HttpRequest, url: URL): Promise<{ status: number; location: string | undefined; body: string }> {
+type Transport = Pick<typeof http, 'request'>;
+
+/** node:https pulls in TLS; loading transports on first use keeps `svc --version` lean. */
+async function transportFor(https: boolean): Promise<Transport> {
+  return https ? import('node:https') : import('node:http');
+}
+
+async function once(req: HttpRequest, url: URL): Promise<{ status: number; location: string | undefined; body: string }> {
+  const proxy = proxyFor(url, req.env);
+  const transport = await transportFor(!proxy && url.protocol === 'https:');
   return new Promise((resolve, reject) => {
-    const proxy = proxyFor(url, req.env);
-    const transport = url.protocol === 'https:' ? https : http;
     const headers: Record<string, string> = { 'user-agent': `svcctl/${CLI_VERSION}`, ...req.headers };
     if (req.body !== undefined) headers['content-length'] = String(Buffer.byteLength(req.body));
     const options: http.RequestOptions = proxy
       ? { host: proxy.hostname, port: proxy.port || 80, path: url.href, method: req.method, headers: { ...headers, host: url.host } }
       : { host: url.hostname.replace(/^\[|\]$/g, ''), port: url.port || undefined, path: url.pathname + url.search, method: req.method, headers };
-    const request = (proxy ? http : transport).request(options, (res) => {
+    const request = transport.request(options, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('end', () =>
