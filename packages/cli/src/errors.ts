@@ -27,7 +27,8 @@ export type CliErrorCode =
   | 'COMPOSE_FILE_MISSING'
   | 'DOCKER_MISSING'
   | 'DOCKER_FAILED'
-  | 'PROMPT_UNAVAILABLE';
+  | 'PROMPT_UNAVAILABLE'
+  | 'INTERNAL';
 
 export class CliError extends Error {
   readonly code: CliErrorCode;

@@ -17,8 +17,14 @@ export async function run(cmd: Command, action: Action): Promise<void> {
   try {
     outcome.exitCode = await action(ctx);
   } catch (error) {
-    if (!(error instanceof CliError)) throw error;
-    ctx.out.failure(error);
+    // Even a bug must not break the one-document promise of --json.
+    const failure =
+      error instanceof CliError
+        ? error
+        : new CliError('INTERNAL', `Unexpected error: ${error instanceof Error ? error.message : String(error)}`, {
+            hint: 'This is a bug in svc; please report it with the command you ran.',
+          });
+    ctx.out.failure(failure);
     outcome.exitCode = EXIT_ERROR;
   }
 }
