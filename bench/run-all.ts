@@ -2,9 +2,11 @@
  * `npm run bench`: every benchmark in turn, each printing its own table with its baseline.
  */
 import { benchAuth } from './auth.js';
+import { benchCli } from './cli.js';
 import { benchHttp } from './http.js';
 import { benchRuns } from './runs.js';
 
 await benchHttp();
 await benchRuns();
 await benchAuth();
+await benchCli();

@@ -1,0 +1,28 @@
+/**
+ * What bare `svc` prints: the command catalog, grouped by what a user is trying to do.
+ */
+import type { Style } from '../output/style.js';
+
+const GROUPS: { title: string; rows: [string, string][] }[] = [
+  { title: 'Get started', rows: [['svc create', 'Create a new runtime project from a template']] },
+  {
+    title: 'Operate',
+    rows: [
+      ['svc up / down / restart', 'Run your runtime with docker compose'],
+      ['svc status', 'Show the runtime and which clients are connected'],
+    ],
+  },
+  { title: 'Tokens', rows: [['svc tokens', 'Create, list and revoke service-account tokens']] },
+];
+
+export function homeScreen(version: string, s: Style): string {
+  const width = Math.max(...GROUPS.flatMap((g) => g.rows.map(([cmd]) => cmd.length)));
+  const lines = ['', `${s.bold('svc')}: the command-line tool of the runtime, for humans and coding agents`, ''];
+  for (const group of GROUPS) {
+    lines.push(s.bold(group.title));
+    for (const [cmd, text] of group.rows) lines.push(`  ${s.cyan(cmd.padEnd(width))}  ${text}`);
+    lines.push('');
+  }
+  lines.push(`Run svc COMMAND --help  for details · v${version}`, '');
+  return lines.join('\n');
+}

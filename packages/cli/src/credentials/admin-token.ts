@@ -1,0 +1,33 @@
+/**
+ * The admin credential for the service-accounts API: SVC_ADMIN_TOKEN, then OS_SECURITY_KEY,
+ * then (interactive runs only) a hidden prompt. It is only ever read from the environment or
+ * the terminal, never from the command line, where `ps` and shell history would show it.
+ */
+import type { Context } from '../context.js';
+import { CliError } from '../errors.js';
+import { ADMIN_HINT } from '../http/service-accounts.js';
+import { askSecret } from '../output/prompt.js';
+
+export const ADMIN_SOURCES_HINT =
+  'Create a short-lived admin token on the runtime, or set SVC_ADMIN_TOKEN (or OS_SECURITY_KEY) in the environment.';
+
+export function exportedCredential(env: NodeJS.ProcessEnv): string | undefined {
+  for (const key of ['SVC_ADMIN_TOKEN', 'OS_SECURITY_KEY']) {
+    const value = env[key]?.trim();
+    if (value) return value;
+  }
+  return undefined;
+}
+
+export async function resolveAdminCredential(ctx: Context, authMode: string): Promise<string | undefined> {
+  const exported = exportedCredential(ctx.env);
+  // An open runtime needs nothing, so never ask for something it would not check.
+  if (exported || authMode === 'none') return exported;
+  if (!ctx.interactive) {
+    throw new CliError('CREDENTIAL_REQUIRED', `This runtime requires an admin credential (auth mode: ${authMode}).`, { hint: ADMIN_SOURCES_HINT });
+  }
+  ctx.out.line(ADMIN_SOURCES_HINT);
+  const answer = (await askSecret('Admin credential for this runtime')).trim();
+  if (answer === '') throw new CliError('CREDENTIAL_REQUIRED', 'No admin credential given.', { hint: ADMIN_HINT });
+  return answer;
+}

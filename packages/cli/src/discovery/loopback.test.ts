@@ -1,0 +1,21 @@
+import { describe, expect, it } from 'vitest';
+import { dedupKey, isLoopbackUrl } from './loopback.js';
+
+describe('loopback', () => {
+  it.each(['http://localhost:7777', 'http://LOCALHOST', 'http://127.0.0.1:7777', 'http://127.0.0.5:8000', 'http://0.0.0.0:7777', 'http://[::1]:7777', 'http://[0:0:0:0:0:0:0:1]/'])(
+    '%s is loopback',
+    (url) => expect(isLoopbackUrl(url)).toBe(true),
+  );
+
+  it.each(['http://os.example.com/mcp', 'http://10.0.0.5:7777', 'http://192.168.1.10:8000', 'http://localhost.localdomain', 'http://foo.localhost', 'not a url'])(
+    '%s is not loopback',
+    (url) => expect(isLoopbackUrl(url)).toBe(false),
+  );
+
+  it('collapses loopback aliases but keeps implicit and explicit ports apart', () => {
+    expect(dedupKey('http://127.0.0.1:7777')).toBe(dedupKey('http://localhost:7777'));
+    expect(dedupKey('http://localhost')).not.toBe(dedupKey('http://localhost:8080'));
+    expect(dedupKey('https://localhost:7777')).not.toBe(dedupKey('http://localhost:7777'));
+    expect(dedupKey('::bad')).toBe('::bad');
+  });
+});

@@ -1,0 +1,60 @@
+/**
+ * Typed errors. Every failure the user can act on is a CliError with a stable code and, where
+ * there is a next step, a hint; `main` turns it into exit 1 and `{error, hint}` in JSON mode.
+ * UsageError is the other kind: bad command lines exit 2 and never print JSON.
+ */
+
+export type CliErrorCode =
+  | 'NO_RUNTIME'
+  | 'INVALID_URL'
+  | 'UNTRUSTED_URL'
+  | 'PLAINTEXT_HTTP'
+  | 'CREDENTIAL_REQUIRED'
+  | 'CREDENTIAL_REJECTED'
+  | 'CANNOT_MINT'
+  | 'UNREACHABLE'
+  | 'BAD_RESPONSE'
+  | 'CONFLICT'
+  | 'NOT_FOUND'
+  | 'API_ERROR'
+  | 'ABORTED'
+  | 'INVALID_NAME'
+  | 'NAME_REQUIRED'
+  | 'DIRECTORY_EXISTS'
+  | 'GIT_MISSING'
+  | 'GIT_FAILED'
+  | 'ENV_SEED_FAILED'
+  | 'COMPOSE_FILE_MISSING'
+  | 'DOCKER_MISSING'
+  | 'DOCKER_FAILED'
+  | 'PROMPT_UNAVAILABLE'
+  | 'INTERNAL';
+
+export class CliError extends Error {
+  readonly code: CliErrorCode;
+  readonly hint: string | undefined;
+  /** Extra facts for callers (for example the HTTP status behind an API error). */
+  readonly status: number | undefined;
+
+  constructor(code: CliErrorCode, message: string, options: { hint?: string | undefined; status?: number } = {}) {
+    super(message);
+    this.name = 'CliError';
+    this.code = code;
+    this.hint = options.hint;
+    this.status = options.status;
+  }
+}
+
+/** A malformed command line: exit 2, stderr only, even with --json. */
+export class UsageError extends Error {
+  readonly hint: string | undefined;
+  constructor(message: string, hint?: string) {
+    super(message);
+    this.name = 'UsageError';
+    this.hint = hint;
+  }
+}
+
+export const EXIT_OK = 0;
+export const EXIT_ERROR = 1;
+export const EXIT_USAGE = 2;

@@ -1,0 +1,117 @@
+/**
+ * A small HTTP client on node:http(s): loading fetch's implementation costs cold-start time the
+ * CLI does not need to pay. Follows redirects, enforces a timeout, and honours HTTP_PROXY /
+ * NO_PROXY for plain-HTTP URLs (as curl and the established CLI do), never for loopback.
+ */
+import type http from 'node:http';
+import { isLoopbackHost } from '../discovery/loopback.js';
+
+declare const __SVC_VERSION__: string;
+export const CLI_VERSION = typeof __SVC_VERSION__ === 'string' ? __SVC_VERSION__ : '0.0.0-dev';
+
+export interface HttpResponse {
+  status: number;
+  body: string;
+}
+
+export interface HttpRequest {
+  method: 'GET' | 'POST' | 'DELETE';
+  url: string;
+  headers?: Record<string, string>;
+  body?: string;
+  timeoutMs: number;
+  env: NodeJS.ProcessEnv;
+}
+
+const MAX_REDIRECTS = 5;
+
+/** Joins a base URL that may carry a path (https://host/team1) with an endpoint path. */
+export function joinUrl(base: string, path: string): string {
+  return base.replace(/\/+$/, '') + (path.startsWith('/') ? path : `/${path}`);
+}
+
+function proxyFor(target: URL, env: NodeJS.ProcessEnv): URL | undefined {
+  if (target.protocol !== 'http:' || isLoopbackHost(target.hostname)) return undefined;
+  const raw = env.http_proxy ?? env.HTTP_PROXY;
+  if (!raw) return undefined;
+  const noProxy = (env.no_proxy ?? env.NO_PROXY ?? '').split(',').map((s) => s.trim().toLowerCase());
+  const host = target.hostname.toLowerCase();
+  if (noProxy.some((entry) => entry === '*' || (entry !== '' && (host === entry.replace(/^\./, '') || host.endsWith(`.${entry.replace(/^\./, '')}`))))) {
+    return undefined;
+  }
+  try {
+    return new URL(raw);
+  } catch {
+    return undefined;
+  }
+}
+
+type Transport = Pick<typeof http, 'request'>;
+
+/** node:https pulls in TLS; loading transports on first use keeps `svc --version` lean. */
+async function transportFor(https: boolean): Promise<Transport> {
+  return https ? import('node:https') : import('node:http');
+}
+
+async function once(req: HttpRequest, url: URL): Promise<{ status: number; location: string | undefined; body: string }> {
+  const proxy = proxyFor(url, req.env);
+  const transport = await transportFor(!proxy && url.protocol === 'https:');
+  return new Promise((resolve, reject) => {
+    const headers: Record<string, string> = { 'user-agent': `svcctl/${CLI_VERSION}`, ...req.headers };
+    if (req.body !== undefined) headers['content-length'] = String(Buffer.byteLength(req.body));
+    const options: http.RequestOptions = proxy
+      ? { host: proxy.hostname, port: proxy.port || 80, path: url.href, method: req.method, headers: { ...headers, host: url.host } }
+      : { host: url.hostname.replace(/^\[|\]$/g, ''), port: url.port || undefined, path: url.pathname + url.search, method: req.method, headers };
+    const request = transport.request(options, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, location: res.headers.location, body: Buffer.concat(chunks).toString('utf8') }),
+      );
+      res.on('error', reject);
+    });
+    request.setTimeout(req.timeoutMs, () => request.destroy(new Error(`timed out after ${req.timeoutMs / 1000}s`)));
+    request.on('error', reject);
+    if (req.body !== undefined) request.write(req.body);
+    request.end();
+  });
+}
+
+/** Throws on network failure or timeout; any HTTP status is a response. */
+export async function httpRequest(req: HttpRequest): Promise<HttpResponse> {
+  let url = new URL(req.url);
+  let method = req.method;
+  let body = req.body;
+  let headers = req.headers;
+  const origin = url.origin;
+  for (let hop = 0; ; hop += 1) {
+    const res = await once({ ...req, method, body, headers }, url);
+    if (res.location && [301, 302, 303, 307, 308].includes(res.status) && hop < MAX_REDIRECTS) {
+      url = new URL(res.location, url);
+      // A credential is for the server it was meant for, never for wherever it redirects.
+      if (url.origin !== origin && headers) {
+        headers = Object.fromEntries(Object.entries(headers).filter(([k]) => k.toLowerCase() !== 'authorization'));
+      }
+      // 303 (and, by long-standing client practice, 301/302 on POST) turn into a bodiless GET.
+      if (res.status === 303 || ((res.status === 301 || res.status === 302) && method === 'POST')) {
+        method = 'GET';
+        body = undefined;
+      }
+      continue;
+    }
+    return { status: res.status, body: res.body };
+  }
+}
+
+/** Parses a body as JSON, or undefined when it is not JSON. */
+export function parseJson(body: string): unknown {
+  try {
+    return JSON.parse(body) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+export function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,97 @@
+/**
+ * Interactive runs on a real pseudo-terminal: the prompts that only a TTY ever sees.
+ */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { ensureBuilt, sandbox, type Sandbox } from './support/cli.js';
+import { templateRepos, type TemplateRepos } from './support/git-templates.js';
+import { REMOTE_HOST, startProxy, type TestProxy } from './support/proxy.js';
+import { startServiceAccountsStub, type TokenServer } from './support/service-accounts-stub.js';
+import { runCliTty } from './support/tty.js';
+
+const KEY = 'test-admin-key';
+
+describe('interactive runs (TTY)', () => {
+  let repos: TemplateRepos;
+  let server: TokenServer;
+  let proxy: TestProxy;
+  let box: Sandbox;
+
+  beforeAll(async () => {
+    await ensureBuilt();
+    repos = templateRepos();
+    repos.add('runtime-docker', { files: { 'example.env': 'A=1\n' } });
+    repos.add('runtime-helm', { files: { 'Chart.yaml': 'name: x\n' } });
+    server = await startServiceAccountsStub('security_key', KEY);
+    proxy = await startProxy(server.port);
+  });
+  afterAll(async () => {
+    repos.cleanup();
+    await proxy.stop();
+    await server.stop();
+  });
+  beforeEach(() => {
+    box = sandbox();
+  });
+  afterEach(() => box.cleanup());
+
+  it('create without a name asks for the template and the name', async () => {
+    const r = await runCliTty(
+      ['create'],
+      [
+        // Each step waits for the prompt's active marker (◆), so keys never arrive early.
+        { waitFor: '◆  Choose a template', keys: '\u001b[B\u001b[B\u001b[B\u001b[B\u001b[B' },
+        { waitFor: '● runtime-helm', keys: '\r' },
+        { waitFor: '◆  Project name', keys: 'bad.name\r' },
+        { waitFor: '◆  Project name', occurrence: 2, keys: 'tty-app\r' },
+      ],
+      { ...box, env: { SVC_TEMPLATES_BASE_URL: repos.baseUrl } },
+    );
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('Invalid project name: bad.name');
+    expect(r.stdout).toContain('Created tty-app from runtime-helm.');
+    expect(readFileSync(join(box.cwd, 'tty-app', 'Chart.yaml'), 'utf8')).toBe('name: x\n');
+  });
+
+  it('create with an explicit name never prompts, even on a TTY', async () => {
+    const r = await runCliTty(['create', 'direct'], [], { ...box, env: { SVC_TEMPLATES_BASE_URL: repos.baseUrl } });
+    expect(r.code).toBe(0);
+    expect(r.stdout).not.toContain('Choose a template');
+    expect(existsSync(join(box.cwd, 'direct', '.env'))).toBe(true);
+  });
+
+  it('revoke asks first, and declining (the default) changes nothing and exits 0', async () => {
+    const created = await runCliTty(['tokens', 'create', 'keepme', '--url', server.url, '--json'], [], { ...box, env: { SVC_ADMIN_TOKEN: KEY } });
+    expect(created.code).toBe(0);
+    const r = await runCliTty(['tokens', 'revoke', 'keepme', '--url', server.url], [{ waitFor: "◆  Revoke service account 'keepme'?", keys: '\r' }], {
+      ...box,
+      env: { SVC_ADMIN_TOKEN: KEY },
+    });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('Aborted; no changes made.');
+    expect(server.accounts.find((a) => a.name === 'keepme')?.revoked_at).toBeNull();
+    const yes = await runCliTty(['tokens', 'revoke', 'keepme', '--url', server.url, '--yes'], [], { ...box, env: { SVC_ADMIN_TOKEN: KEY } });
+    expect(yes.code).toBe(0);
+    expect(yes.stdout).toContain("Service account 'keepme' revoked.");
+  });
+
+  it('asks for the admin credential with hidden input when none is exported', async () => {
+    const r = await runCliTty(['tokens', 'list', '--url', server.url], [{ waitFor: '◆  Admin credential for this runtime', keys: `${KEY}\r` }], box);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('SVC_ADMIN_TOKEN (or OS_SECURITY_KEY)');
+    expect(r.stdout).not.toContain(KEY);
+    expect(server.requests.at(-1)?.authorization).toBe(`Bearer ${KEY}`);
+  });
+
+  it('asks before trusting a remote URL from .env (default yes)', async () => {
+    const remote = `http://${REMOTE_HOST}:${server.port}`;
+    writeFileSync(join(box.cwd, '.env'), `RUNTIME_URL=${remote}\n`);
+    const r = await runCliTty(['tokens', 'list', '--allow-http'], [{ waitFor: `◆  Trust RUNTIME_URL=${remote} (from .env)?`, keys: '\r' }], {
+      ...box,
+      env: { HTTP_PROXY: proxy.url, SVC_ADMIN_TOKEN: KEY },
+    });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(`Using runtime at ${remote} (from RUNTIME_URL in .env)`);
+  });
+});
