@@ -1,33 +1,31 @@
 /**
  * Interactive runs on a real pseudo-terminal: the prompts that only a TTY ever sees.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ensureBuilt, sandbox, type Sandbox } from './support/cli.js';
-import { templateRepos, type TemplateRepos } from './support/git-templates.js';
 import { REMOTE_HOST, startProxy, type TestProxy } from './support/proxy.js';
 import { api, startSqliteRuntime, type TestRuntime } from './support/runtime.js';
+import { starterRepos, TEMPLATES_DIR, type StarterRepos } from './support/starter-repos.js';
 import { runCliTty } from './support/tty.js';
 
 const KEY = 'test-admin-key';
 
 describe('interactive runs (TTY)', () => {
-  let repos: TemplateRepos;
+  let repos: StarterRepos;
   let server: TestRuntime;
   let proxy: TestProxy;
   let box: Sandbox;
 
   beforeAll(async () => {
     await ensureBuilt();
-    repos = templateRepos();
-    repos.add('runtime-docker', { files: { 'example.env': 'A=1\n' } });
-    repos.add('runtime-helm', { files: { 'Chart.yaml': 'name: x\n' } });
+    repos = await starterRepos();
     server = await startSqliteRuntime({ env: { OS_SECURITY_KEY: KEY } });
     proxy = await startProxy(server.port);
   });
   afterAll(async () => {
-    repos.cleanup();
+    repos?.cleanup();
     await proxy.stop();
     await server.stop();
   });
@@ -51,14 +49,15 @@ describe('interactive runs (TTY)', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('Invalid project name: bad.name');
     expect(r.stdout).toContain('Created tty-app from runtime-helm.');
-    expect(readFileSync(join(box.cwd, 'tty-app', 'Chart.yaml'), 'utf8')).toBe('name: x\n');
+    const chart = join('chart', 'Chart.yaml');
+    expect(readFileSync(join(box.cwd, 'tty-app', chart), 'utf8')).toBe(readFileSync(join(TEMPLATES_DIR, 'runtime-helm', chart), 'utf8'));
   });
 
   it('create with an explicit name never prompts, even on a TTY', async () => {
     const r = await runCliTty(['create', 'direct'], [], { ...box, env: { SVC_TEMPLATES_BASE_URL: repos.baseUrl } });
     expect(r.code).toBe(0);
     expect(r.stdout).not.toContain('Choose a template');
-    expect(existsSync(join(box.cwd, 'direct', '.env'))).toBe(true);
+    expect(readFileSync(join(box.cwd, 'direct', '.env'), 'utf8')).toBe(readFileSync(join(TEMPLATES_DIR, 'runtime-docker', 'example.env'), 'utf8'));
   });
 
   it('revoke asks first, and declining (the default) changes nothing and exits 0', async () => {
