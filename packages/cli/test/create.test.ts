@@ -1,78 +1,120 @@
 /**
- * `svc create` cloning real (local, bare) git repositories.
+ * `svc create` cloning real (local, bare) git repositories: the nine real starters from
+ * `templates/` (via SVC_TEMPLATES_BASE_URL), plus a few small purpose-built repositories for the
+ * cases no starter has (symlinked example.env, a committed .env, no example.env, a custom repo).
  */
 import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ensureBuilt, jsonOf, runCli, sandbox, type Sandbox } from './support/cli.js';
 import { templateRepos, type TemplateRepos } from './support/git-templates.js';
+import { listFiles, starterFiles, starterRepos, TEMPLATES_DIR, type StarterRepos } from './support/starter-repos.js';
 
-const EXAMPLE_ENV = '# secrets\nOPENAI_API_KEY=\n';
+const STARTERS = ['runtime-docker', 'runtime-aws', 'runtime-azure', 'runtime-fly', 'runtime-gcp', 'runtime-helm', 'runtime-modal', 'runtime-railway', 'runtime-render'];
+
+const source = (template: string, path: string) => readFileSync(join(TEMPLATES_DIR, template, path), 'utf8');
+
+/** A cloned starter holds exactly the starter's committed files, plus the seeded .env. */
+function expectStarter(project: string, template: string): void {
+  expect(existsSync(join(project, '.git'))).toBe(false);
+  expect(listFiles(project).filter((f) => f !== '.env')).toEqual(starterFiles(template));
+  expect(readFileSync(join(project, 'package.json'), 'utf8')).toBe(source(template, 'package.json'));
+  expect(readFileSync(join(project, '.env'), 'utf8')).toBe(source(template, 'example.env'));
+  expect(lstatSync(join(project, '.env')).isFile()).toBe(true);
+  expect(statSync(join(project, '.env')).mode & 0o777).toBe(0o600);
+  expect(readdirSync(project).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+}
 
 describe('svc create', () => {
-  let repos: TemplateRepos;
+  let starters: StarterRepos;
+  let special: TemplateRepos;
   let custom = '';
+  let noExample = '';
+  let committedEnv = '';
+  let symlinked = '';
   let box: Sandbox;
   const run = (args: string[], env: Record<string, string | undefined> = {}) =>
-    runCli(['create', ...args], { ...box, env: { SVC_TEMPLATES_BASE_URL: repos.baseUrl, ...env } });
+    runCli(['create', ...args], { ...box, env: { SVC_TEMPLATES_BASE_URL: starters.baseUrl, ...env } });
 
   beforeAll(async () => {
     await ensureBuilt();
-    repos = templateRepos();
-    repos.add('runtime-docker', { files: { 'README.md': 'docker\n', 'example.env': EXAMPLE_ENV, 'compose.yaml': 'services: {}\n' } });
-    repos.add('runtime-fly', { files: { 'README.md': 'fly\n', 'fly.toml': 'app = "x"\n' } });
-    repos.add('runtime-render', { files: { 'example.env': 'A=1\n', '.env': 'KEEP=me\n' } });
-    repos.add('runtime-aws', { files: { 'real.env': 'A=1\n' }, symlinks: { 'example.env': 'real.env' } });
-    custom = repos.add('my-custom', { files: { 'custom.txt': 'yes\n', 'example.env': 'C=1\n' } });
+    starters = await starterRepos();
+    special = templateRepos();
+    custom = special.add('my-custom', { files: { 'custom.txt': 'yes\n', 'example.env': 'C=1\n' } });
+    noExample = special.add('no-example', { files: { 'README.md': 'bare\n', 'fly.toml': 'app = "x"\n' } });
+    committedEnv = special.add('committed-env', { files: { 'example.env': 'A=1\n', '.env': 'KEEP=me\n' } });
+    symlinked = special.add('symlinked-example', { files: { 'real.env': 'A=1\n' }, symlinks: { 'example.env': 'real.env' } });
   });
-  afterAll(() => repos.cleanup());
+  afterAll(() => {
+    starters?.cleanup();
+    special?.cleanup();
+  });
   beforeEach(() => {
     box = sandbox();
   });
   afterEach(() => box.cleanup());
 
-  it('clones runtime-docker by default, drops .git and seeds a 0600 .env', async () => {
+  it('has a local repository for each of the nine real starters', () => {
+    expect(starters.names).toEqual(STARTERS);
+    for (const name of STARTERS) expect(starterFiles(name)).toEqual(expect.arrayContaining(['package.json', 'example.env']));
+  });
+
+  it('clones runtime-docker by default, drops .git and seeds a 0600 .env from its example.env', async () => {
     const r = await run(['app', '--json']);
     expect(r.code).toBe(0);
     expect(r.stderr).toBe('');
     const project = join(box.cwd, 'app');
     expect(jsonOf(r)).toEqual({ path: project, template: 'runtime-docker' });
-    expect(readFileSync(join(project, 'README.md'), 'utf8')).toBe('docker\n');
-    expect(existsSync(join(project, '.git'))).toBe(false);
-    expect(readFileSync(join(project, '.env'), 'utf8')).toBe(EXAMPLE_ENV);
-    expect(statSync(join(project, '.env')).mode & 0o777).toBe(0o600);
-    expect(readdirSync(project).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+    expectStarter(project, 'runtime-docker');
+    expect(readFileSync(join(project, 'compose.yaml'), 'utf8')).toBe(source('runtime-docker', 'compose.yaml'));
   });
 
-  it('takes --template and -t', async () => {
-    let r = await run(['fly-app', '--template', 'runtime-fly', '--json']);
-    expect(jsonOf(r)).toEqual({ path: join(box.cwd, 'fly-app'), template: 'runtime-fly' });
-    expect(readFileSync(join(box.cwd, 'fly-app', 'fly.toml'), 'utf8')).toBe('app = "x"\n');
-    r = await run(['fly-2', '-t', 'runtime-fly']);
+  it.each(STARTERS)('--template %s clones that starter', async (template) => {
+    const r = await run(['proj', '--template', template, '--json']);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe('');
+    expect(jsonOf(r)).toEqual({ path: join(box.cwd, 'proj'), template });
+    expectStarter(join(box.cwd, 'proj'), template);
+  });
+
+  it('takes -t, and says what to do next in human mode', async () => {
+    const r = await run(['fly-2', '-t', 'runtime-fly']);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('Created fly-2 from runtime-fly.');
-    expect(r.stdout).toContain('No example.env found. Follow the template setup instructions, then cd into fly-2 and run svc up.');
-    expect(existsSync(join(box.cwd, 'fly-2', '.env'))).toBe(false);
+    expect(r.stdout).toContain('Add your secrets to fly-2/.env, then cd into fly-2 and run svc up.');
+    expect(readFileSync(join(box.cwd, 'fly-2', 'fly.toml'), 'utf8')).toBe(source('runtime-fly', 'fly.toml'));
+    expectStarter(join(box.cwd, 'fly-2'), 'runtime-fly');
   });
 
   it('takes a custom repository with --url and -u', async () => {
     let r = await run(['mine', '--url', custom, '--json']);
     expect(jsonOf(r)).toEqual({ path: join(box.cwd, 'mine'), template: custom });
     expect(readFileSync(join(box.cwd, 'mine', 'custom.txt'), 'utf8')).toBe('yes\n');
+    expect(readFileSync(join(box.cwd, 'mine', '.env'), 'utf8')).toBe('C=1\n');
+    expect(existsSync(join(box.cwd, 'mine', '.git'))).toBe(false);
     r = await run(['mine-2', '-u', custom]);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain(`Created mine-2 from ${custom}.`);
     expect(r.stdout).toContain('Add your secrets to mine-2/.env, then cd into mine-2 and run svc up.');
   });
 
+  it('creates no .env when the template has no example.env, and says so', async () => {
+    const r = await run(['plain', '-u', noExample]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(`Created plain from ${noExample}.`);
+    expect(r.stdout).toContain('No example.env found. Follow the template setup instructions, then cd into plain and run svc up.');
+    expect(readFileSync(join(box.cwd, 'plain', 'fly.toml'), 'utf8')).toBe('app = "x"\n');
+    expect(existsSync(join(box.cwd, 'plain', '.env'))).toBe(false);
+  });
+
   it('never overwrites a .env the template already has', async () => {
-    const r = await run(['kept', '-t', 'runtime-render', '--json']);
+    const r = await run(['kept', '--url', committedEnv, '--json']);
     expect(r.code).toBe(0);
     expect(readFileSync(join(box.cwd, 'kept', '.env'), 'utf8')).toBe('KEEP=me\n');
   });
 
   it('refuses a symlinked example.env and leaves no directory behind', async () => {
-    const r = await run(['linked', '-t', 'runtime-aws', '--json']);
+    const r = await run(['linked', '--url', symlinked, '--json']);
     expect(r.code).toBe(1);
     expect(jsonOf(r)).toEqual({ error: 'Refusing to create .env from a symlinked template file.', hint: expect.any(String) });
     expect(existsSync(join(box.cwd, 'linked'))).toBe(false);
@@ -122,7 +164,8 @@ describe('svc create', () => {
   });
 
   it('reports a failed clone and leaves no directory', async () => {
-    const r = await run(['app', '-t', 'runtime-gcp', '--json']);
+    // A mirror that lacks the starter: the clone itself fails.
+    const r = await run(['app', '-t', 'runtime-gcp', '--json'], { SVC_TEMPLATES_BASE_URL: special.baseUrl });
     expect(r.code).toBe(1);
     const body = jsonOf(r);
     expect(body.error).toMatch(/^git clone failed: /);

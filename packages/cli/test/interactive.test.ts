@@ -1,33 +1,31 @@
 /**
  * Interactive runs on a real pseudo-terminal: the prompts that only a TTY ever sees.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ensureBuilt, sandbox, type Sandbox } from './support/cli.js';
-import { templateRepos, type TemplateRepos } from './support/git-templates.js';
 import { REMOTE_HOST, startProxy, type TestProxy } from './support/proxy.js';
-import { startServiceAccountsStub, type TokenServer } from './support/service-accounts-stub.js';
+import { api, startSqliteRuntime, type TestRuntime } from './support/runtime.js';
+import { starterRepos, TEMPLATES_DIR, type StarterRepos } from './support/starter-repos.js';
 import { runCliTty } from './support/tty.js';
 
 const KEY = 'test-admin-key';
 
 describe('interactive runs (TTY)', () => {
-  let repos: TemplateRepos;
-  let server: TokenServer;
+  let repos: StarterRepos;
+  let server: TestRuntime;
   let proxy: TestProxy;
   let box: Sandbox;
 
   beforeAll(async () => {
     await ensureBuilt();
-    repos = templateRepos();
-    repos.add('runtime-docker', { files: { 'example.env': 'A=1\n' } });
-    repos.add('runtime-helm', { files: { 'Chart.yaml': 'name: x\n' } });
-    server = await startServiceAccountsStub('security_key', KEY);
+    repos = await starterRepos();
+    server = await startSqliteRuntime({ env: { OS_SECURITY_KEY: KEY } });
     proxy = await startProxy(server.port);
   });
   afterAll(async () => {
-    repos.cleanup();
+    repos?.cleanup();
     await proxy.stop();
     await server.stop();
   });
@@ -51,14 +49,15 @@ describe('interactive runs (TTY)', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('Invalid project name: bad.name');
     expect(r.stdout).toContain('Created tty-app from runtime-helm.');
-    expect(readFileSync(join(box.cwd, 'tty-app', 'Chart.yaml'), 'utf8')).toBe('name: x\n');
+    const chart = join('chart', 'Chart.yaml');
+    expect(readFileSync(join(box.cwd, 'tty-app', chart), 'utf8')).toBe(readFileSync(join(TEMPLATES_DIR, 'runtime-helm', chart), 'utf8'));
   });
 
   it('create with an explicit name never prompts, even on a TTY', async () => {
     const r = await runCliTty(['create', 'direct'], [], { ...box, env: { SVC_TEMPLATES_BASE_URL: repos.baseUrl } });
     expect(r.code).toBe(0);
     expect(r.stdout).not.toContain('Choose a template');
-    expect(existsSync(join(box.cwd, 'direct', '.env'))).toBe(true);
+    expect(readFileSync(join(box.cwd, 'direct', '.env'), 'utf8')).toBe(readFileSync(join(TEMPLATES_DIR, 'runtime-docker', 'example.env'), 'utf8'));
   });
 
   it('revoke asks first, and declining (the default) changes nothing and exits 0', async () => {
@@ -70,18 +69,22 @@ describe('interactive runs (TTY)', () => {
     });
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('Aborted; no changes made.');
-    expect(server.accounts.find((a) => a.name === 'keepme')?.revoked_at).toBeNull();
+    const held = async () => (await api(server.url, 'GET', '/service-accounts?limit=100', { token: KEY })).body.data.find((a: any) => a.name === 'keepme');
+    expect((await held()).revoked_at).toBeNull();
     const yes = await runCliTty(['tokens', 'revoke', 'keepme', '--url', server.url, '--yes'], [], { ...box, env: { SVC_ADMIN_TOKEN: KEY } });
     expect(yes.code).toBe(0);
     expect(yes.stdout).toContain("Service account 'keepme' revoked.");
+    expect((await held()).revoked_at).toEqual(expect.any(Number));
   });
 
   it('asks for the admin credential with hidden input when none is exported', async () => {
+    // Listing on a security-key runtime only succeeds when the typed key was sent.
+    expect((await api(server.url, 'POST', '/service-accounts', { token: KEY, body: { name: 'typed-key' } })).status).toBe(201);
     const r = await runCliTty(['tokens', 'list', '--url', server.url], [{ waitFor: '◆  Admin credential for this runtime', keys: `${KEY}\r` }], box);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('SVC_ADMIN_TOKEN (or OS_SECURITY_KEY)');
     expect(r.stdout).not.toContain(KEY);
-    expect(server.requests.at(-1)?.authorization).toBe(`Bearer ${KEY}`);
+    expect(r.stdout).toMatch(/typed-key\s+svc_pat_/);
   });
 
   it('asks before trusting a remote URL from .env (default yes)', async () => {

@@ -14,6 +14,11 @@ const PAGE_LIMIT = 100;
 export const ADMIN_HINT =
   'Create a short-lived admin token on the runtime, or set SVC_ADMIN_TOKEN (or OS_SECURITY_KEY) to a credential with admin access.';
 
+export const FORBIDDEN_HINT =
+  'Use a credential that holds the service_accounts scopes (or admin), via SVC_ADMIN_TOKEN (or OS_SECURITY_KEY).';
+
+export const GRANT_HINT = 'Request only scopes your credential holds (--scopes), or use a credential that holds them.';
+
 export interface CreateRequest {
   name: string;
   scopes: string[] | undefined;
@@ -41,7 +46,11 @@ export class ServiceAccountsClient {
     private readonly env: NodeJS.ProcessEnv,
   ) {}
 
-  private async call(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<HttpResponse> {
+  /**
+   * 401 means the credential itself was refused; 403 means it was accepted but lacks the
+   * permission (the caller may claim a 403 it can explain better, such as a refused grant).
+   */
+  private async call(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown, explain403 = false): Promise<HttpResponse> {
     const headers: Record<string, string> = { accept: 'application/json' };
     if (this.credential) headers.authorization = `Bearer ${this.credential}`;
     if (body !== undefined) headers['content-type'] = 'application/json';
@@ -60,11 +69,14 @@ export class ServiceAccountsClient {
         hint: 'Check that the runtime is running and reachable, or pass --url.',
       });
     }
-    if (res.status === 401 || res.status === 403) {
+    if (res.status === 401) {
       throw new CliError('CREDENTIAL_REJECTED', `The runtime rejected the admin credential (${errorDetail(res)}).`, {
         hint: ADMIN_HINT,
         status: res.status,
       });
+    }
+    if (res.status === 403 && !explain403) {
+      throw new CliError('FORBIDDEN', `The admin credential is not allowed to do this (${errorDetail(res)}).`, { hint: FORBIDDEN_HINT, status: 403 });
     }
     return res;
   }
@@ -85,7 +97,15 @@ export class ServiceAccountsClient {
     if (req.expiry.neverExpires) payload.never_expires = true;
     else payload.expires_in_days = req.expiry.days;
     if (req.privileged) payload.allow_privileged_scopes = true;
-    const res = await this.call('POST', '/service-accounts', payload);
+    const res = await this.call('POST', '/service-accounts', payload, true);
+    if (res.status === 403) {
+      const detail = errorDetail(res);
+      // The credential may mint, but only scopes it holds itself.
+      if (/^Cannot grant/i.test(detail)) {
+        throw new CliError('API_ERROR', `Could not create service account '${req.name}': ${detail}`, { hint: GRANT_HINT, status: 403 });
+      }
+      throw new CliError('FORBIDDEN', `The admin credential is not allowed to do this (${detail}).`, { hint: FORBIDDEN_HINT, status: 403 });
+    }
     if (res.status === 409) {
       throw new CliError('CONFLICT', `A service account named '${req.name}' already exists.`, {
         hint: `Revoke it first (svc tokens revoke ${req.name}) or pick a different name.`,

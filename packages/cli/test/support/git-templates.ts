@@ -1,6 +1,7 @@
 /**
- * Local bare git repositories that stand in for the published templates, so `svc create` runs a
- * real `git clone` without any network.
+ * Small purpose-built bare git repositories for the `svc create` cases no real starter has
+ * (symlinked example.env, a committed .env, no example.env, a custom --url repo). The real
+ * starters come from support/starter-repos.ts.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';

@@ -1,8 +1,11 @@
 /**
  * A REAL runtime on loopback for the black-box tests (the CLI under test still only sees HTTP).
  */
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
-import { Runtime, silentLogger, type RuntimeOptions } from '@svc/runtime';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Runtime, silentLogger, SqliteDb, type RuntimeOptions } from '@svc/runtime';
 
 export interface TestRuntime {
   url: string;
@@ -15,6 +18,48 @@ export async function startRuntime(options: RuntimeOptions = {}, host = '127.0.0
   const server = await runtime.serve({ port: 0, host });
   const port = Number(new URL(server.url).port);
   return { url: `http://127.0.0.1:${port}`, port, stop: () => server.close() };
+}
+
+/** A fresh SQLite file in its own temporary directory; several runtimes may open it in turn. */
+export interface TestSqlite {
+  path: string;
+  cleanup(): void;
+}
+
+export function tempSqlite(): TestSqlite {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-cli-db-'));
+  return { path: join(dir, 'runtime.db'), cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * A real runtime on the given SQLite file (a fresh one when omitted, removed again on stop).
+ */
+export async function startSqliteRuntime(options: RuntimeOptions = {}, sqlite?: TestSqlite): Promise<TestRuntime> {
+  const db = sqlite ?? tempSqlite();
+  const started = await startRuntime({ ...options, db: new SqliteDb({ path: db.path }) });
+  return {
+    ...started,
+    stop: async () => {
+      await started.stop();
+      if (!sqlite) db.cleanup();
+    },
+  };
+}
+
+export interface ApiResponse {
+  status: number;
+  // Tests read arbitrary JSON bodies.
+  body: any;
+}
+
+/** One HTTP call to a test runtime, the way any client would make it (for checking server state). */
+export async function api(base: string, method: string, path: string, options: { token?: string; body?: unknown } = {}): Promise<ApiResponse> {
+  const headers: Record<string, string> = {};
+  if (options.token) headers.authorization = `Bearer ${options.token}`;
+  if (options.body !== undefined) headers['content-type'] = 'application/json';
+  const res = await fetch(`${base}${path}`, { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body) });
+  const text = await res.text();
+  return { status: res.status, body: text === '' ? undefined : (JSON.parse(text) as unknown) };
 }
 
 /** A loopback port that nothing listens on (bound, then released). */
