@@ -299,8 +299,8 @@ export class Runner {
 
   /** The conversation so far: completed runs only, so a failed turn does not confuse the model. */
   private async history(sessionId: string): Promise<ChatMessage[]> {
-    const runs = await this.store.listRuns({ session_id: sessionId, status: 'COMPLETED' });
-    return runs.slice(-this.historyRuns).flatMap((r) => r.messages);
+    const runs = await this.store.recentRuns(sessionId, 'COMPLETED', this.historyRuns);
+    return runs.flatMap((r) => r.messages);
   }
 }
 

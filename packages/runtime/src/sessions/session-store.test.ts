@@ -80,6 +80,20 @@ for (const kind of testDatabaseKinds) {
       expect(await store.getRun('missing')).toBeUndefined();
     });
 
+    it('reads the last completed runs of a session, oldest first, for history', async () => {
+      await store.ensureSession({ session_id: 's1', session_type: 'agent', component_id: 'a1', user_id: null });
+      for (let i = 1; i <= 5; i++) await store.saveRun(run({ run_id: `c${i}`, started_ms: i * 1000, status: 'COMPLETED' }));
+      await store.saveRun(run({ run_id: 'failed', started_ms: 5500, status: 'ERROR' }));
+      const recent = await store.recentRuns('s1', 'COMPLETED', 3);
+      expect(recent.map((r) => r.run_id)).toEqual(['c3', 'c4', 'c5']);
+      expect(await store.recentRuns('other', 'COMPLETED', 3)).toEqual([]);
+      // A conditional status change succeeds once.
+      await store.saveRun(run({ run_id: 'p', started_ms: 6000, status: 'PAUSED' }));
+      expect(await store.transitionRun('p', 'PAUSED', 'RUNNING')).toBe(true);
+      expect(await store.transitionRun('p', 'PAUSED', 'RUNNING')).toBe(false);
+      expect((await store.getRun('p'))!.status).toBe('RUNNING');
+    });
+
     it('pages, filters and sorts sessions, matching names literally', async () => {
       for (const [id, name, user] of [
         ['a', 'Alpha 100%', 'u1'],

@@ -205,6 +205,18 @@ export class SessionStore {
     return rows[0] ? toRun(rows[0]) : undefined;
   }
 
+  /**
+   * The last `limit` runs of a session with this status, oldest first: the history a new run
+   * replays, read without loading a long session's every run.
+   */
+  async recentRuns(sessionId: string, status: RunStatus, limit: number): Promise<RunRecord[]> {
+    const rows = await this.db.query<Row>(
+      `SELECT ${RUN_COLUMNS} FROM svc_runs WHERE session_id = $1 AND status = $2 ORDER BY started_ms DESC, run_id DESC LIMIT $3`,
+      [sessionId, status, limit],
+    );
+    return rows.map(toRun).toReversed();
+  }
+
   /** Runs, oldest first. */
   async listRuns(filter: { session_id?: string; session_type?: SessionType; component_id?: string; status?: string }): Promise<RunRecord[]> {
     const where: string[] = [];
