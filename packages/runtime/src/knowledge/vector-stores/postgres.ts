@@ -44,6 +44,11 @@ export class PostgresVectorStore implements VectorStore {
   readonly description: string | undefined;
   readonly table: string;
   private readonly db: Db;
+
+  get dbId(): string {
+    return this.db.id;
+  }
+
   private readonly language: string;
   /** `"schema".vector`, once create() found where pgvector is installed. */
   private vectorType: string | undefined;

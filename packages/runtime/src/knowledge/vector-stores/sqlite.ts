@@ -49,6 +49,11 @@ export class SqliteVectorStore implements VectorStore {
   readonly table: string;
   private db: Database.Database | undefined;
 
+  /** The store's file is its own database, so its id is the store id. */
+  get dbId(): string {
+    return this.id;
+  }
+
   constructor(options: SqliteVectorStoreOptions) {
     this.table = checkTableName(options.table ?? 'svc_knowledge');
     this.id = options.id ?? `sqlite-${this.table}`;

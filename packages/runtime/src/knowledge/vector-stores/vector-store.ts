@@ -39,6 +39,10 @@ export interface VectorStore {
   readonly id: string;
   readonly name: string;
   readonly description?: string | undefined;
+  /** The database this store writes to, reported as the knowledge's `db_id`. */
+  readonly dbId: string;
+  /** This store's table (prefix), reported in `/config`. */
+  readonly table: string;
   /** Creates tables and indexes if missing; idempotent. */
   create(): Promise<void>;
   /**
