@@ -7,13 +7,14 @@
  * embedder). No remote content sources are implemented, so that list is empty.
  */
 import { z } from '@hono/zod-openapi';
+import type { KnowledgeComponent } from '../components/component.js';
 import { RuntimeError } from '../errors.js';
 import type { ServerContext } from '../server/context.js';
 import { apiRoute, scoped, type RouteDefinition } from '../server/route.js';
 import { standardErrors } from '../server/standard-errors.js';
 import { CHUNKERS } from './chunkers/registry.js';
 import type { ChunkerType } from './chunkers/chunker.js';
-import { isKnowledge, type Knowledge } from './knowledge.js';
+import { isConfigurableKnowledge, type ConfigurableKnowledge } from './knowledge.js';
 import type { Reader } from './readers/reader.js';
 import { ReaderRegistry } from './readers/registry.js';
 
@@ -98,14 +99,14 @@ export function knowledgeConfigRoutes(ctx: ServerContext): RouteDefinition[] {
           selected = selected.filter((k) => (k.dbId ?? ctx.db.id) === dbId);
           if (selected.length === 0) throw new RuntimeError('NOT_FOUND', `No knowledge base is stored in database "${dbId}"`);
         }
-        return c.json(await knowledgeConfig(selected.filter(isKnowledge)), 200);
+        return c.json(await knowledgeConfig(selected.filter((k): k is KnowledgeComponent & ConfigurableKnowledge => isConfigurableKnowledge(k))), 200);
       },
     ),
   ];
 }
 
 /** The config for these Knowledge instances; the built-in readers when there are none. */
-export async function knowledgeConfig(instances: readonly Knowledge[]): Promise<KnowledgeConfig> {
+export async function knowledgeConfig(instances: readonly ConfigurableKnowledge[]): Promise<KnowledgeConfig> {
   const readers = new Map<string, Reader>();
   const registries = instances.length > 0 ? instances.map((k) => k.readers) : [new ReaderRegistry()];
   for (const registry of registries) for (const reader of registry.list()) if (!readers.has(reader.id)) readers.set(reader.id, reader);

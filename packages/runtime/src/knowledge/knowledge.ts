@@ -96,7 +96,7 @@ export interface VectorDbInfo {
 const ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
 const MAX_LIMIT = 100;
 
-export class Knowledge implements SearchableKnowledge {
+export class Knowledge implements SearchableKnowledge, ConfigurableKnowledge {
   readonly id: string;
   readonly name: string;
   readonly description: string | undefined;
@@ -227,11 +227,21 @@ export class Knowledge implements SearchableKnowledge {
   }
 }
 
-/** True for Knowledge instances, also across duplicated copies of this module. */
-export function isKnowledge(value: unknown): value is Knowledge {
+/**
+ * What `/knowledge/config` needs from a hosted knowledge base. Knowledge implements it; so can
+ * a wrapper that delegates to a Knowledge (the quickstart's docs load in the background).
+ */
+export interface ConfigurableKnowledge {
+  readonly readers: ReaderRegistry;
+  vectorDb(): VectorDbInfo;
+  filterKeys(): Promise<string[]>;
+}
+
+/** Structural, so it also holds across duplicated copies of this module. */
+export function isConfigurableKnowledge(value: unknown): value is ConfigurableKnowledge {
   if (typeof value !== 'object' || value === null) return false;
-  const k = value as Partial<Knowledge>;
-  return typeof k.vectorDb === 'function' && typeof k.filterKeys === 'function' && k.readers instanceof Object && typeof k.readers.readersForType === 'function';
+  const k = value as Partial<ConfigurableKnowledge>;
+  return typeof k.vectorDb === 'function' && typeof k.filterKeys === 'function' && typeof k.readers?.readersForType === 'function';
 }
 
 const METADATA_KEY = /^[\p{L}\p{N}_.-]{1,100}$/u;

@@ -65,6 +65,37 @@ export function hashEmbedding(text: string, dimensions = 64): number[] {
   return v.map((x) => x / norm);
 }
 
+/**
+ * The answer to an embeddings request in either wire format, or undefined for other paths.
+ * Shared with the fake LLM, so one loopback server can stand in for a provider's chat and
+ * embeddings endpoints together.
+ */
+export function embeddingsReply(path: string, body: unknown, options: { dimensions?: number | undefined; dropFirst?: boolean } = {}): { status: number; body: unknown } | undefined {
+  if (path !== '/v1/embeddings' && path !== '/api/embed') return undefined;
+  const request = body as { model?: unknown; input?: unknown; dimensions?: unknown } | undefined;
+  const inputs = typeof request?.input === 'string' ? [request.input] : request?.input;
+  const valid = Array.isArray(inputs) && inputs.length > 0 && inputs.every((i) => typeof i === 'string') && typeof request?.model === 'string';
+  const dims = typeof request?.dimensions === 'number' ? request.dimensions : (options.dimensions ?? 64);
+  if (path === '/v1/embeddings') {
+    if (!valid) return { status: 400, body: { error: { message: "'input' and 'model' are required", type: 'invalid_request_error' } } };
+    const vectors = (inputs as string[]).map((t) => hashEmbedding(t, dims));
+    // Real servers may answer out of order; `index` is what clients must use.
+    const data = vectors.map((embedding, index) => ({ object: 'embedding', index, embedding })).toReversed();
+    return {
+      status: 200,
+      body: {
+        object: 'list',
+        data: options.dropFirst ? data.slice(1) : data,
+        model: request?.model,
+        usage: { prompt_tokens: (inputs as string[]).join(' ').split(/\s+/).length, total_tokens: 0 },
+      },
+    };
+  }
+  if (!valid) return { status: 400, body: { error: 'invalid input type' } };
+  const embeddings = (inputs as string[]).map((t) => hashEmbedding(t, dims));
+  return { status: 200, body: { model: request?.model, embeddings: options.dropFirst ? embeddings.slice(1) : embeddings } };
+}
+
 export async function startFakeEmbeddings(options: { apiKey?: string; dimensions?: number } = {}): Promise<FakeEmbeddings> {
   const requests: FakeEmbeddingsRequest[] = [];
   const faults: FakeEmbeddingsFault[] = [];
@@ -91,31 +122,12 @@ export async function startFakeEmbeddings(options: { apiKey?: string; dimensions
         if (fault.kind === 'error') return send(fault.status, { error: { message: `scripted ${fault.status}`, type: 'server_error' } });
         if (fault.kind === 'bad-json') return send(200, '{"data": [');
       }
-      const wrongCount = fault?.kind === 'wrong-count';
-      const request = body as { model?: unknown; input?: unknown; dimensions?: unknown } | undefined;
-      const inputs = typeof request?.input === 'string' ? [request.input] : request?.input;
-      const valid = Array.isArray(inputs) && inputs.length > 0 && inputs.every((i) => typeof i === 'string') && typeof request?.model === 'string';
-      const dims = typeof request?.dimensions === 'number' ? request.dimensions : (options.dimensions ?? 64);
-      if (path === '/v1/embeddings' && req.method === 'POST') {
-        if (options.apiKey && req.headers.authorization !== `Bearer ${options.apiKey}`) {
-          return send(401, { error: { message: 'Incorrect API key provided', type: 'invalid_request_error', code: 'invalid_api_key' } });
-        }
-        if (!valid) return send(400, { error: { message: "'input' and 'model' are required", type: 'invalid_request_error' } });
-        const vectors = (inputs as string[]).map((t) => hashEmbedding(t, dims));
-        // Real servers may answer out of order; `index` is what clients must use.
-        const data = vectors.map((embedding, index) => ({ object: 'embedding', index, embedding })).toReversed();
-        return send(200, {
-          object: 'list',
-          data: wrongCount ? data.slice(1) : data,
-          model: request?.model,
-          usage: { prompt_tokens: (inputs as string[]).join(' ').split(/\s+/).length, total_tokens: 0 },
-        });
+      if (req.method !== 'POST') return send(405, { error: 'method not allowed' });
+      if (path === '/v1/embeddings' && options.apiKey && req.headers.authorization !== `Bearer ${options.apiKey}`) {
+        return send(401, { error: { message: 'Incorrect API key provided', type: 'invalid_request_error', code: 'invalid_api_key' } });
       }
-      if (path === '/api/embed' && req.method === 'POST') {
-        if (!valid) return send(400, { error: 'invalid input type' });
-        const embeddings = (inputs as string[]).map((t) => hashEmbedding(t, dims));
-        return send(200, { model: request?.model, embeddings: wrongCount ? embeddings.slice(1) : embeddings });
-      }
+      const reply = embeddingsReply(path, body, { dimensions: options.dimensions, dropFirst: fault?.kind === 'wrong-count' });
+      if (reply) return send(reply.status, reply.body);
       send(404, { error: 'not found' });
     });
   });
