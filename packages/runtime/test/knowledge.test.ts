@@ -21,6 +21,7 @@ import type { Db } from '../src/storage/db.js';
 import { sqliteTestDatabase, testDatabaseKinds, type TestDatabase } from './support/databases.js';
 import { startFakeEmbeddings, type FakeEmbeddings } from './support/fake-embeddings.js';
 import { startFakeLlm, type FakeLlm } from './support/fake-llm.js';
+import { docxWithParagraphs, pdfWithPages } from './support/office-fixtures.js';
 import { call } from './support/http.js';
 import { sign, signingKey, type SigningKey } from './support/jwt.js';
 import { startRuntime, type StartedRuntime } from './support/runtime.js';
@@ -123,6 +124,17 @@ for (const kind of testDatabaseKinds) {
       expect(hits.filter((h) => h.content.startsWith('Paris'))).toHaveLength(1);
     });
 
+    it('ingests PDF pages and DOCX paragraphs from bytes', async () => {
+      const pdf = await docs.insert({ buffer: pdfWithPages([['Warranty: two years', 'on every kettle.'], ['Returns within 30 days.']]), name: 'policy.pdf', metadata: { kind: 'policy' } });
+      expect(pdf).toMatchObject({ reader: 'pdf', chunker: 'DocumentChunker', chunks: 2 });
+      const [page] = await docs.search('kettle warranty years', { searchType: 'hybrid', limit: 1, filters: { kind: 'policy' } });
+      expect(page).toMatchObject({ content: 'Warranty: two years on every kettle.', meta_data: { page: 1 } });
+      const docx = await docs.insert({ buffer: docxWithParagraphs(['Onboarding', 'Ask the desk for a badge.']), name: 'onboarding.docx', metadata: { kind: 'policy' } });
+      expect(docx).toMatchObject({ reader: 'docx', chunks: 1 });
+      const [badge] = await docs.search('badge', { searchType: 'keyword', filters: { kind: 'policy' } });
+      expect(badge?.content).toBe('Onboarding\n\nAsk the desk for a badge.');
+    });
+
     it('finds the right passage by vector, keyword and hybrid search', async () => {
       for (const searchType of ['vector', 'keyword', 'hybrid'] as const) {
         const [best] = await docs.search('how do I change the listening port?', { searchType, limit: 3 });
@@ -158,7 +170,7 @@ for (const kind of testDatabaseKinds) {
     });
 
     it('refuses bad input with typed errors', async () => {
-      expect((await refusal(docs.insert({ text: 'x', reader: 'pdf' }))).code).toBe('BAD_REQUEST');
+      expect((await refusal(docs.insert({ text: 'x', reader: 'pptx' }))).code).toBe('BAD_REQUEST');
       expect((await refusal(docs.insert({ path: file('empty.md', '') }))).code).toBe('VALIDATION_ERROR');
       const csv = await refusal(docs.insert({ path: file('broken.csv', 'a,b\n"unclosed,1\n') }));
       expect([csv.code, csv.message]).toEqual(['VALIDATION_ERROR', expect.stringContaining('is not valid CSV')]);
@@ -175,14 +187,14 @@ for (const kind of testDatabaseKinds) {
     it('GET /knowledge/config reports the hosted readers, chunkers, filters and vector dbs', async () => {
       const res = await call(rt.url, 'GET', '/knowledge/config');
       expect(res.status).toBe(200);
-      expect(Object.keys(res.body.readers).sort()).toEqual(['csv', 'json', 'markdown', 'text']);
+      expect(Object.keys(res.body.readers).sort()).toEqual(['csv', 'docx', 'json', 'markdown', 'pdf', 'text']);
       expect(res.body.readers.csv).toEqual({
         id: 'csv',
         name: 'CsvReader',
         description: expect.any(String),
         chunkers: ['RowChunker', 'FixedSizeChunker', 'DocumentChunker', 'RecursiveChunker'],
       });
-      expect(res.body.readersForType).toMatchObject({ '.csv': ['csv'], '.md': ['markdown'], '.json': ['json'], '.txt': ['text'] });
+      expect(res.body.readersForType).toMatchObject({ '.csv': ['csv'], '.md': ['markdown'], '.json': ['json'], '.txt': ['text'], '.pdf': ['pdf'], '.docx': ['docx'] });
       expect(res.body.chunkers.FixedSizeChunker).toMatchObject({ key: 'FixedSizeChunker', metadata: { chunk_size: 5000, chunk_overlap: 0 } });
       expect(res.body.chunkers.RowChunker.metadata).toEqual({});
       expect(Object.keys(res.body.chunkers).sort()).toEqual(['DocumentChunker', 'FixedSizeChunker', 'MarkdownChunker', 'RecursiveChunker', 'RowChunker']);

@@ -9,6 +9,8 @@ export { TextReader } from './readers/text.js';
 export { MarkdownReader } from './readers/markdown.js';
 export { JsonReader } from './readers/json.js';
 export { CsvReader, type CsvReaderOptions } from './readers/csv.js';
+export { PdfReader } from './readers/pdf.js';
+export { DocxReader } from './readers/docx.js';
 export { ReaderRegistry, defaultReaders } from './readers/registry.js';
 export { CHUNKER_TYPES, type Chunker, type ChunkerType, type SizeOptions } from './chunkers/chunker.js';
 export { FixedSizeChunker } from './chunkers/fixed-size.js';

@@ -71,7 +71,7 @@ describe('ReaderRegistry', () => {
     expect(registry.get('Markdown').id).toBe('markdown');
     const error = (() => {
       try {
-        registry.get('pdf');
+        registry.get('excel');
       } catch (e) {
         return e;
       }
@@ -85,6 +85,8 @@ describe('ReaderRegistry', () => {
     expect(registry.forFile('data', 'application/json; charset=utf-8').id).toBe('json');
     expect(registry.forFile('x.csv').id).toBe('csv');
     expect(registry.forFile('main.rs').id).toBe('text');
+    expect(registry.forFile('paper.PDF').id).toBe('pdf');
+    expect(registry.forFile('upload', 'application/vnd.openxmlformats-officedocument.wordprocessingml.document').id).toBe('docx');
   });
 
   it('maps content types to the readers that handle them', () => {

@@ -1,18 +1,20 @@
 /**
  * @module knowledge/readers/registry
  * The readers this runtime provides, lookup by id or by file name, and the content-type map
- * `/knowledge/config` reports. Only readers that work offline are registered; PDF, DOCX and
- * the network readers are not offered rather than offered and failing.
+ * `/knowledge/config` reports. Only readers that work offline are registered; the network
+ * readers (website, search, video...) are not offered rather than offered and failing.
  */
 import { badRequest } from '../errors.js';
 import { CsvReader } from './csv.js';
+import { DocxReader } from './docx.js';
 import { JsonReader } from './json.js';
 import { MarkdownReader } from './markdown.js';
+import { PdfReader } from './pdf.js';
 import { extension, type Reader } from './reader.js';
 import { TextReader } from './text.js';
 
 export function defaultReaders(): Reader[] {
-  return [new TextReader(), new MarkdownReader(), new JsonReader(), new CsvReader()];
+  return [new TextReader(), new MarkdownReader(), new JsonReader(), new CsvReader(), new PdfReader(), new DocxReader()];
 }
 
 /** `CSV`, `csv_reader`, `CsvReader` and `csv-reader` all name the `csv` reader. */
