@@ -180,6 +180,9 @@ for (const kind of testDatabaseKinds) {
       expect((await refusal(docs.insert({ text: 'x', name: 'a.csv', chunker: 'MarkdownChunker' }))).message).toContain('does not support chunker');
       expect((await refusal(docs.insert({ text: 'x', chunker: 'FixedSizeChunker', chunkSize: 10, chunkOverlap: 10 }))).code).toBe('VALIDATION_ERROR');
       expect((await refusal(docs.insert({ text: 'x', path: 'y' }))).code).toBe('BAD_REQUEST');
+      const small = new Knowledge({ id: 'small', store: stores[1]!, maxContentBytes: 8 });
+      expect((await refusal(small.insert({ text: 'more than eight bytes' }))).code).toBe('PAYLOAD_TOO_LARGE');
+      expect((await refusal(small.insert({ path: join(dir, 'cities.csv') }))).code).toBe('PAYLOAD_TOO_LARGE');
       expect((await refusal(docs.search('  '))).code).toBe('BAD_REQUEST');
       expect((await refusal(docs.search('x', { limit: 0 }))).code).toBe('BAD_REQUEST');
     });

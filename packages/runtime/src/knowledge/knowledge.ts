@@ -15,7 +15,7 @@
  * ```
  */
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { SearchableKnowledge } from '../agent/agent.js';
 import { RuntimeError } from '../errors.js';
@@ -41,6 +41,8 @@ export interface KnowledgeOptions {
   readers?: Reader[];
   /** Results when a search gives no limit; default 10. */
   maxResults?: number;
+  /** Largest content `insert` accepts, in bytes; default 50 MiB (readers hold it in memory). */
+  maxContentBytes?: number;
 }
 
 export interface InsertOptions {
@@ -104,6 +106,7 @@ export class Knowledge implements SearchableKnowledge, ConfigurableKnowledge {
   readonly embedder: Embedder | undefined;
   readonly readers: ReaderRegistry;
   readonly maxResults: number;
+  readonly maxContentBytes: number;
   private created: Promise<void> | undefined;
 
   constructor(options: KnowledgeOptions) {
@@ -117,6 +120,7 @@ export class Knowledge implements SearchableKnowledge, ConfigurableKnowledge {
     this.embedder = options.embedder;
     this.readers = new ReaderRegistry(options.readers ?? defaultReaders());
     this.maxResults = options.maxResults ?? 10;
+    this.maxContentBytes = options.maxContentBytes ?? 50 * 1024 * 1024;
   }
 
   get dbId(): string | undefined {
@@ -145,7 +149,9 @@ export class Knowledge implements SearchableKnowledge, ConfigurableKnowledge {
     if (sources !== 1) throw badRequest('insert needs exactly one of text, path or buffer');
     const metadata = checkMetadata(options.metadata);
     const name = options.name ?? (options.path !== undefined ? basename(options.path) : options.buffer ? 'content' : 'text');
-    const data = options.path !== undefined ? await readPath(options.path) : (options.text ?? options.buffer)!;
+    const data = options.path !== undefined ? await readPath(options.path, this.maxContentBytes) : (options.text ?? options.buffer)!;
+    const size = typeof data === 'string' ? Buffer.byteLength(data) : data.byteLength;
+    if (size > this.maxContentBytes) throw tooLarge(name, this.maxContentBytes);
     const reader = typeof options.reader === 'object' ? options.reader : options.reader !== undefined ? this.readers.get(options.reader) : this.readers.forFile(name, options.mimeType);
     const chunker = this.chunkerFor(reader, options);
 
@@ -256,10 +262,17 @@ function checkMetadata(metadata: unknown): Metadata {
   return { ...(metadata as Metadata) };
 }
 
-async function readPath(path: string): Promise<Uint8Array> {
+function tooLarge(name: string, limit: number): RuntimeError {
+  return new RuntimeError('PAYLOAD_TOO_LARGE', `"${name}" is larger than the knowledge limit of ${limit} bytes`);
+}
+
+async function readPath(path: string, limit: number): Promise<Uint8Array> {
   try {
+    // Checked before reading, so an oversized file is never loaded into memory.
+    if ((await stat(path)).size > limit) throw tooLarge(basename(path), limit);
     return await readFile(path);
   } catch (cause) {
+    if (RuntimeError.isInstance(cause)) throw cause;
     const code = (cause as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') throw new RuntimeError('NOT_FOUND', `File not found: ${path}`, { cause });
     if (code === 'EISDIR') throw badRequest(`${path} is a directory; insert its files one by one`, cause);
