@@ -9,6 +9,9 @@
  *
  * The store owns its own better-sqlite3 connection because it must load the sqlite-vec
  * extension into it. All statements are synchronous, and no transaction spans an `await`.
+ * Give it a file of its own rather than the runtime's database file: the runtime's connection
+ * may hold a transaction across awaits, and this connection's synchronous busy-wait for the
+ * lock would then stall the event loop until the busy timeout.
  */
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
