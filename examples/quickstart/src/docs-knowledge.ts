@@ -1,100 +1,117 @@
 /**
- * A small knowledge base for the demo: the markdown files in `docs/`, split at headings and
- * searched by BM25 keyword scoring in memory. It needs no embedding model, so the quickstart
- * answers `search_knowledge_base` calls on a fresh machine with no API key.
+ * The quickstart's knowledge base: the markdown files in `docs/`, split at `#`/`##` headings,
+ * in a real `Knowledge` on an in-memory SQLite store. The docs are re-read at every start, so
+ * nothing needs to persist between runs.
+ *
+ * With no embedding model (no OPENAI_* or OLLAMA_EMBEDDING_MODEL) it searches by keyword
+ * (SQLite FTS5), so the demo answers `search_knowledge_base` on a fresh machine with no API
+ * key; with one, searches are hybrid. If the configured server cannot embed (a chat-only
+ * OpenAI-compatible server), it says so once and falls back to keyword search.
+ *
+ * Loading is asynchronous and the runtime is built synchronously, so this wraps the
+ * Knowledge: searches wait until the docs are in.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { SearchableKnowledge } from '@svc/runtime';
+import {
+  Knowledge,
+  MarkdownChunker,
+  SqliteVectorStore,
+  type ConfigurableKnowledge,
+  type Embedder,
+  type KnowledgeHit,
+  type ReaderRegistry,
+  type SearchableKnowledge,
+  type VectorDbInfo,
+} from '@svc/runtime';
 
-export interface Passage {
+export interface DocsKnowledgeOptions {
+  id: string;
   name: string;
-  content: string;
+  description: string;
+  embedder?: Embedder | undefined;
+  /** Where the fallback notice goes; default stderr. */
+  warn?: (message: string) => void;
 }
 
-const STOP_WORDS = new Set('a an and are as at be by can do for from how i in is it of on or the to what when which with you your'.split(' '));
-
-export function terms(text: string): string[] {
-  return (text.toLowerCase().match(/[a-z0-9_]+/g) ?? []).filter((t) => t.length > 1 && !STOP_WORDS.has(t));
-}
-
-/** Splits markdown at `#`/`##` headings; each passage is named after its file and heading. */
-export function splitMarkdown(file: string, markdown: string): Passage[] {
-  const passages: Passage[] = [];
-  let heading = file;
-  let lines: string[] = [];
-  const flush = () => {
-    const content = lines.join('\n').trim();
-    if (content) passages.push({ name: heading, content });
-    lines = [];
-  };
-  for (const line of markdown.split('\n')) {
-    const match = /^#{1,2}\s+(.*)$/.exec(line);
-    if (match) {
-      flush();
-      heading = `${file} › ${match[1]!.trim()}`;
-    }
-    lines.push(line);
-  }
-  flush();
-  return passages;
-}
-
-export class DocsKnowledge implements SearchableKnowledge {
+export class DocsKnowledge implements SearchableKnowledge, ConfigurableKnowledge {
   readonly id: string;
   readonly name: string;
   readonly description: string;
-  private readonly passages: { passage: Passage; counts: Map<string, number>; length: number }[];
-  private readonly documentFrequency = new Map<string, number>();
-  private readonly averageLength: number;
+  private knowledge: Knowledge;
+  private readonly loaded: Promise<void>;
 
-  constructor(options: { id: string; name: string; description: string; passages: Passage[] }) {
+  private constructor(
+    private readonly dir: string,
+    private readonly options: DocsKnowledgeOptions,
+  ) {
     this.id = options.id;
     this.name = options.name;
     this.description = options.description;
-    this.passages = options.passages.map((passage) => {
-      const counts = new Map<string, number>();
-      const words = terms(`${passage.name} ${passage.content}`);
-      for (const w of words) counts.set(w, (counts.get(w) ?? 0) + 1);
-      for (const w of counts.keys()) this.documentFrequency.set(w, (this.documentFrequency.get(w) ?? 0) + 1);
-      return { passage, counts, length: words.length };
-    });
-    this.averageLength = this.passages.reduce((sum, p) => sum + p.length, 0) / Math.max(1, this.passages.length);
+    this.knowledge = this.create(options.embedder);
+    this.loaded = this.load();
+    // A failure is reported by the searches that wait on it; this only avoids an unhandled rejection.
+    this.loaded.catch(() => {});
   }
 
-  static fromDirectory(dir: string, options: { id: string; name: string; description: string }): DocsKnowledge {
-    const files = readdirSync(dir).filter((f) => f.endsWith('.md')).sort();
-    const passages = files.flatMap((f) => splitMarkdown(f, readFileSync(join(dir, f), 'utf8')));
-    return new DocsKnowledge({ ...options, passages });
+  static fromDirectory(dir: string, options: DocsKnowledgeOptions): DocsKnowledge {
+    return new DocsKnowledge(dir, options);
   }
 
-  get size(): number {
-    return this.passages.length;
+  private create(embedder: Embedder | undefined): Knowledge {
+    return new Knowledge({ id: this.id, name: this.name, description: this.description, store: new SqliteVectorStore({ path: ':memory:' }), embedder });
+  }
+
+  private async insertAll(): Promise<void> {
+    const files = readdirSync(this.dir).filter((f) => f.endsWith('.md')).sort();
+    for (const file of files) {
+      await this.knowledge.insert({ path: join(this.dir, file), chunker: new MarkdownChunker({ splitOnHeadings: 2 }) });
+    }
+  }
+
+  private async load(): Promise<void> {
+    try {
+      await this.insertAll();
+    } catch (error) {
+      if (!this.knowledge.embedder) throw error;
+      const reason = error instanceof Error ? error.message : String(error);
+      (this.options.warn ?? ((m) => process.stderr.write(`${m}\n`)))(`runtime-docs: embeddings failed (${reason}); using keyword search`);
+      await this.knowledge.store.close();
+      this.knowledge = this.create(undefined);
+      await this.insertAll();
+    }
+  }
+
+  /** Resolves once the docs are indexed (rejects if they could not be). */
+  ready(): Promise<void> {
+    return this.loaded;
+  }
+
+  get readers(): ReaderRegistry {
+    return this.knowledge.readers;
+  }
+
+  vectorDb(): VectorDbInfo {
+    return this.knowledge.vectorDb();
+  }
+
+  async filterKeys(): Promise<string[]> {
+    await this.loaded;
+    return this.knowledge.filterKeys();
   }
 
   describe(): Record<string, unknown> {
-    return { passages: this.passages.length, search: 'bm25 (in memory)' };
+    return this.knowledge.describe();
   }
 
-  async search(query: string, options: { limit?: number } = {}): Promise<{ content: string; name: string; score: number }[]> {
-    const k1 = 1.2;
-    const b = 0.75;
-    const n = this.passages.length;
-    const queryTerms = [...new Set(terms(query))];
-    return this.passages
-      .map(({ passage, counts, length }) => {
-        let score = 0;
-        for (const t of queryTerms) {
-          const tf = counts.get(t) ?? 0;
-          if (tf === 0) continue;
-          const df = this.documentFrequency.get(t) ?? 0;
-          const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
-          score += (idf * tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * length) / this.averageLength));
-        }
-        return { name: passage.name, content: passage.content, score };
-      })
-      .filter((hit) => hit.score > 0)
-      .sort((x, y) => y.score - x.score)
-      .slice(0, options.limit ?? 5);
+  /** Hits are named `file.md › Heading`, so answers can cite the section they came from. */
+  async search(query: string, options: { limit?: number } = {}): Promise<(KnowledgeHit & { name: string })[]> {
+    await this.loaded;
+    const hits = await this.knowledge.search(query, { limit: options.limit ?? 5 });
+    return hits.map((hit) => {
+      const heading = /^#{1,2}\s+(.+)$/m.exec(hit.content)?.[1]?.trim();
+      const file = `${hit.name ?? 'docs'}.md`;
+      return { ...hit, name: heading ? `${file} › ${heading}` : file };
+    });
   }
 }

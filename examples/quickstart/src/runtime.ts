@@ -4,10 +4,11 @@
  * Two agents (one with a tool, one with knowledge), a team that routes between them, and a
  * workflow that looks a topic up in the docs and then writes about it. Agents use the model
  * configured in the environment (OPENAI_API_KEY, ANTHROPIC_API_KEY or OLLAMA_HOST); with none,
- * the runtime still starts and a run ends with a RunError that says what to set.
+ * the runtime still starts and a run ends with a RunError that says what to set. The docs
+ * knowledge searches by keyword with no key, and hybrid when OPENAI_* is set.
  */
 import { fileURLToPath } from 'node:url';
-import { Agent, Runtime, Team, Workflow, step, type RuntimeOptions } from '@svc/runtime';
+import { Agent, Runtime, Team, Workflow, embedderFromEnvironment, step, type RuntimeOptions } from '@svc/runtime';
 import { DocsKnowledge } from './docs-knowledge.js';
 import { getCurrentTime } from './tools.js';
 
@@ -19,6 +20,8 @@ export function createQuickstartRuntime(overrides: Partial<RuntimeOptions> = {})
     id: 'runtime-docs',
     name: 'Runtime docs',
     description: 'How to run agents, configure the runtime and secure it',
+    // Hybrid search when the environment names an embedding model; keyword search otherwise.
+    embedder: embedderFromEnvironment(overrides.env ?? process.env),
   });
 
   const assistant = new Agent({

@@ -51,6 +51,9 @@ describe('quickstart catalogue', () => {
     expect(info).toMatchObject({ agent_count: 2, team_count: 1, workflow_count: 1, mcp: { enabled: true } });
     const config = await get('/config');
     expect(JSON.stringify(config.knowledge)).toContain('runtime-docs');
+    const knowledge = await get('/knowledge/config');
+    expect(knowledge.vector_dbs).toEqual([expect.objectContaining({ name: 'SQLite', search_types: ['keyword'] })]);
+    expect(knowledge.readersForType['.md']).toEqual(['markdown']);
   });
 });
 

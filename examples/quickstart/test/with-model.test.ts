@@ -59,6 +59,11 @@ describe('quickstart with a model from the environment', () => {
     expect(events.at(-1)!.event).toBe('RunCompleted');
   });
 
+  it('searches the docs by hybrid search, embedding through the same server', async () => {
+    const config = (await (await fetch(`${server.url}/knowledge/config?knowledge_id=runtime-docs`)).json()) as { vector_dbs: { search_types: string[] }[] };
+    expect(config.vector_dbs).toEqual([expect.objectContaining({ search_types: ['vector', 'keyword', 'hybrid'] })]);
+  });
+
   it('the workflow looks up the docs, then the writer summarizes them', async () => {
     const events = await run('/workflows/research/runs', 'sessions');
     expect(events.filter((e) => e.event === 'StepCompleted').map((e) => e.data.step_name)).toEqual(['lookup', 'summarize']);

@@ -25,3 +25,4 @@ export type { Logger } from './server/logger.js';
 export { consoleLogger, silentLogger } from './server/logger.js';
 export type { Access, RouteEntry } from './server/route.js';
 export { API_VERSION } from './server/app.js';
+export * from './knowledge/index.js';

@@ -57,6 +57,7 @@ export const DEFAULT_SCOPE_MAP: readonly Entry[] = [
   ['GET /user_memory_stats', ['memories:read']],
   ['POST /optimize-memories', ['memories:write']],
   ...crudRows('learnings', '/learnings'),
+  ['GET /knowledge/config', ['knowledge:read']],
   ['POST /knowledge/search', ['knowledge:read']],
   ['POST /knowledge/remote-content', ['knowledge:write']],
   ...crudRows('knowledge', '/knowledge'),

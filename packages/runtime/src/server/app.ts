@@ -19,6 +19,7 @@ import { homeRoutes } from './routes/home.js';
 import { infoRoutes } from './routes/info.js';
 import { serviceAccountRoutes } from './routes/service-accounts.js';
 import { sessionRoutes } from './routes/sessions.js';
+import { knowledgeConfigRoutes } from '../knowledge/config-route.js';
 import { mcpChallenge, mcpOAuthRoutes } from '../mcp/mcp-oauth.js';
 import { mcpRoutes } from '../mcp/mcp-route.js';
 
@@ -65,6 +66,7 @@ export function buildApp(ctx: ServerContext, parts: AppParts = {}): BuiltApp {
     ...healthRoutes(ctx),
     ...infoRoutes(ctx),
     ...configRoutes(ctx),
+    ...knowledgeConfigRoutes(ctx),
     ...componentRoutes(ctx),
     ...sessionRoutes(ctx),
     ...serviceAccountRoutes(ctx),

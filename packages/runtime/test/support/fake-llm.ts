@@ -6,6 +6,8 @@
  *   POST /v1/chat/completions   OpenAI-compatible: JSON, or SSE when `stream: true`
  *   POST /v1/messages           Anthropic Messages: JSON, or SSE when `stream: true`
  *   POST /api/chat              Ollama: NDJSON unless `stream: false` (Ollama streams by default)
+ *   POST /v1/embeddings, /api/embed   embeddings, as `fake-embeddings.ts` answers them (not
+ *                               recorded in `requests`, which stays a log of chat calls)
  *
  * Point providers at it with `openai({ baseURL: `${fake.url}/v1` })`,
  * `anthropic({ baseURL: fake.url })` or `ollama({ host: fake.url })`.
@@ -35,6 +37,7 @@
  */
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { embeddingsReply } from './fake-embeddings.js';
 
 export type FakeWire = 'openai' | 'anthropic' | 'ollama';
 
@@ -125,6 +128,11 @@ export async function startFakeLlm(options: Partial<FakeBehaviour> = {}): Promis
     const wire: FakeWire | undefined =
       path === '/v1/chat/completions' ? 'openai' : path === '/v1/messages' ? 'anthropic' : path === '/api/chat' ? 'ollama' : undefined;
     const raw = await readAll(req);
+    const embeddings = req.method === 'POST' ? embeddingsReply(path, parseJson(raw)) : undefined;
+    if (embeddings) {
+      res.writeHead(embeddings.status, { 'content-type': 'application/json' }).end(JSON.stringify(embeddings.body));
+      return;
+    }
     if (req.method !== 'POST' || !wire) {
       res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: `no route ${req.method} ${path}` }));
       return;
@@ -514,4 +522,12 @@ function checkOllama(body: unknown): { status: number; message: string } | undef
     }
   }
   return undefined;
+}
+
+function parseJson(raw: string): unknown {
+  try {
+    return JSON.parse(raw) as unknown;
+  } catch {
+    return undefined;
+  }
 }

@@ -1,0 +1,115 @@
+/**
+ * @module knowledge/chunkers/chunker
+ * A chunker splits one Document into Chunks. Shared rules (after agno): chunk ids are
+ * `{doc.id or doc.name}_{n}` (1-based), else `chunk_{md5 prefix}_{n}`; each chunk copies the
+ * document's metadata and adds `chunk` and `chunk_size`. One deliberate difference: a short
+ * document still becomes one chunk with that metadata, so every stored row has the same shape.
+ */
+import { createHash } from 'node:crypto';
+import { unprocessable } from '../errors.js';
+import type { Chunk, Document } from '../types.js';
+
+/** Only strategies that work without a model or a syntax tree are implemented. */
+export const CHUNKER_TYPES = ['FixedSizeChunker', 'RecursiveChunker', 'DocumentChunker', 'MarkdownChunker', 'RowChunker'] as const;
+export type ChunkerType = (typeof CHUNKER_TYPES)[number];
+
+export interface Chunker {
+  readonly type: ChunkerType;
+  chunk(doc: Document): Chunk[];
+}
+
+/** Size and overlap in characters, as every size-based strategy takes them. */
+export interface SizeOptions {
+  chunkSize?: number;
+  overlap?: number;
+}
+
+export const DEFAULT_CHUNK_SIZE = 5000;
+
+export function sizeOptions(type: ChunkerType, options: SizeOptions): { chunkSize: number; overlap: number } {
+  const chunkSize = options.chunkSize ?? DEFAULT_CHUNK_SIZE;
+  const overlap = options.overlap ?? 0;
+  if (!Number.isInteger(chunkSize) || chunkSize < 1) throw unprocessable(`${type}: chunk_size must be a positive integer (got ${chunkSize})`);
+  if (!Number.isInteger(overlap) || overlap < 0) throw unprocessable(`${type}: chunk_overlap must be a non-negative integer (got ${overlap})`);
+  // An overlap as large as the chunk would never advance.
+  if (overlap >= chunkSize) throw unprocessable(`${type}: chunk_overlap (${overlap}) must be smaller than chunk_size (${chunkSize})`);
+  return { chunkSize, overlap };
+}
+
+/** Flattens every whitespace run (newlines included) to one space, as agno's clean_text does. */
+export function cleanText(text: string): string {
+  return text.replace(/\s+/g, ' ');
+}
+
+export function chunkId(doc: Document, n: number, content: string, prefix = ''): string {
+  const base = doc.id ?? doc.name;
+  if (base) return `${base}_${prefix}${n}`;
+  return `chunk_${createHash('md5').update(content).digest('hex').slice(0, 12)}_${prefix}${n}`;
+}
+
+/** Builds the chunks of `doc` from its pieces, numbering from 1 and skipping blank pieces. */
+export function toChunks(doc: Document, pieces: readonly string[]): Chunk[] {
+  const chunks: Chunk[] = [];
+  for (const content of pieces) {
+    if (content.trim().length === 0) continue;
+    const n = chunks.length + 1;
+    chunks.push({
+      content,
+      name: doc.name,
+      id: chunkId(doc, n, content),
+      meta_data: { ...doc.meta_data, chunk: n, chunk_size: content.length },
+    });
+  }
+  return chunks;
+}
+
+/** Prepends the tail of each previous chunk (agno's overlap post-pass for paragraph packers). */
+export function withOverlap(pieces: string[], overlap: number): string[] {
+  if (overlap === 0) return pieces;
+  return pieces.map((piece, i) => (i === 0 ? piece : `${pieces[i - 1]!.slice(-overlap)}${piece}`));
+}
+
+/**
+ * Greedy packing: adds parts to the current chunk while its size (separators not counted, as
+ * in agno) stays within `size`; a part that alone exceeds `size` is passed to `split`.
+ */
+export function pack(parts: readonly string[], size: number, joiner: string, split: (part: string) => string[]): string[] {
+  const out: string[] = [];
+  let current: string[] = [];
+  let length = 0;
+  const flush = () => {
+    if (current.length > 0) out.push(current.join(joiner));
+    current = [];
+    length = 0;
+  };
+  for (const part of parts) {
+    if (part.length > size) {
+      flush();
+      out.push(...split(part));
+      continue;
+    }
+    if (length + part.length > size) flush();
+    current.push(part);
+    length += part.length;
+  }
+  flush();
+  return out;
+}
+
+/** Last-resort split on word boundaries, hard-cutting single words longer than `size`. */
+export function splitWords(text: string, size: number): string[] {
+  const words = text.split(/\s+/).filter(Boolean);
+  const hard = words.flatMap((w) => (w.length <= size ? [w] : (w.match(new RegExp(`.{1,${size}}`, 'gs')) ?? [])));
+  const out: string[] = [];
+  let current = '';
+  for (const word of hard) {
+    if (current && current.length + 1 + word.length > size) {
+      out.push(current);
+      current = word;
+    } else {
+      current = current ? `${current} ${word}` : word;
+    }
+  }
+  if (current) out.push(current);
+  return out;
+}

@@ -1,0 +1,83 @@
+/**
+ * @module knowledge/chunkers/markdown
+ * Markdown-aware chunks. The text is cut into sections at heading lines (never inside a fenced
+ * code block). By default sections are packed into chunks of at most chunk_size characters;
+ * with `splitOnHeadings` every section (down to that heading level) is its own chunk, and a
+ * section too large is split by paragraphs with its heading repeated on each piece.
+ */
+import type { Chunk, Document } from '../types.js';
+import { pack, sizeOptions, splitWords, toChunks, withOverlap, type Chunker, type SizeOptions } from './chunker.js';
+
+export interface MarkdownChunkerOptions extends SizeOptions {
+  /** `true` splits on every heading level, a number 1-6 on levels up to it; default false. */
+  splitOnHeadings?: boolean | number;
+}
+
+interface Section {
+  heading: string | undefined;
+  text: string;
+}
+
+export class MarkdownChunker implements Chunker {
+  readonly type = 'MarkdownChunker' as const;
+  readonly chunkSize: number;
+  readonly overlap: number;
+  readonly headingLevel: number;
+
+  constructor(options: MarkdownChunkerOptions = {}) {
+    ({ chunkSize: this.chunkSize, overlap: this.overlap } = sizeOptions(this.type, options));
+    const s = options.splitOnHeadings ?? false;
+    this.headingLevel = s === true ? 6 : s === false ? 0 : Math.max(1, Math.min(6, Math.floor(s)));
+  }
+
+  chunk(doc: Document): Chunk[] {
+    const text = doc.content.trim();
+    if (!text) return [];
+    if (this.headingLevel === 0) {
+      if (text.length <= this.chunkSize) return toChunks(doc, [text]);
+      const sections = splitSections(text, 6).map((s) => s.text);
+      const pieces = pack(sections, this.chunkSize, '\n\n', (section) => this.splitLarge(section, undefined));
+      return toChunks(doc, withOverlap(pieces, this.overlap));
+    }
+    const pieces = splitSections(text, this.headingLevel).flatMap((section) =>
+      section.text.length <= this.chunkSize ? [section.text] : this.splitLarge(section.text, section.heading),
+    );
+    return toChunks(doc, withOverlap(pieces, this.overlap));
+  }
+
+  /** Packs a section's paragraphs, each piece starting with the section's heading. */
+  private splitLarge(text: string, heading: string | undefined): string[] {
+    const body = heading && text.startsWith(heading) ? text.slice(heading.length).trim() : text;
+    const room = heading ? Math.max(1, this.chunkSize - heading.length - 2) : this.chunkSize;
+    const paragraphs = body.split(/\n\s*\n/).map((p) => p.trim()).filter(Boolean);
+    const pieces = pack(paragraphs, room, '\n\n', (p) => splitWords(p, room));
+    return heading ? pieces.map((p) => `${heading}\n\n${p}`) : pieces;
+  }
+}
+
+const HEADING = /^(#{1,6})\s+\S/;
+const FENCE = /^\s*(```|~~~)/;
+
+/** Sections start at ATX headings of level <= maxLevel; text before the first is its own section. */
+export function splitSections(text: string, maxLevel: number): Section[] {
+  const sections: Section[] = [];
+  let heading: string | undefined;
+  let lines: string[] = [];
+  let inFence = false;
+  const flush = () => {
+    const body = lines.join('\n').trim();
+    if (body) sections.push({ heading, text: body });
+    lines = [];
+  };
+  for (const line of text.split('\n')) {
+    if (FENCE.test(line)) inFence = !inFence;
+    const match = inFence ? null : HEADING.exec(line);
+    if (match && match[1]!.length <= maxLevel) {
+      flush();
+      heading = line.trim();
+    }
+    lines.push(line);
+  }
+  flush();
+  return sections;
+}

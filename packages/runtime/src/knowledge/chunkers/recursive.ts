@@ -1,0 +1,39 @@
+/**
+ * @module knowledge/chunkers/recursive
+ * Windows of at most chunk_size characters that end after the last newline in the window, or
+ * failing that after the last period, so chunks tend to end at line or sentence breaks.
+ */
+import type { Chunk, Document } from '../types.js';
+import { cleanText, sizeOptions, toChunks, type Chunker, type SizeOptions } from './chunker.js';
+
+export class RecursiveChunker implements Chunker {
+  readonly type = 'RecursiveChunker' as const;
+  readonly chunkSize: number;
+  readonly overlap: number;
+
+  constructor(options: SizeOptions = {}) {
+    ({ chunkSize: this.chunkSize, overlap: this.overlap } = sizeOptions(this.type, options));
+  }
+
+  chunk(doc: Document): Chunk[] {
+    const text = doc.content;
+    const pieces: string[] = [];
+    let start = 0;
+    while (start < text.length) {
+      let end = Math.min(start + this.chunkSize, text.length);
+      if (end < text.length) {
+        const window = text.slice(start, end);
+        const newline = window.lastIndexOf('\n');
+        const period = window.lastIndexOf('.');
+        const at = newline > 0 ? newline : period > 0 ? period : -1;
+        if (at > 0) end = start + at + 1;
+      }
+      // Cleaning after slicing keeps the break positions meaningful.
+      pieces.push(cleanText(text.slice(start, end)).trim());
+      if (end >= text.length) break;
+      const next = end - this.overlap;
+      start = next > start ? next : start + Math.max(1, Math.floor(this.chunkSize / 10));
+    }
+    return toChunks(doc, pieces);
+  }
+}

@@ -1,0 +1,51 @@
+/**
+ * @module knowledge/chunkers/registry
+ * Chunkers by key, with the defaults `/knowledge/config` reports (the spec's table).
+ */
+import { badRequest } from '../errors.js';
+import { CHUNKER_TYPES, DEFAULT_CHUNK_SIZE, type Chunker, type ChunkerType, type SizeOptions } from './chunker.js';
+import { DocumentChunker } from './document.js';
+import { FixedSizeChunker } from './fixed-size.js';
+import { MarkdownChunker } from './markdown.js';
+import { RecursiveChunker } from './recursive.js';
+import { RowChunker } from './row.js';
+
+export interface ChunkerInfo {
+  key: ChunkerType;
+  name: string;
+  description: string;
+  metadata: Record<string, unknown>;
+}
+
+const SIZED = { chunk_size: DEFAULT_CHUNK_SIZE, chunk_overlap: 0 };
+
+export const CHUNKERS: Readonly<Record<ChunkerType, ChunkerInfo>> = {
+  FixedSizeChunker: { key: 'FixedSizeChunker', name: 'FixedSizeChunker', description: 'Fixed-size character windows, cut at whitespace', metadata: SIZED },
+  RecursiveChunker: { key: 'RecursiveChunker', name: 'RecursiveChunker', description: 'Size-bounded windows ending at line or sentence breaks', metadata: SIZED },
+  DocumentChunker: { key: 'DocumentChunker', name: 'DocumentChunker', description: 'Packs paragraphs, then sentences, up to the chunk size', metadata: SIZED },
+  MarkdownChunker: { key: 'MarkdownChunker', name: 'MarkdownChunker', description: 'Splits markdown by headers, sections and paragraphs', metadata: SIZED },
+  RowChunker: { key: 'RowChunker', name: 'RowChunker', description: 'One chunk per row of tabular content', metadata: {} },
+};
+
+export function isChunkerType(value: string): value is ChunkerType {
+  return (CHUNKER_TYPES as readonly string[]).includes(value);
+}
+
+/** Builds a chunker by key; RowChunker ignores the size options, as in agno. */
+export function createChunker(type: string, options: SizeOptions = {}): Chunker {
+  if (!isChunkerType(type)) {
+    throw badRequest(`Unknown chunker "${type}"; available: ${CHUNKER_TYPES.join(', ')}`);
+  }
+  switch (type) {
+    case 'FixedSizeChunker':
+      return new FixedSizeChunker(options);
+    case 'RecursiveChunker':
+      return new RecursiveChunker(options);
+    case 'DocumentChunker':
+      return new DocumentChunker(options);
+    case 'MarkdownChunker':
+      return new MarkdownChunker(options);
+    case 'RowChunker':
+      return new RowChunker();
+  }
+}

@@ -1,0 +1,30 @@
+/**
+ * @module knowledge
+ * The knowledge (RAG) pipeline's public surface: readers, chunkers, embedders, vector stores
+ * and the Knowledge class that ties them together.
+ */
+export type { Document, Chunk, Metadata, ReaderInput } from './types.js';
+export type { Reader } from './readers/reader.js';
+export { TextReader } from './readers/text.js';
+export { MarkdownReader } from './readers/markdown.js';
+export { JsonReader } from './readers/json.js';
+export { CsvReader, type CsvReaderOptions } from './readers/csv.js';
+export { PdfReader } from './readers/pdf.js';
+export { DocxReader } from './readers/docx.js';
+export { ReaderRegistry, defaultReaders } from './readers/registry.js';
+export { CHUNKER_TYPES, type Chunker, type ChunkerType, type SizeOptions } from './chunkers/chunker.js';
+export { FixedSizeChunker } from './chunkers/fixed-size.js';
+export { RecursiveChunker } from './chunkers/recursive.js';
+export { DocumentChunker } from './chunkers/document.js';
+export { MarkdownChunker, type MarkdownChunkerOptions } from './chunkers/markdown.js';
+export { RowChunker, type RowChunkerOptions } from './chunkers/row.js';
+export { CHUNKERS, createChunker, type ChunkerInfo } from './chunkers/registry.js';
+export type { Embedder } from './embedders/embedder.js';
+export { OpenAIEmbedder, OPENAI_DEFAULT_EMBEDDING_MODEL, type OpenAIEmbedderOptions } from './embedders/openai.js';
+export { OllamaEmbedder, OLLAMA_DEFAULT_EMBEDDING_MODEL, type OllamaEmbedderOptions } from './embedders/ollama.js';
+export { embedderFromEnvironment } from './embedders/from-environment.js';
+export { SEARCH_TYPES, type SearchType, type MetadataFilters, type VectorStore, type StoredChunk, type SearchHit, type SearchRequest } from './vector-stores/vector-store.js';
+export { SqliteVectorStore, type SqliteVectorStoreOptions } from './vector-stores/sqlite.js';
+export { PostgresVectorStore, type PostgresVectorStoreOptions } from './vector-stores/postgres.js';
+export { Knowledge, isConfigurableKnowledge, type ConfigurableKnowledge, type KnowledgeOptions, type InsertOptions, type InsertResult, type KnowledgeSearchOptions, type KnowledgeHit, type VectorDbInfo } from './knowledge.js';
+export { knowledgeConfig, type KnowledgeConfig } from './config-route.js';

@@ -1,0 +1,293 @@
+/**
+ * @module knowledge/knowledge
+ * A knowledge base: insert content (read -> chunk -> embed -> store) and search it. It is what
+ * agents search through their `search_knowledge_base` tool, and what `/knowledge/config`
+ * describes.
+ *
+ * Without an embedder it stores chunks without vectors and searches by keyword, so a runtime
+ * with no API key still has working knowledge; with one, the default search is hybrid.
+ *
+ * @example
+ * ```ts
+ * const docs = new Knowledge({ id: 'docs', store: new SqliteVectorStore({ path: 'data/knowledge.db' }) });
+ * await docs.insert({ path: 'docs/guide.md', metadata: { area: 'setup' } });
+ * const hits = await docs.search('how do I change the port?', { limit: 3 });
+ * ```
+ */
+import { createHash } from 'node:crypto';
+import { readFile, stat } from 'node:fs/promises';
+import { basename } from 'node:path';
+import type { SearchableKnowledge } from '../agent/agent.js';
+import { RuntimeError } from '../errors.js';
+import type { Chunker } from './chunkers/chunker.js';
+import { createChunker } from './chunkers/registry.js';
+import type { Embedder } from './embedders/embedder.js';
+import { badRequest, unprocessable } from './errors.js';
+import type { Reader } from './readers/reader.js';
+import { ReaderRegistry, defaultReaders } from './readers/registry.js';
+import type { Metadata } from './types.js';
+import { checkFilters } from './vector-stores/filters.js';
+import { SEARCH_TYPES, type MetadataFilters, type SearchType, type StoredChunk, type VectorStore } from './vector-stores/vector-store.js';
+
+export interface KnowledgeOptions {
+  /** Unique among the runtime's knowledge bases; used in routes and `knowledge_id`. */
+  id: string;
+  name?: string;
+  description?: string;
+  store: VectorStore;
+  /** Without one, only keyword search is available. */
+  embedder?: Embedder | undefined;
+  /** Defaults to text, markdown, json and csv. */
+  readers?: Reader[];
+  /** Results when a search gives no limit; default 10. */
+  maxResults?: number;
+  /** Largest content `insert` accepts, in bytes; default 50 MiB (readers hold it in memory). */
+  maxContentBytes?: number;
+}
+
+export interface InsertOptions {
+  /** Exactly one of `text`, `path` and `buffer`. */
+  text?: string;
+  path?: string;
+  buffer?: Uint8Array;
+  /** The content's name; also picks the reader by extension. Defaults to the file name, or `text`. */
+  name?: string;
+  mimeType?: string;
+  /** A reader id (`csv`, `MarkdownReader`...) or instance; default by extension / MIME type. */
+  reader?: string | Reader;
+  /** A chunker key or instance; default the reader's first. Must be one the reader supports. */
+  chunker?: string | Chunker;
+  chunkSize?: number;
+  chunkOverlap?: number;
+  /** Stored on every chunk and filterable in search. */
+  metadata?: Metadata;
+  signal?: AbortSignal;
+}
+
+export interface InsertResult {
+  content_id: string;
+  name: string;
+  reader: string;
+  chunker: string;
+  chunks: number;
+}
+
+export interface KnowledgeSearchOptions {
+  limit?: number;
+  searchType?: SearchType;
+  filters?: MetadataFilters;
+  signal?: AbortSignal;
+}
+
+export interface KnowledgeHit {
+  id: string;
+  content_id: string;
+  content: string;
+  name?: string;
+  score: number;
+  meta_data: Metadata;
+}
+
+export interface VectorDbInfo {
+  id: string;
+  name: string;
+  description?: string;
+  search_types: SearchType[];
+}
+
+const ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
+const MAX_LIMIT = 100;
+
+export class Knowledge implements SearchableKnowledge, ConfigurableKnowledge {
+  readonly id: string;
+  readonly name: string;
+  readonly description: string | undefined;
+  readonly store: VectorStore;
+  readonly embedder: Embedder | undefined;
+  readonly readers: ReaderRegistry;
+  readonly maxResults: number;
+  readonly maxContentBytes: number;
+  private created: Promise<void> | undefined;
+
+  constructor(options: KnowledgeOptions) {
+    if (!ID.test(options.id ?? '')) {
+      throw new TypeError(`Knowledge id "${options.id}" must start with a letter or digit and use only letters, digits, ".", "_" or "-" (max 128)`);
+    }
+    this.id = options.id;
+    this.name = options.name ?? options.id;
+    this.description = options.description;
+    this.store = options.store;
+    this.embedder = options.embedder;
+    this.readers = new ReaderRegistry(options.readers ?? defaultReaders());
+    this.maxResults = options.maxResults ?? 10;
+    this.maxContentBytes = options.maxContentBytes ?? 50 * 1024 * 1024;
+  }
+
+  get dbId(): string | undefined {
+    return this.store.dbId;
+  }
+
+  get table(): string | undefined {
+    return this.store.table;
+  }
+
+  get searchTypes(): SearchType[] {
+    return this.embedder ? [...SEARCH_TYPES] : ['keyword'];
+  }
+
+  /** Creates the store's tables once, on first use, so constructing a Knowledge does no I/O. */
+  private ready(): Promise<void> {
+    this.created ??= this.store.create().catch((e: unknown) => {
+      this.created = undefined;
+      throw e;
+    });
+    return this.created;
+  }
+
+  async insert(options: InsertOptions): Promise<InsertResult> {
+    const sources = [options.text, options.path, options.buffer].filter((s) => s !== undefined).length;
+    if (sources !== 1) throw badRequest('insert needs exactly one of text, path or buffer');
+    const metadata = checkMetadata(options.metadata);
+    const name = options.name ?? (options.path !== undefined ? basename(options.path) : options.buffer ? 'content' : 'text');
+    const data = options.path !== undefined ? await readPath(options.path, this.maxContentBytes) : (options.text ?? options.buffer)!;
+    const size = typeof data === 'string' ? Buffer.byteLength(data) : data.byteLength;
+    if (size > this.maxContentBytes) throw tooLarge(name, this.maxContentBytes);
+    const reader = typeof options.reader === 'object' ? options.reader : options.reader !== undefined ? this.readers.get(options.reader) : this.readers.forFile(name, options.mimeType);
+    const chunker = this.chunkerFor(reader, options);
+
+    const documents = await reader.read({ data, name });
+    const chunks = documents.flatMap((doc) => chunker.chunk({ ...doc, meta_data: { ...doc.meta_data, ...metadata } }));
+    if (chunks.length === 0) throw unprocessable(`"${name}" has no content to index`);
+
+    // A path or an explicit name identifies the content, so re-inserting an edited file
+    // replaces its chunks; an unnamed text is identified by its bytes.
+    const identity = options.path !== undefined ? `path:${options.path}` : options.name !== undefined ? `name:${name}` : `data:${sha256(data)}`;
+    const contentId = contentIdFor(identity, metadata);
+    const vectors = this.embedder ? await this.embedder.embed(chunks.map((c) => c.content), options.signal) : undefined;
+    const stored: StoredChunk[] = chunks.map((c, i) => ({ ...c, filters: metadata, embedding: vectors?.[i] }));
+    await this.ready();
+    await this.store.upsert(contentId, stored, this.embedder?.id);
+    return { content_id: contentId, name, reader: reader.id, chunker: chunker.type, chunks: stored.length };
+  }
+
+  private chunkerFor(reader: Reader, options: InsertOptions): Chunker {
+    if (typeof options.chunker === 'object') return options.chunker;
+    const key = options.chunker ?? reader.chunkers[0];
+    if (key === undefined) throw badRequest(`Reader "${reader.id}" supports no chunker`);
+    if (!reader.chunkers.includes(key as Reader['chunkers'][number])) {
+      throw badRequest(`Reader "${reader.id}" does not support chunker "${key}"; supported: ${reader.chunkers.join(', ')}`);
+    }
+    return createChunker(key, { ...(options.chunkSize !== undefined ? { chunkSize: options.chunkSize } : {}), ...(options.chunkOverlap !== undefined ? { overlap: options.chunkOverlap } : {}) });
+  }
+
+  async search(query: string, options: KnowledgeSearchOptions = {}): Promise<KnowledgeHit[]> {
+    if (typeof query !== 'string' || query.trim().length === 0) throw badRequest('The search query is empty');
+    const limit = options.limit ?? this.maxResults;
+    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) throw badRequest(`limit must be an integer from 1 to ${MAX_LIMIT}`);
+    const searchType = options.searchType ?? (this.embedder ? 'hybrid' : 'keyword');
+    if (!(SEARCH_TYPES as readonly string[]).includes(searchType)) throw badRequest(`Unknown search type "${String(searchType)}"; use ${SEARCH_TYPES.join(', ')}`);
+    if (searchType !== 'keyword' && !this.embedder) {
+      throw badRequest(`Knowledge "${this.id}" has no embedder, so it supports keyword search only`);
+    }
+    const filters = checkFilters(options.filters);
+    const vector = searchType !== 'keyword' && this.embedder ? (await this.embedder.embed([query], options.signal))[0] : undefined;
+    await this.ready();
+    const hits = await this.store.search({ searchType, query, vector, limit, filters });
+    return hits.map(({ chunk, score }) => ({
+      id: chunk.id,
+      content_id: chunk.content_id,
+      content: chunk.content,
+      ...(chunk.name !== undefined ? { name: chunk.name } : {}),
+      score,
+      meta_data: chunk.meta_data,
+    }));
+  }
+
+  async remove(contentId: string): Promise<boolean> {
+    await this.ready();
+    return (await this.store.deleteByContentId(contentId)) > 0;
+  }
+
+  /** The metadata keys stored content can be filtered on. */
+  async filterKeys(): Promise<string[]> {
+    await this.ready();
+    return this.store.filterKeys();
+  }
+
+  vectorDb(): VectorDbInfo {
+    return {
+      id: this.store.id,
+      name: this.store.name,
+      ...(this.store.description !== undefined ? { description: this.store.description } : {}),
+      search_types: this.searchTypes,
+    };
+  }
+
+  describe(): Record<string, unknown> {
+    return {
+      vector_db: this.store.id,
+      search_types: this.searchTypes,
+      embedder: this.embedder?.id ?? null,
+      readers: this.readers.list().map((r) => r.id),
+    };
+  }
+}
+
+/**
+ * What `/knowledge/config` needs from a hosted knowledge base. Knowledge implements it; so can
+ * a wrapper that delegates to a Knowledge (the quickstart's docs load in the background).
+ */
+export interface ConfigurableKnowledge {
+  readonly readers: ReaderRegistry;
+  vectorDb(): VectorDbInfo;
+  filterKeys(): Promise<string[]>;
+}
+
+/** Structural, so it also holds across duplicated copies of this module. */
+export function isConfigurableKnowledge(value: unknown): value is ConfigurableKnowledge {
+  if (typeof value !== 'object' || value === null) return false;
+  const k = value as Partial<ConfigurableKnowledge>;
+  return typeof k.vectorDb === 'function' && typeof k.filterKeys === 'function' && typeof k.readers?.readersForType === 'function';
+}
+
+const METADATA_KEY = /^[\p{L}\p{N}_.-]{1,100}$/u;
+
+function checkMetadata(metadata: unknown): Metadata {
+  if (metadata === undefined) return {};
+  if (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata)) throw badRequest('metadata must be an object');
+  for (const key of Object.keys(metadata)) {
+    // The same rule as filter keys, so every stored key can be filtered on.
+    if (!METADATA_KEY.test(key)) throw badRequest(`metadata key "${key}" must be 1-100 letters, digits, "_", "." or "-"`);
+  }
+  return { ...(metadata as Metadata) };
+}
+
+function tooLarge(name: string, limit: number): RuntimeError {
+  return new RuntimeError('PAYLOAD_TOO_LARGE', `"${name}" is larger than the knowledge limit of ${limit} bytes`);
+}
+
+async function readPath(path: string, limit: number): Promise<Uint8Array> {
+  try {
+    // Checked before reading, so an oversized file is never loaded into memory.
+    if ((await stat(path)).size > limit) throw tooLarge(basename(path), limit);
+    return await readFile(path);
+  } catch (cause) {
+    if (RuntimeError.isInstance(cause)) throw cause;
+    const code = (cause as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') throw new RuntimeError('NOT_FOUND', `File not found: ${path}`, { cause });
+    if (code === 'EISDIR') throw badRequest(`${path} is a directory; insert its files one by one`, cause);
+    throw badRequest(`Cannot read ${path} (${code ?? 'error'})`, cause);
+  }
+}
+
+function sha256(data: string | Uint8Array): string {
+  return createHash('sha256').update(data).digest('hex');
+}
+
+/** A stable id per (identity, metadata), formatted as a UUID (version 5, variant 10) like agno's. */
+function contentIdFor(identity: string, metadata: Metadata): string {
+  const meta = JSON.stringify(Object.fromEntries(Object.entries(metadata).toSorted(([a], [b]) => a.localeCompare(b))));
+  const hex = sha256(`${identity}:${meta}`);
+  const variant = ((parseInt(hex[16]!, 16) & 0x3) | 0x8).toString(16);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}

@@ -1,0 +1,60 @@
+/**
+ * @module knowledge/readers/reader
+ * A reader turns one input into Documents. Unlike agno, readers do not chunk: the Knowledge
+ * applies the chunker, so chunking is one step with one place to validate its options.
+ */
+import type { ChunkerType } from '../chunkers/chunker.js';
+import { unprocessable } from '../errors.js';
+import type { Document, ReaderInput } from '../types.js';
+
+export interface Reader {
+  /** Registry key, e.g. `csv`; what callers pass as `reader`. */
+  readonly id: string;
+  /** Class-style display name, e.g. `CsvReader`. */
+  readonly name: string;
+  readonly description: string;
+  /** Chunkers this reader's output suits; the first is the default. */
+  readonly chunkers: readonly ChunkerType[];
+  /** Extensions (with the dot), MIME types and content kinds this reader handles. */
+  readonly contentTypes: readonly string[];
+  read(input: ReaderInput): Promise<Document[]>;
+}
+
+/** The five strategies every text-producing reader supports in the spec (S5 minus model-based ones). */
+export const TEXT_CHUNKERS: readonly ChunkerType[] = ['FixedSizeChunker', 'DocumentChunker', 'RecursiveChunker'];
+
+/** `docs/guide.md` -> `guide`; `.env` stays `.env`. */
+export function stem(name: string): string {
+  const base = name.split(/[\\/]/).pop() ?? name;
+  const dot = base.lastIndexOf('.');
+  return dot > 0 ? base.slice(0, dot) : base;
+}
+
+/** The lower-cased extension with its dot, or '' when there is none. */
+export function extension(name: string): string {
+  const base = name.split(/[\\/]/).pop() ?? name;
+  const dot = base.lastIndexOf('.');
+  return dot > 0 ? base.slice(dot).toLowerCase() : '';
+}
+
+const decoder = new TextDecoder('utf-8', { fatal: true });
+
+/** Strict UTF-8 so a binary file is refused instead of stored as replacement characters. */
+export function decodeText(input: ReaderInput, readerId: string): string {
+  let text: string;
+  if (typeof input.data === 'string') {
+    text = input.data;
+  } else {
+    try {
+      text = decoder.decode(input.data);
+    } catch (cause) {
+      throw unprocessable(`${readerId} reader: "${input.name}" is not valid UTF-8 text`, cause);
+    }
+  }
+  // A byte-order mark is an encoding artefact, not content.
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}
+
+export function requireContent(text: string, input: ReaderInput, readerId: string): void {
+  if (text.trim().length === 0) throw unprocessable(`${readerId} reader: "${input.name}" is empty`);
+}

@@ -1,0 +1,99 @@
+import { describe, expect, it } from 'vitest';
+import { RuntimeError } from '../../errors.js';
+import { CsvReader } from './csv.js';
+import { JsonReader } from './json.js';
+import { MarkdownReader } from './markdown.js';
+import { normalizeReaderId, ReaderRegistry } from './registry.js';
+import { TextReader } from './text.js';
+
+const bytes = (s: string) => new TextEncoder().encode(s);
+
+async function refusal(p: Promise<unknown>): Promise<RuntimeError> {
+  const error = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(RuntimeError.isInstance(error)).toBe(true);
+  return error as RuntimeError;
+}
+
+describe('readers', () => {
+  it('text and markdown read a whole file as one document named by its stem', async () => {
+    expect(await new TextReader().read({ data: bytes('\uFEFFhello'), name: 'dir/notes.txt' })).toEqual([
+      { content: 'hello', name: 'notes', id: 'notes', meta_data: {} },
+    ]);
+    const [doc] = await new MarkdownReader().read({ data: '# T\n\nbody', name: 'guide.md' });
+    expect(doc).toMatchObject({ content: '# T\n\nbody', name: 'guide' });
+  });
+
+  it('refuses empty and non-UTF-8 files with VALIDATION_ERROR', async () => {
+    expect((await refusal(new TextReader().read({ data: bytes('  \n'), name: 'e.txt' }))).code).toBe('VALIDATION_ERROR');
+    const error = await refusal(new TextReader().read({ data: new Uint8Array([0xff, 0xfe, 0x00, 0xc3]), name: 'b.txt' }));
+    expect(error.code).toBe('VALIDATION_ERROR');
+    expect(error.message).toContain('not valid UTF-8');
+  });
+
+  it('json gives one document per array element, with a 1-based page', async () => {
+    const docs = await new JsonReader().read({ data: '[{"a":1},{"b":"é"}]', name: 'items.json' });
+    expect(docs).toEqual([
+      { content: '{"a":1}', name: 'items', id: 'items_1', meta_data: { page: 1 } },
+      { content: '{"b":"é"}', name: 'items', id: 'items_2', meta_data: { page: 2 } },
+    ]);
+    expect(await new JsonReader().read({ data: '{"x":true}', name: 'one.json' })).toHaveLength(1);
+  });
+
+  it('json refuses malformed input and empty arrays', async () => {
+    const error = await refusal(new JsonReader().read({ data: '{"a": ', name: 'bad.json' }));
+    expect(error.code).toBe('VALIDATION_ERROR');
+    expect(error.message).toContain('"bad.json" is not valid JSON');
+    expect((await refusal(new JsonReader().read({ data: '[]', name: 'e.json' }))).code).toBe('VALIDATION_ERROR');
+  });
+
+  it('csv writes one line per row with cells joined by ", "', async () => {
+    const docs = await new CsvReader().read({ data: 'city,country\nParis,"France"\n"New\nYork",USA\n', name: 'cities.csv' });
+    expect(docs).toEqual([{ content: 'city, country\nParis, France\nNew York, USA', name: 'cities', id: 'cities', meta_data: {} }]);
+  });
+
+  it('csv refuses unbalanced quotes and ragged rows', async () => {
+    const quote = await refusal(new CsvReader().read({ data: 'a,b\n"x,y\n', name: 'q.csv' }));
+    expect(quote.code).toBe('VALIDATION_ERROR');
+    expect(quote.message).toContain('"q.csv" is not valid CSV');
+    expect((await refusal(new CsvReader().read({ data: 'a,b\n1,2,3\n', name: 'r.csv' }))).code).toBe('VALIDATION_ERROR');
+  });
+});
+
+describe('ReaderRegistry', () => {
+  const registry = new ReaderRegistry();
+
+  it('finds readers by id in any common spelling, and refuses unknown ones with BAD_REQUEST', async () => {
+    expect(normalizeReaderId('CsvReader')).toBe('csv');
+    expect(registry.get('csv_reader').id).toBe('csv');
+    expect(registry.get('Markdown').id).toBe('markdown');
+    const error = (() => {
+      try {
+        registry.get('excel');
+      } catch (e) {
+        return e;
+      }
+      return undefined;
+    })();
+    expect(RuntimeError.isInstance(error) && error.code).toBe('BAD_REQUEST');
+  });
+
+  it('picks a reader by extension, then MIME type, else text', () => {
+    expect(registry.forFile('a.MD').id).toBe('markdown');
+    expect(registry.forFile('data', 'application/json; charset=utf-8').id).toBe('json');
+    expect(registry.forFile('x.csv').id).toBe('csv');
+    expect(registry.forFile('main.rs').id).toBe('text');
+    expect(registry.forFile('paper.PDF').id).toBe('pdf');
+    expect(registry.forFile('upload', 'application/vnd.openxmlformats-officedocument.wordprocessingml.document').id).toBe('docx');
+  });
+
+  it('maps content types to the readers that handle them', () => {
+    const map = registry.readersForType();
+    expect(map['.csv']).toEqual(['csv']);
+    expect(map['.md']).toEqual(['markdown']);
+    expect(map['.txt']).toEqual(['text']);
+    expect(map['application/json']).toEqual(['json']);
+  });
+});

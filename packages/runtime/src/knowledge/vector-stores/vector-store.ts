@@ -1,0 +1,60 @@
+/**
+ * @module knowledge/vector-stores/vector-store
+ * The one contract every store implements: replace a content's chunks, delete them, and search
+ * by vector, keyword or both. Hybrid is Reciprocal Rank Fusion of the other two (see fusion.ts),
+ * done the same way on every store so their rankings agree.
+ */
+import type { Chunk, Metadata } from '../types.js';
+
+export const SEARCH_TYPES = ['vector', 'keyword', 'hybrid'] as const;
+export type SearchType = (typeof SEARCH_TYPES)[number];
+
+/** AND of equalities on metadata keys (`{ "lang": "en", "year": 2024 }`). */
+export type MetadataFilters = Record<string, string | number | boolean | null>;
+
+/** A chunk ready to store: the user's metadata (`filters`) and its vector. */
+export interface StoredChunk extends Chunk {
+  /** The metadata given at insert time; its keys are what `/knowledge/config` lists as filters. */
+  filters: Metadata;
+  embedding?: number[] | undefined;
+}
+
+export interface SearchHit {
+  chunk: Chunk & { content_id: string };
+  /** Higher is better; in [0, 1] for vector and keyword, an RRF score for hybrid. */
+  score: number;
+}
+
+export interface SearchRequest {
+  searchType: SearchType;
+  /** The query text (keyword side). */
+  query: string;
+  /** The query's embedding (vector side); required for vector and hybrid. */
+  vector?: number[] | undefined;
+  limit: number;
+  filters?: MetadataFilters | undefined;
+}
+
+export interface VectorStore {
+  readonly id: string;
+  readonly name: string;
+  readonly description?: string | undefined;
+  /** The database this store writes to, reported as the knowledge's `db_id`. */
+  readonly dbId: string;
+  /** This store's table (prefix), reported in `/config`. */
+  readonly table: string;
+  /** Creates tables and indexes if missing; idempotent. */
+  create(): Promise<void>;
+  /**
+   * Replaces every chunk of `contentId` with `chunks` in one transaction. `embedderId` is
+   * recorded with the first vectors; later vectors from another embedder or of another length
+   * are refused (CONFLICT), since they could not be compared with the stored ones.
+   */
+  upsert(contentId: string, chunks: readonly StoredChunk[], embedderId?: string): Promise<void>;
+  deleteByContentId(contentId: string): Promise<number>;
+  contentExists(contentId: string): Promise<boolean>;
+  search(request: SearchRequest): Promise<SearchHit[]>;
+  /** Keys of the user metadata on stored chunks, sorted. */
+  filterKeys(): Promise<string[]>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,168 @@
+/**
+ * One contract for every vector store: the same tests run on SQLite (sqlite-vec + FTS5) and
+ * on PostgreSQL (pgvector + tsvector).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RuntimeError } from '../src/errors.js';
+import { PostgresVectorStore } from '../src/knowledge/vector-stores/postgres.js';
+import { SqliteVectorStore } from '../src/knowledge/vector-stores/sqlite.js';
+import type { StoredChunk, VectorStore } from '../src/knowledge/vector-stores/vector-store.js';
+import type { Db } from '../src/storage/db.js';
+import { postgresTestDatabase, type TestDatabase } from './support/databases.js';
+import { hashEmbedding } from './support/fake-embeddings.js';
+
+interface StoreUnderTest {
+  open(table?: string): Promise<VectorStore>;
+  cleanup(): Promise<void>;
+}
+
+const kinds: { kind: string; available: boolean; setup(): Promise<StoreUnderTest> }[] = [
+  {
+    kind: 'sqlite',
+    available: true,
+    async setup() {
+      const dir = mkdtempSync(join(tmpdir(), 'svc-kstore-'));
+      const stores: VectorStore[] = [];
+      return {
+        open: async (table) => {
+          const store = new SqliteVectorStore({ path: join(dir, 'knowledge.db'), ...(table ? { table } : {}) });
+          await store.create();
+          stores.push(store);
+          return store;
+        },
+        cleanup: async () => {
+          for (const s of stores) await s.close();
+          rmSync(dir, { recursive: true, force: true });
+        },
+      };
+    },
+  },
+  {
+    kind: 'postgres',
+    available: postgresTestDatabase.available,
+    async setup() {
+      const database: TestDatabase = await postgresTestDatabase.create();
+      const db: Db = database.open();
+      return {
+        open: async (table) => {
+          const store = new PostgresVectorStore({ db, ...(table ? { table } : {}) });
+          await store.create();
+          return store;
+        },
+        cleanup: async () => {
+          await db.close();
+          await database.cleanup();
+        },
+      };
+    },
+  },
+];
+
+const TEXTS: [string, string, Record<string, unknown>][] = [
+  ['a1', 'PostgreSQL stores vectors with the pgvector extension', { topic: 'db', year: 2024, public: true }],
+  ['a2', 'SQLite is an embedded database in a single file', { topic: 'db', year: 2023, public: false }],
+  ['a3', 'Cats sleep most of the day and purr when happy', { topic: 'pets', year: 2024, public: true }],
+  ['a4', 'Dogs enjoy long walks and playing fetch in the park', { topic: 'pets', year: '2024', public: true }],
+];
+
+function chunks(contentId: string, withVectors = true): StoredChunk[] {
+  return TEXTS.filter(([id]) => id.startsWith(contentId.slice(0, 1))).map(([id, content, filters]) => ({
+    id,
+    name: `doc-${id}`,
+    content,
+    meta_data: { ...filters, chunk: 1 },
+    filters,
+    ...(withVectors ? { embedding: hashEmbedding(content) } : {}),
+  }));
+}
+
+for (const kind of kinds) {
+  describe.runIf(kind.available)(`vector store contract: ${kind.kind}`, () => {
+    let sut: StoreUnderTest;
+    let store: VectorStore;
+    beforeAll(async () => {
+      sut = await kind.setup();
+      store = await sut.open();
+      await store.upsert('a', chunks('a'), 'fake:hash');
+    });
+    afterAll(() => sut.cleanup());
+
+    it('finds the nearest chunk by vector, with similarity in [0, 1]', async () => {
+      const hits = await store.search({ searchType: 'vector', query: '', vector: hashEmbedding('pgvector extension for PostgreSQL vectors'), limit: 2 });
+      expect(hits).toHaveLength(2);
+      expect(hits[0]?.chunk).toMatchObject({ id: 'a1', content_id: 'a', name: 'doc-a1', meta_data: { topic: 'db', chunk: 1 } });
+      expect(hits[0]!.score).toBeGreaterThan(hits[1]!.score);
+      expect(hits[0]!.score).toBeLessThanOrEqual(1);
+    });
+
+    it('finds chunks by keyword, ranking the best match first and ignoring query syntax', async () => {
+      const hits = await store.search({ searchType: 'keyword', query: 'walks "park" (dogs) OR', limit: 5 });
+      expect(hits[0]?.chunk.id).toBe('a4');
+      expect(hits.every((h) => h.score > 0 && h.score < 1)).toBe(true);
+      expect(await store.search({ searchType: 'keyword', query: '?!', limit: 5 })).toEqual([]);
+      expect(await store.search({ searchType: 'keyword', query: 'zebra', limit: 5 })).toEqual([]);
+    });
+
+    it('fuses both in hybrid search', async () => {
+      const hits = await store.search({ searchType: 'hybrid', query: 'embedded database file', vector: hashEmbedding('embedded database file'), limit: 3 });
+      expect(hits[0]?.chunk.id).toBe('a2');
+      expect(hits.length).toBeLessThanOrEqual(3);
+    });
+
+    it('filters by metadata with exact types, in every search type', async () => {
+      const vector = hashEmbedding('database');
+      const ids = async (searchType: 'vector' | 'keyword' | 'hybrid', filters: Record<string, string | number | boolean | null>, query = 'database cats dogs walks') =>
+        (await store.search({ searchType, query, vector, limit: 10, filters })).map((h) => h.chunk.id).sort();
+      expect(await ids('vector', { topic: 'pets' })).toEqual(['a3', 'a4']);
+      expect(await ids('vector', { year: 2024 })).toEqual(['a1', 'a3']);
+      expect(await ids('vector', { year: '2024' })).toEqual(['a4']);
+      expect(await ids('vector', { topic: 'db', public: false })).toEqual(['a2']);
+      expect(await ids('keyword', { topic: 'pets' })).toEqual(['a3', 'a4']);
+      expect(await ids('hybrid', { public: true, topic: 'pets' })).toEqual(['a3', 'a4']);
+      expect(await ids('vector', { missing: null })).toEqual([]);
+    });
+
+    it('refuses malformed filters with BAD_REQUEST', async () => {
+      const error = await store.search({ searchType: 'keyword', query: 'x', limit: 1, filters: { 'bad key"': 1 } }).catch((e: unknown) => e);
+      expect(RuntimeError.isInstance(error) && error.code).toBe('BAD_REQUEST');
+    });
+
+    it('lists the user metadata keys as filter keys', async () => {
+      expect(await store.filterKeys()).toEqual(['public', 'topic', 'year']);
+    });
+
+    it('upsert replaces a content’s chunks; delete removes them', async () => {
+      const other = await sut.open('kstore_replace');
+      await other.upsert('x', chunks('a'), 'fake:hash');
+      await other.upsert('x', [{ id: 'only', content: 'replacement text about turtles', meta_data: {}, filters: {}, embedding: hashEmbedding('turtles') }], 'fake:hash');
+      expect((await other.search({ searchType: 'keyword', query: 'dogs turtles', limit: 10 })).map((h) => h.chunk.id)).toEqual(['only']);
+      expect(await other.contentExists('x')).toBe(true);
+      expect(await other.deleteByContentId('x')).toBe(1);
+      expect(await other.contentExists('x')).toBe(false);
+      expect(await other.search({ searchType: 'keyword', query: 'turtles', limit: 10 })).toEqual([]);
+    });
+
+    it('stores chunks without vectors for keyword-only knowledge', async () => {
+      const plain = await sut.open('kstore_plain');
+      await plain.upsert('p', chunks('a', false));
+      expect((await plain.search({ searchType: 'keyword', query: 'purr', limit: 3 }))[0]?.chunk.id).toBe('a3');
+      expect(await plain.search({ searchType: 'vector', query: '', vector: hashEmbedding('purr'), limit: 3 })).toEqual([]);
+    });
+
+    it('refuses vectors from another embedder or of another length with CONFLICT', async () => {
+      const error = await store.upsert('b', [{ id: 'b1', content: 'x', meta_data: {}, filters: {}, embedding: [1, 0, 0] }], 'fake:hash').catch((e: unknown) => e);
+      expect(RuntimeError.isInstance(error) && error.code).toBe('CONFLICT');
+      const other = await store.upsert('b', [{ id: 'b1', content: 'x', meta_data: {}, filters: {}, embedding: hashEmbedding('x') }], 'other:model').catch((e: unknown) => e);
+      expect(RuntimeError.isInstance(other) && other.code).toBe('CONFLICT');
+      expect(await store.contentExists('b')).toBe(false);
+    });
+
+    it('create() is idempotent', async () => {
+      await store.create();
+      expect(await store.contentExists('a')).toBe(true);
+    });
+  });
+}
