@@ -6,6 +6,7 @@
  */
 import { Command, CommanderError } from 'commander';
 import { createCommand } from './commands/create.js';
+import { disconnectCommand } from './commands/disconnect.js';
 import { downCommandDef, restartCommandDef, upCommandDef } from './commands/lifecycle.js';
 import { statusCommand } from './commands/status.js';
 import { tokensCommand } from './commands/tokens.js';
@@ -17,13 +18,14 @@ import { colourEnabled, makeStyle } from './output/style.js';
 
 function program(): Command {
   const cmd = new Command('svc')
-    .description('The command-line tool of the runtime: scaffold projects, operate deployments, manage tokens')
+    .description('The command-line tool of the runtime: scaffold projects, disconnect MCP clients, operate deployments, manage tokens')
     .version(`svcctl ${CLI_VERSION}`, '-V, --version', 'print the version')
     .option('--json', 'print exactly one JSON document on stdout')
     .helpCommand(false)
     .showHelpAfterError("Try 'svc --help' for help.")
     .exitOverride();
   cmd.addCommand(createCommand());
+  cmd.addCommand(disconnectCommand());
   cmd.addCommand(upCommandDef());
   cmd.addCommand(downCommandDef());
   cmd.addCommand(restartCommandDef());
