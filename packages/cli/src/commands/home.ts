@@ -8,6 +8,7 @@ const GROUPS: { title: string; rows: [string, string][] }[] = [
     title: 'Get started',
     rows: [
       ['svc create', 'Create a new runtime project from a template'],
+      ['svc connect', 'Connect your AI apps to your runtime using MCP'],
       ['svc disconnect', 'Disconnect your AI apps from your runtime'],
     ],
   },
