@@ -9,6 +9,8 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { sign, signingKey, type SigningKey } from '../../runtime/test/support/jwt.js';
 import { ensureBuilt, jsonOf, runCli, sandbox, type Sandbox } from './support/cli.js';
 import { installClients, modeOf, paths, readJson } from './support/clients.js';
+import { REMOTE_HOST, startProxy, type TestProxy } from './support/proxy.js';
+import { runCliTty } from './support/tty.js';
 import { api, startSqliteRuntime as startRuntime, type TestRuntime } from './support/runtime.js';
 
 const KEY = 'test-admin-key';
@@ -391,5 +393,136 @@ describe('svc connect (other runtimes)', () => {
       expect((jsonOf(pat).results as Json[])[0]).toMatchObject({ status: 'connected', account: { name: 'editor' } });
       expect(readJson(p.cursorUser).mcpServers['oauth-os'].headers.Authorization).toMatch(/^Bearer svc_pat_/);
     });
+  });
+});
+
+/**
+ * A runtime that enforces auth on its REST API but serves /mcp to anyone (as runtimes before
+ * MCP token enforcement did). The real runtime cannot be configured that way, so a stub plays it.
+ */
+async function startLeakyMcpRuntime(): Promise<{ url: string; stop(): Promise<void> }> {
+  const { createServer } = await import('node:http');
+  let minted = 0;
+  const server = createServer((req, res) => {
+    let raw = '';
+    const send = (status: number, body: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+    req.on('data', (c: Buffer) => (raw += c.toString()));
+    req.on('end', () => {
+      const path = (req.url ?? '').split('?')[0];
+      if (path === '/health') return send(200, { status: 'ok' });
+      if (path === '/info') return send(200, { name: 'Leaky', version: '0.0.1', mcp: { enabled: true, path: '/mcp', oauth: null }, auth_mode: 'security_key' });
+      if (path === '/service-accounts') {
+        if (req.headers.authorization !== `Bearer ${KEY}`) return send(401, { detail: 'Invalid authentication token' });
+        if (req.method === 'GET') return send(200, { data: [], meta: { page: 1, limit: 1, total_pages: 0, total_count: 0 } });
+        minted += 1;
+        const { name } = JSON.parse(raw) as { name: string };
+        const token = `svc_pat_leaky${minted}`;
+        return send(201, { id: `id-${minted}`, name, token_prefix: token.slice(0, 16), scopes: [], created_at: 1, expires_at: null, token });
+      }
+      if (path === '/mcp') {
+        const message = JSON.parse(raw) as { id?: number; method: string };
+        if (message.method === 'initialize') return send(200, { jsonrpc: '2.0', id: message.id, result: { protocolVersion: '2025-03-26', capabilities: {} } });
+        if (message.method === 'tools/list') {
+          // Answer as an event stream, as streamable-HTTP servers may.
+          res.writeHead(200, { 'content-type': 'text/event-stream' }).end(`event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id: message.id, result: { tools: [{ name: 'run_agent' }] } })}\n\n`);
+          return undefined;
+        }
+        return res.writeHead(202).end();
+      }
+      return send(404, { detail: 'Not Found' });
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  return { url: `http://127.0.0.1:${port}`, stop: () => new Promise<void>((r) => server.close(() => r())) };
+}
+
+describe('svc connect (warnings, remote hosts, prompts)', () => {
+  let box: Sandbox;
+  beforeAll(async () => {
+    await ensureBuilt();
+  });
+  beforeEach(() => {
+    box = sandbox();
+  });
+  afterEach(() => box.cleanup());
+
+  it('warns when the runtime accepts unauthenticated MCP although it enforces auth elsewhere', async () => {
+    const stub = await startLeakyMcpRuntime();
+    try {
+      installClients(box);
+      const r = await runCli(['connect', '--url', stub.url, '--clients', 'cursor', '--json'], { ...box, env: { SVC_ADMIN_TOKEN: KEY } });
+      expect(r.code).toBe(0);
+      const body = jsonOf(r);
+      expect(body.warning).toContain('accepts unauthenticated MCP requests');
+      expect((body.results as Json[])[0]).toMatchObject({ status: 'connected', verify: { ok: true, tools: 1 } });
+      const human = await runCli(['connect', '--url', stub.url, '--clients', 'codex'], { ...box, env: { SVC_ADMIN_TOKEN: KEY } });
+      expect(human.stderr).toContain('accepts unauthenticated MCP requests');
+    } finally {
+      await stub.stop();
+    }
+  });
+
+  describe('a remote runtime (through a loopback proxy)', () => {
+    let rt: TestRuntime;
+    let proxy: TestProxy;
+    let remote: string;
+    beforeAll(async () => {
+      rt = await startRuntime({ name: 'Remote', mcp_server: true, env: { OS_SECURITY_KEY: KEY } });
+      proxy = await startProxy(rt.port);
+      remote = `http://${REMOTE_HOST}:${rt.port}`;
+    });
+    afterAll(async () => {
+      await proxy.stop();
+      await rt.stop();
+    });
+
+    it('refuses to send credentials over plain HTTP unless --allow-http', async () => {
+      const p = installClients(box);
+      const env = { HTTP_PROXY: proxy.url, SVC_ADMIN_TOKEN: KEY };
+      const refused = await runCli(['connect', '--url', remote, '--clients', 'cursor', '--json'], { ...box, env });
+      expect(refused.code).toBe(1);
+      expect(jsonOf(refused)).toEqual({
+        error: `Refusing to send the admin credential and minted tokens to ${remote} over plaintext HTTP.`,
+        hint: 'Use an https:// URL, or pass --allow-http to override on a trusted private network.',
+      });
+      expect(existsSync(p.cursorUser)).toBe(false);
+      const allowed = await runCli(['connect', '--url', remote, '--clients', 'cursor', '--allow-http', '--json'], { ...box, env });
+      expect(allowed.code).toBe(0);
+      expect(readJson(p.cursorUser).mcpServers.remote.url).toBe(`${remote}/mcp`);
+    });
+
+    it('a remote RUNTIME_URL from a .env file needs --yes when nothing can ask', async () => {
+      installClients(box);
+      writeFileSync(join(box.cwd, '.env'), `RUNTIME_URL=${remote}\n`);
+      const env = { HTTP_PROXY: proxy.url, SVC_ADMIN_TOKEN: KEY };
+      const untrusted = await runCli(['connect', '--clients', 'cursor', '--allow-http', '--json'], { ...box, env });
+      expect(untrusted.code).toBe(1);
+      expect(jsonOf(untrusted)).toEqual({ error: `The URL in .env points to a remote host (${remote}).`, hint: 'Pass --url to target it explicitly, or --yes to trust it.' });
+      // A different client than the previous case: that one's account exists on this runtime.
+      const trusted = await runCli(['connect', '--clients', 'codex', '--allow-http', '-y', '--json'], { ...box, env });
+      expect(trusted.code).toBe(0);
+      expect(jsonOf(trusted).os).toMatchObject({ url_source: 'env-file', url_source_file: '.env' });
+    });
+  });
+
+  it('[TTY] asks before revoking and re-minting an existing account', async () => {
+    const rt = await startRuntime({ name: 'Customer Support', mcp_server: true, env: { OS_SECURITY_KEY: KEY } });
+    try {
+      const p = installClients(box);
+      const first = await api(rt.url, 'POST', '/service-accounts', { token: KEY, body: { name: 'editor' } });
+      const r = await runCliTty(
+        ['connect', '--url', rt.url, '--clients', 'cursor'],
+        [{ waitFor: "◆  Service account 'editor' already exists. Revoke and re-mint it?", keys: '\u001b[D\r' }],
+        { ...box, env: { SVC_ADMIN_TOKEN: KEY } },
+      );
+      expect(r.code).toBe(0);
+      expect(r.stdout).toMatch(/connected +Cursor/);
+      expect(await mcpStatus(rt, first.body.token)).toBe(401);
+      expect(await mcpStatus(rt, bearer(readJson(p.cursorUser).mcpServers['customer-support'].headers.Authorization))).toBe(200);
+    } finally {
+      await rt.stop();
+    }
   });
 });
