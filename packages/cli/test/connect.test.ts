@@ -526,3 +526,28 @@ describe('svc connect (warnings, remote hosts, prompts)', () => {
     }
   });
 });
+
+describe('[TTY] interactive discovery', () => {
+  it('offers every live runtime (env file, client configs) and connects to the one picked', async () => {
+    await ensureBuilt();
+    const box = sandbox();
+    const alpha = await startRuntime({ name: 'Alpha', mcp_server: true });
+    const beta = await startRuntime({ name: 'Beta', mcp_server: true });
+    try {
+      const p = installClients(box);
+      writeFileSync(join(box.cwd, '.env'), `RUNTIME_URL=${alpha.url}\n`);
+      const betaEntry = { url: `${beta.url}/mcp` };
+      writeFileSync(p.cursorUser, JSON.stringify({ mcpServers: { beta: betaEntry } }));
+      const r = await runCliTty(['connect', '--clients', 'cursor'], [{ waitFor: '◆  Found multiple running runtimes. Which one do you want to connect?', keys: '\r' }], box);
+      expect(r.code).toBe(0);
+      const lines = r.stdout.split('\n');
+      expect(lines.some((l) => l.includes(alpha.url) && /local {2}"Alpha" \(from RUNTIME_URL in \.env\)/.test(l))).toBe(true);
+      expect(lines.some((l) => l.includes(beta.url) && /local {2}"Beta" \(configured in Cursor\)/.test(l))).toBe(true);
+      expect(readJson(p.cursorUser).mcpServers).toEqual({ beta: betaEntry, alpha: { url: `${alpha.url}/mcp` } });
+    } finally {
+      await alpha.stop();
+      await beta.stop();
+      box.cleanup();
+    }
+  });
+});

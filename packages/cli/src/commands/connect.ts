@@ -18,7 +18,7 @@ import type { Context } from '../context.js';
 import { exportedCredential, resolveAdminCredential } from '../credentials/admin-token.js';
 import { ensureUrlTrusted, requireMintCapable, requireSecureUrl } from '../credentials/gates.js';
 import { sourceNote } from '../discovery/candidates.js';
-import { discover } from '../discovery/discover.js';
+import { discoverForClients } from '../discovery/discover-all.js';
 import { isLoopbackHost } from '../discovery/loopback.js';
 import { infoJson, mcpUrl, type RuntimeInfo } from '../discovery/os-info.js';
 import { CliError } from '../errors.js';
@@ -365,7 +365,8 @@ function safeRead(client: ClientAdapter, name: string, e: ClientEnv): ClientEntr
 }
 
 async function connect(ctx: Context, opts: ConnectOptions, expiresGiven: boolean): Promise<number> {
-  const info = await discover({ url: opts.url, env: ctx.env, cwd: ctx.cwd });
+  const ce = clientEnv(ctx.env, ctx.cwd, opts.project === true);
+  const info = await discoverForClients(ctx, opts.url, ce, 'connect');
   await ensureUrlTrusted(ctx, info, opts.yes === true);
   const mcp = mcpUrl(info);
   if (!mcp) {
@@ -402,7 +403,6 @@ async function connect(ctx: Context, opts: ConnectOptions, expiresGiven: boolean
     }
   }
 
-  const ce = clientEnv(ctx.env, ctx.cwd, opts.project === true);
   const selection = selectClients(opts.clients, ce);
   const autoSurface = !selection.explicit && (info.auth_mode === 'none' || (info.mcp.oauth?.authorization_servers.length ?? 0) > 0) && cloudReachable(mcp);
   if (!selection.explicit && selection.adapters.length === 0 && !autoSurface) throw noClientsError();

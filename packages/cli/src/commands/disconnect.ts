@@ -12,7 +12,7 @@ import type { Context } from '../context.js';
 import { resolveAdminCredential } from '../credentials/admin-token.js';
 import { ensureUrlTrusted, requireSecureUrl } from '../credentials/gates.js';
 import { candidates } from '../discovery/candidates.js';
-import { discover } from '../discovery/discover.js';
+import { discoverForClients } from '../discovery/discover-all.js';
 import { infoJson, type RuntimeInfo } from '../discovery/os-info.js';
 import { CliError } from '../errors.js';
 import { ServiceAccountsClient } from '../http/service-accounts.js';
@@ -71,10 +71,11 @@ function errorText(error: unknown): string {
 
 async function disconnect(ctx: Context, opts: DisconnectOptions): Promise<number> {
   const revoke = opts.revoke === true;
+  const ce = clientEnv(ctx.env, ctx.cwd);
   let info: RuntimeInfo | null = null;
   if (revoke || opts.serverName === undefined) {
     try {
-      info = await discover({ url: opts.url, env: ctx.env, cwd: ctx.cwd });
+      info = await discoverForClients(ctx, opts.url, ce, 'disconnect');
     } catch (error) {
       // Removing entries needs no runtime; revoking does.
       if (revoke) throw error;
@@ -92,7 +93,6 @@ async function disconnect(ctx: Context, opts: DisconnectOptions): Promise<number
     api = new ServiceAccountsClient(info.url, await resolveAdminCredential(ctx, info.auth_mode), ctx.env);
   }
 
-  const ce = clientEnv(ctx.env, ctx.cwd);
   const selection = selectClients(opts.clients, ce);
   if (!selection.explicit && selection.adapters.length === 0) throw noClientsError();
 
