@@ -199,6 +199,9 @@ describe('svc connect (security-key runtime)', () => {
     });
     expect(JSON.stringify(entry.args)).not.toContain('svc_pat_');
     expect(modeOf(p.desktop)).toBe(0o600);
+    // The token is read back through the env indirection, so a re-run finds the entry working.
+    const again = await run(['--json', '--clients', 'desktop']);
+    expect((jsonOf(again).results as Json[])[0]).toMatchObject({ status: 'already-connected', verify: { ok: true } });
   });
 
   it('a malformed config fails that client only, stays byte-for-byte, and the run exits 3', async () => {
@@ -378,6 +381,16 @@ describe('svc connect (other runtimes)', () => {
       expect(await activeAccounts(rt, admin)).toEqual([]);
       const again = await runCli(['connect', '--url', rt.url, '--json'], box);
       expect((jsonOf(again).results as Json[]).map((row) => row.status)).toEqual(['already-connected', 'already-connected', 'already-connected']);
+    });
+
+    it('replaces a stale token entry by a tokenless one and says the account behind it stays valid', async () => {
+      const p = installClients(box);
+      const stale = { type: 'http', url: `${rt.url}/mcp`, headers: { Authorization: 'Bearer svc_pat_stale' } };
+      writeFileSync(p.claudeUser, JSON.stringify({ mcpServers: { 'oauth-os': stale } }));
+      const r = await runCli(['connect', '--url', rt.url, '--clients', 'terminal', '--json'], box);
+      expect(r.code).toBe(0);
+      expect((jsonOf(r).results as Json[])[0]).toMatchObject({ status: 'needs-login', replaced_token_entry: true });
+      expect(readJson(p.claudeUser).mcpServers['oauth-os']).toEqual({ type: 'http', url: `${rt.url}/mcp` });
     });
 
     it('refuses token-shaping flags without --pat; --pat mints anyway', async () => {

@@ -187,6 +187,22 @@ describe('svc disconnect --revoke (security-key runtime)', () => {
     expect(jsonOf(r).revocations).toEqual([{ account: 'team', status: 'revoked', error: null }]);
   });
 
+  it('--revoke refuses to send the admin credential over plain HTTP to a remote host', async () => {
+    const { REMOTE_HOST, startProxy } = await import('./support/proxy.js');
+    const proxy = await startProxy(rt.port);
+    try {
+      const remote = `http://${REMOTE_HOST}:${rt.port}`;
+      writeFileSync(p.cursorUser, JSON.stringify({ mcpServers: { 'customer-support': { url: `${remote}/mcp` } } }));
+      const before = readFileSync(p.cursorUser, 'utf8');
+      const r = await runCli(['disconnect', '--url', remote, '--revoke', '--json'], { ...box, env: { HTTP_PROXY: proxy.url, SVC_ADMIN_TOKEN: KEY } });
+      expect(r.code).toBe(1);
+      expect(jsonOf(r)).toMatchObject({ error: `Refusing to send the admin credential to ${remote} over plaintext HTTP.` });
+      expect(readFileSync(p.cursorUser, 'utf8')).toBe(before);
+    } finally {
+      await proxy.stop();
+    }
+  });
+
   it('--revoke needs a running runtime', async () => {
     const r = await runCli(['disconnect', '--url', `http://127.0.0.1:${await deadPort()}`, '--revoke', '--json'], { ...box, env: { SVC_ADMIN_TOKEN: KEY } });
     expect(r.code).toBe(1);
