@@ -198,6 +198,19 @@ describe('svc disconnect --revoke (security-key runtime)', () => {
       expect(r.code).toBe(1);
       expect(jsonOf(r)).toMatchObject({ error: `Refusing to send the admin credential to ${remote} over plaintext HTTP.` });
       expect(readFileSync(p.cursorUser, 'utf8')).toBe(before);
+      // The same URL from a .env file must also be trusted explicitly (--yes) before revoking.
+      writeFileSync(join(box.cwd, '.env'), `RUNTIME_URL=${remote}\n`);
+      const env = { HTTP_PROXY: proxy.url, SVC_ADMIN_TOKEN: KEY };
+      const untrusted = await runCli(['disconnect', '--revoke', '--allow-http', '--clients', 'cursor', '--json'], { ...box, env });
+      expect(untrusted.code).toBe(1);
+      expect(jsonOf(untrusted).error).toBe(`The URL in .env points to a remote host (${remote}).`);
+      const allowed = await runCli(['disconnect', '--revoke', '--allow-http', '--yes', '--clients', 'cursor', '--json'], { ...box, env });
+      expect(allowed.code).toBe(0);
+      expect(jsonOf(allowed)).toMatchObject({
+        target_urls: [remote],
+        results: [{ client: 'editor', status: 'removed', removed: ['customer-support'] }],
+        revocations: [{ account: 'editor', status: 'not-found', error: null }],
+      });
     } finally {
       await proxy.stop();
     }
