@@ -29,6 +29,11 @@ export type CliErrorCode =
   | 'DOCKER_MISSING'
   | 'DOCKER_FAILED'
   | 'PROMPT_UNAVAILABLE'
+  | 'CONFIG_INVALID'
+  | 'MCP_DISABLED'
+  | 'UNKNOWN_CLIENT'
+  | 'NO_CLIENTS'
+  | 'OAUTH_ONLY'
   | 'INTERNAL';
 
 export class CliError extends Error {

@@ -5,7 +5,9 @@
  * Exit codes: 0 success, 1 command error, 2 usage error (stderr only, never JSON).
  */
 import { Command, CommanderError } from 'commander';
+import { connectCommand } from './commands/connect.js';
 import { createCommand } from './commands/create.js';
+import { disconnectCommand } from './commands/disconnect.js';
 import { downCommandDef, restartCommandDef, upCommandDef } from './commands/lifecycle.js';
 import { statusCommand } from './commands/status.js';
 import { tokensCommand } from './commands/tokens.js';
@@ -17,13 +19,15 @@ import { colourEnabled, makeStyle } from './output/style.js';
 
 function program(): Command {
   const cmd = new Command('svc')
-    .description('The command-line tool of the runtime: scaffold projects, operate deployments, manage tokens')
+    .description('The command-line tool of the runtime: scaffold projects, connect MCP clients, operate deployments, manage tokens')
     .version(`svcctl ${CLI_VERSION}`, '-V, --version', 'print the version')
     .option('--json', 'print exactly one JSON document on stdout')
     .helpCommand(false)
     .showHelpAfterError("Try 'svc --help' for help.")
     .exitOverride();
   cmd.addCommand(createCommand());
+  cmd.addCommand(connectCommand());
+  cmd.addCommand(disconnectCommand());
   cmd.addCommand(upCommandDef());
   cmd.addCommand(downCommandDef());
   cmd.addCommand(restartCommandDef());

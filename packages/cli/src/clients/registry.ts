@@ -1,21 +1,35 @@
 /**
- * The local MCP clients, read-only: is the application installed, and does its config hold an
- * entry under a given name. `svc status` reports this; writing entries belongs to connect.
- * The ids are the specification's; the paths are the real applications' (see
- * docs/ARCHITECTURE.md: Claude Code, Claude Desktop, Codex, Cursor).
+ * The local MCP clients: is the application installed, which entries does its config hold, and
+ * how to write or remove one. The ids are the specification's; the paths and entry shapes are
+ * the real applications' (docs/ARCHITECTURE.md: Claude Code, Claude Desktop, Codex, Cursor).
+ *
+ * Reads apply the application's own precedence (the entry it would actually use) and are
+ * lenient; writes and removals read strictly and refuse files they cannot parse.
  */
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { parse as parseToml } from 'smol-toml';
 import { isObject } from '../http/request.js';
 import { which } from '../system/which.js';
-import { entryUrl, readJsonObject, serversOf } from './json-config.js';
+import {
+  entryUrl,
+  headerToken,
+  popEntry,
+  readJsonObject,
+  readJsonStrict,
+  removeServersEntry,
+  serversOf,
+  tokenFromAuthorization,
+  writeJson,
+  writeServersEntry,
+} from './json-config.js';
+import { readTomlLenient, removeTomlEntry, writeTomlEntry } from './toml-config.js';
 
 export type ClientId = 'terminal-agent' | 'desktop-app' | 'cli-agent' | 'editor';
 
 export interface ClientEntry {
   url: string;
+  token: string | undefined;
   location: string;
 }
 
@@ -23,12 +37,27 @@ export interface ClientEnv {
   home: string;
   cwd: string;
   env: NodeJS.ProcessEnv;
+  /** Write project-scoped configs (connect --project) where the client has them. */
+  project?: boolean;
 }
 
-export interface ClientReader {
+export interface WriteResult {
+  location: string;
+  note?: string;
+}
+
+export type UrlMatcher = (url: string) => boolean;
+
+export interface ClientAdapter {
   id: ClientId;
+  /** The application's name, for human output. */
+  display: string;
   detect(e: ClientEnv): boolean;
   readExisting(name: string, e: ClientEnv): ClientEntry | undefined;
+  listEntries(e: ClientEnv): Map<string, ClientEntry>;
+  write(name: string, url: string, token: string | undefined, e: ClientEnv): WriteResult;
+  /** Removes `name` from every scope the client has, where its URL passes `matches`. */
+  remove(name: string, e: ClientEnv, matches?: UrlMatcher): { removed: boolean; location: string | null };
 }
 
 function isDirectory(path: string): boolean {
@@ -39,21 +68,70 @@ function isDirectory(path: string): boolean {
   }
 }
 
-const terminalAgent: ClientReader = {
+function directEntry(value: unknown, location: string): ClientEntry | undefined {
+  const url = entryUrl(value);
+  return url ? { url, token: headerToken(value), location } : undefined;
+}
+
+/** Every entry of the scopes in precedence order; the first scope to name an entry wins. */
+function firstWins(scopes: { servers: Record<string, unknown>; location: string }[], read = directEntry): Map<string, ClientEntry> {
+  const entries = new Map<string, ClientEntry>();
+  for (const scope of scopes) {
+    for (const [name, value] of Object.entries(scope.servers)) {
+      if (entries.has(name)) continue;
+      const entry = read(value, scope.location);
+      if (entry) entries.set(name, entry);
+    }
+  }
+  return entries;
+}
+
+function httpEntry(url: string, token: string | undefined, withType: boolean): Record<string, unknown> {
+  const entry: Record<string, unknown> = withType ? { type: 'http', url } : { url };
+  if (token !== undefined) entry.headers = { Authorization: `Bearer ${token}` };
+  return entry;
+}
+
+const claudeJson = (e: ClientEnv): string => join(e.home, '.claude.json');
+const mcpJson = (e: ClientEnv): string => join(e.cwd, '.mcp.json');
+
+function terminalScopes(e: ClientEnv): { servers: Record<string, unknown>; location: string }[] {
+  const user = readJsonObject(claudeJson(e));
+  const projects = user && isObject(user.projects) ? user.projects : {};
+  // Precedence as the application applies it: local (per project), project file, user.
+  return [
+    { servers: serversOf(projects[e.cwd]), location: `${claudeJson(e)} (local scope)` },
+    { servers: serversOf(readJsonObject(mcpJson(e))), location: mcpJson(e) },
+    { servers: serversOf(user), location: `${claudeJson(e)} (user scope)` },
+  ];
+}
+
+const terminalAgent: ClientAdapter = {
   id: 'terminal-agent',
-  detect: (e) => which('claude', e.env) !== undefined || existsSync(join(e.home, '.claude.json')),
-  readExisting(name, e) {
-    // Precedence as the application applies it: local (per project), project file, user.
-    const userPath = join(e.home, '.claude.json');
-    const user = readJsonObject(userPath);
-    const projects = user && isObject(user.projects) ? user.projects : {};
-    const local = entryUrl(serversOf(projects[e.cwd])[name]);
-    if (local) return { url: local, location: `${userPath} (local scope)` };
-    const projectPath = join(e.cwd, '.mcp.json');
-    const project = entryUrl(serversOf(readJsonObject(projectPath))[name]);
-    if (project) return { url: project, location: projectPath };
-    const global = entryUrl(serversOf(user)[name]);
-    return global ? { url: global, location: `${userPath} (user scope)` } : undefined;
+  display: 'Claude Code',
+  detect: (e) => which('claude', e.env) !== undefined || existsSync(claudeJson(e)),
+  readExisting: (name, e) => terminalAgent.listEntries(e).get(name),
+  listEntries: (e) => firstWins(terminalScopes(e)),
+  write(name, url, token, e) {
+    // Always a direct file edit: the application's own `mcp add` would need the token on argv.
+    const path = e.project ? mcpJson(e) : claudeJson(e);
+    writeServersEntry(path, name, httpEntry(url, token, true), token !== undefined);
+    const note = e.project && token !== undefined ? `${path} is project-scoped and often committed to version control; it now contains a token.` : undefined;
+    return { location: path, note };
+  },
+  remove(name, e, matches) {
+    const removed: string[] = [];
+    const userPath = claudeJson(e);
+    // Both scopes of ~/.claude.json go in one strict read and at most one write.
+    const doc = readJsonStrict(userPath);
+    const projects = isObject(doc.projects) ? doc.projects : {};
+    const local = popEntry(projects[e.cwd], name, matches);
+    const user = popEntry(doc, name, matches);
+    if (local || user) writeJson(userPath, doc, false);
+    if (local) removed.push(`${userPath} (local scope)`);
+    if (removeServersEntry(mcpJson(e), name, matches)) removed.push(mcpJson(e));
+    if (user) removed.push(`${userPath} (user scope)`);
+    return { removed: removed.length > 0, location: removed.length > 0 ? removed.join(', ') : null };
   },
 };
 
@@ -66,54 +144,106 @@ export function desktopConfigPath(e: ClientEnv): string {
   return join(e.home, '.config', 'Claude', 'claude_desktop_config.json');
 }
 
-const desktopApp: ClientReader = {
+/** The env entry through which the desktop bridge receives the Authorization header. */
+export const BRIDGE_HEADER_ENV = 'SVC_AUTH_HEADER';
+
+/**
+ * The desktop app only speaks stdio, so its entry launches a bridge. Bridge entries carry the URL
+ * as the first http(s) argument and the token in a `--header Authorization:...` argument whose
+ * `${VAR}` references resolve against the entry's own env table.
+ */
+function desktopEntry(value: unknown, location: string): ClientEntry | undefined {
+  const direct = directEntry(value, location);
+  if (direct) return direct;
+  if (!isObject(value) || !Array.isArray(value.args)) return undefined;
+  const args = value.args.filter((a): a is string => typeof a === 'string');
+  const url = args.find((a) => /^https?:\/\//.test(a));
+  if (!url) return undefined;
+  const env = isObject(value.env) ? value.env : {};
+  let token: string | undefined;
+  for (let i = 0; i < args.length - 1; i += 1) {
+    if (args[i] !== '--header') continue;
+    const header = args[i + 1] ?? '';
+    const colon = header.indexOf(':');
+    if (colon < 0 || header.slice(0, colon).trim().toLowerCase() !== 'authorization') continue;
+    const expanded = header.slice(colon + 1).replace(/\$\{([^}]+)\}/g, (whole, key: string) => (typeof env[key] === 'string' ? env[key] : whole));
+    token = tokenFromAuthorization(expanded);
+    break;
+  }
+  return { url, token, location };
+}
+
+const desktopApp: ClientAdapter = {
   id: 'desktop-app',
+  display: 'Claude Desktop',
   detect: (e) => existsSync(desktopConfigPath(e)) || isDirectory(dirname(desktopConfigPath(e))),
-  readExisting(name, e) {
+  readExisting: (name, e) => desktopApp.listEntries(e).get(name),
+  listEntries: (e) => firstWins([{ servers: serversOf(readJsonObject(desktopConfigPath(e))), location: desktopConfigPath(e) }], desktopEntry),
+  write(name, url, token, e) {
     const path = desktopConfigPath(e);
-    const entry = serversOf(readJsonObject(path))[name];
-    const direct = entryUrl(entry);
-    if (direct) return { url: direct, location: path };
-    // Bridge entries carry the URL as the first http(s) argument of the launcher.
-    if (isObject(entry) && Array.isArray(entry.args)) {
-      const url = entry.args.find((a): a is string => typeof a === 'string' && /^https?:\/\//.test(a));
-      if (url) return { url, location: path };
+    const entry: Record<string, unknown> = { command: 'npx', args: ['-y', 'mcp-remote', url] };
+    if (token !== undefined) {
+      // The token travels in env, never in args, where `ps` would show it.
+      entry.args = ['-y', 'mcp-remote', url, '--header', `Authorization:\${${BRIDGE_HEADER_ENV}}`];
+      entry.env = { [BRIDGE_HEADER_ENV]: `Bearer ${token}` };
     }
-    return undefined;
+    writeServersEntry(path, name, entry, token !== undefined);
+    const note = which('npx', e.env) === undefined ? "Claude Desktop launches this server with 'npx mcp-remote'; install Node.js/npx or it will not start." : undefined;
+    return { location: path, note };
+  },
+  remove(name, e, matches) {
+    const path = desktopConfigPath(e);
+    const removed = removeServersEntry(path, name, matches, (v) => desktopEntry(v, path)?.url);
+    return { removed, location: removed ? path : null };
   },
 };
 
-const cliAgent: ClientReader = {
+const codexToml = (e: ClientEnv): string => join(e.home, '.codex', 'config.toml');
+
+const cliAgent: ClientAdapter = {
   id: 'cli-agent',
+  display: 'Codex',
   detect: (e) => isDirectory(join(e.home, '.codex')),
-  readExisting(name, e) {
-    const path = join(e.home, '.codex', 'config.toml');
-    let doc: unknown;
-    try {
-      doc = parseToml(readFileSync(path, 'utf8'));
-    } catch {
-      return undefined;
-    }
-    const servers = isObject(doc) && isObject(doc.mcp_servers) ? doc.mcp_servers : {};
-    const url = entryUrl(servers[name]);
-    return url ? { url, location: path } : undefined;
+  readExisting: (name, e) => cliAgent.listEntries(e).get(name),
+  listEntries(e) {
+    const entries = new Map<string, ClientEntry>();
+    for (const [name, entry] of readTomlLenient(codexToml(e))) entries.set(name, { ...entry, location: codexToml(e) });
+    return entries;
+  },
+  write(name, url, token, e) {
+    writeTomlEntry(codexToml(e), name, url, token);
+    return { location: codexToml(e) };
+  },
+  remove(name, e, matches) {
+    const removed = removeTomlEntry(codexToml(e), name, matches);
+    return { removed, location: removed ? codexToml(e) : null };
   },
 };
 
-const editor: ClientReader = {
+const cursorFiles = (e: ClientEnv): [string, string] => [join(e.cwd, '.cursor', 'mcp.json'), join(e.home, '.cursor', 'mcp.json')];
+
+const editor: ClientAdapter = {
   id: 'editor',
+  display: 'Cursor',
   detect: (e) => isDirectory(join(e.home, '.cursor')),
-  readExisting(name, e) {
-    for (const path of [join(e.cwd, '.cursor', 'mcp.json'), join(e.home, '.cursor', 'mcp.json')]) {
-      const url = entryUrl(serversOf(readJsonObject(path))[name]);
-      if (url) return { url, location: path };
-    }
-    return undefined;
+  readExisting: (name, e) => editor.listEntries(e).get(name),
+  // The project file wins over the global one, whatever scope connect writes.
+  listEntries: (e) => firstWins(cursorFiles(e).map((path) => ({ servers: serversOf(readJsonObject(path)), location: path }))),
+  write(name, url, token, e) {
+    const [projectPath, userPath] = cursorFiles(e);
+    const path = e.project ? projectPath : userPath;
+    writeServersEntry(path, name, httpEntry(url, token, false), token !== undefined);
+    const note = e.project && token !== undefined ? `${path} is project-scoped; keep it out of version control (it now contains a token).` : undefined;
+    return { location: path, note };
+  },
+  remove(name, e, matches) {
+    const removed = cursorFiles(e).filter((path) => removeServersEntry(path, name, matches));
+    return { removed: removed.length > 0, location: removed.length > 0 ? removed.join(', ') : null };
   },
 };
 
-export const CLIENTS: readonly ClientReader[] = [terminalAgent, desktopApp, cliAgent, editor];
+export const CLIENTS: readonly ClientAdapter[] = [terminalAgent, desktopApp, cliAgent, editor];
 
-export function clientEnv(env: NodeJS.ProcessEnv, cwd: string): ClientEnv {
-  return { home: homedir(), cwd, env };
+export function clientEnv(env: NodeJS.ProcessEnv, cwd: string, project = false): ClientEnv {
+  return { home: homedir(), cwd, env, project };
 }

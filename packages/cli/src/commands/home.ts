@@ -4,7 +4,14 @@
 import type { Style } from '../output/style.js';
 
 const GROUPS: { title: string; rows: [string, string][] }[] = [
-  { title: 'Get started', rows: [['svc create', 'Create a new runtime project from a template']] },
+  {
+    title: 'Get started',
+    rows: [
+      ['svc create', 'Create a new runtime project from a template'],
+      ['svc connect', 'Connect your AI apps to your runtime using MCP'],
+      ['svc disconnect', 'Disconnect your AI apps from your runtime'],
+    ],
+  },
   {
     title: 'Operate',
     rows: [

@@ -48,7 +48,8 @@ export function requireSecureUrl(url: string, allowHttp: boolean, what: string):
 const MINT_HINT = 'Set OS_SECURITY_KEY (or configure JWT auth) on the server to enable minting.';
 
 /** An open REST plane refuses anonymous mints; only a service-account token can mint there. */
-export async function requireMintCapable(ctx: Context, info: RuntimeInfo, api: ServiceAccountsClient): Promise<void> {
+export async function requireMintCapable(ctx: Context, info: RuntimeInfo, api: ServiceAccountsClient, orElse?: string): Promise<void> {
+  const hint = orElse ? `${MINT_HINT} ${orElse}` : MINT_HINT;
   if (info.auth_mode !== 'none') return;
   const exported = exportedCredential(ctx.env);
   if (exported?.startsWith('svc_pat_')) return;
@@ -56,14 +57,14 @@ export async function requireMintCapable(ctx: Context, info: RuntimeInfo, api: S
     throw new CliError(
       'CANNOT_MINT',
       'This runtime has no REST authentication configured, so only a service-account token (svc_pat_...) can authenticate a mint -- the exported admin credential cannot.',
-      { hint: `Export a previously minted token via SVC_ADMIN_TOKEN. ${MINT_HINT}` },
+      { hint: `Export a previously minted token via SVC_ADMIN_TOKEN. ${hint}` },
     );
   }
   if (await api.isOpen()) {
     throw new CliError(
       'CANNOT_MINT',
       'This runtime cannot mint tokens: its REST API has no authentication configured, and the server refuses anonymous minting.',
-      { hint: MINT_HINT },
+      { hint },
     );
   }
 }

@@ -12,6 +12,8 @@ export const CLI_VERSION = typeof __SVC_VERSION__ === 'string' ? __SVC_VERSION__
 export interface HttpResponse {
   status: number;
   body: string;
+  /** Lower-case header names, as node:http delivers them. */
+  headers: http.IncomingHttpHeaders;
 }
 
 export interface HttpRequest {
@@ -53,7 +55,7 @@ async function transportFor(https: boolean): Promise<Transport> {
   return https ? import('node:https') : import('node:http');
 }
 
-async function once(req: HttpRequest, url: URL): Promise<{ status: number; location: string | undefined; body: string }> {
+async function once(req: HttpRequest, url: URL): Promise<{ status: number; location: string | undefined; body: string; headers: http.IncomingHttpHeaders }> {
   const proxy = proxyFor(url, req.env);
   const transport = await transportFor(!proxy && url.protocol === 'https:');
   return new Promise((resolve, reject) => {
@@ -66,7 +68,7 @@ async function once(req: HttpRequest, url: URL): Promise<{ status: number; locat
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('end', () =>
-        resolve({ status: res.statusCode ?? 0, location: res.headers.location, body: Buffer.concat(chunks).toString('utf8') }),
+        resolve({ status: res.statusCode ?? 0, location: res.headers.location, body: Buffer.concat(chunks).toString('utf8'), headers: res.headers }),
       );
       res.on('error', reject);
     });
@@ -99,7 +101,7 @@ export async function httpRequest(req: HttpRequest): Promise<HttpResponse> {
       }
       continue;
     }
-    return { status: res.status, body: res.body };
+    return { status: res.status, body: res.body, headers: res.headers };
   }
 }
 

@@ -171,6 +171,14 @@ export class ServiceAccountsClient {
     }
   }
 
+  /** One cheap authenticated call, so a wrong credential fails before anything is minted. */
+  async preflight(): Promise<void> {
+    const res = await this.call('GET', '/service-accounts?page=1&limit=1');
+    if (res.status !== 200) {
+      throw new CliError('API_ERROR', `Could not verify the admin credential: ${errorDetail(res)}`, { hint: ADMIN_HINT, status: res.status });
+    }
+  }
+
   /** Whether the API answers without any credential: an open plane that cannot mint. */
   async isOpen(): Promise<boolean> {
     try {
