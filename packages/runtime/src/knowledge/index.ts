@@ -26,5 +26,5 @@ export { embedderFromEnvironment } from './embedders/from-environment.js';
 export { SEARCH_TYPES, type SearchType, type MetadataFilters, type VectorStore, type StoredChunk, type SearchHit, type SearchRequest } from './vector-stores/vector-store.js';
 export { SqliteVectorStore, type SqliteVectorStoreOptions } from './vector-stores/sqlite.js';
 export { PostgresVectorStore, type PostgresVectorStoreOptions } from './vector-stores/postgres.js';
-export { Knowledge, isConfigurableKnowledge, type ConfigurableKnowledge, type KnowledgeOptions, type InsertOptions, type InsertResult, type KnowledgeSearchOptions, type KnowledgeHit, type VectorDbInfo } from './knowledge.js';
+export { Knowledge, isConfigurableKnowledge, type ConfigurableKnowledge, type KnowledgeOptions, type InsertOptions, type InsertChoices, type InsertResult, type KnowledgeSearchOptions, type KnowledgeHit, type VectorDbInfo } from './knowledge.js';
 export { knowledgeConfig, type KnowledgeConfig } from './config-route.js';

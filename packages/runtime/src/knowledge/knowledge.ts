@@ -61,8 +61,16 @@ export interface InsertOptions {
   chunkOverlap?: number;
   /** Stored on every chunk and filterable in search. */
   metadata?: Metadata;
+  /**
+   * The content id to store the chunks under, instead of one derived from the content. The
+   * HTTP upload names its record before the content is read, and the chunks must carry it.
+   */
+  contentId?: string;
   signal?: AbortSignal;
 }
+
+/** What `checkInsert` validates: the choices a caller makes before any content is read. */
+export type InsertChoices = Pick<InsertOptions, 'name' | 'mimeType' | 'reader' | 'chunker' | 'chunkSize' | 'chunkOverlap' | 'metadata'>;
 
 export interface InsertResult {
   content_id: string;
@@ -96,7 +104,8 @@ export interface VectorDbInfo {
 }
 
 const ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
-const MAX_LIMIT = 100;
+// The HTTP search pages over at most this many hits (agno's bound for max_results).
+const MAX_LIMIT = 1000;
 
 export class Knowledge implements SearchableKnowledge, ConfigurableKnowledge {
   readonly id: string;
@@ -162,7 +171,7 @@ export class Knowledge implements SearchableKnowledge, ConfigurableKnowledge {
     // A path or an explicit name identifies the content, so re-inserting an edited file
     // replaces its chunks; an unnamed text is identified by its bytes.
     const identity = options.path !== undefined ? `path:${options.path}` : options.name !== undefined ? `name:${name}` : `data:${sha256(data)}`;
-    const contentId = contentIdFor(identity, metadata);
+    const contentId = options.contentId ?? contentIdFor(identity, metadata);
     const vectors = this.embedder ? await this.embedder.embed(chunks.map((c) => c.content), options.signal) : undefined;
     const stored: StoredChunk[] = chunks.map((c, i) => ({ ...c, filters: metadata, embedding: vectors?.[i] }));
     await this.ready();
@@ -170,7 +179,17 @@ export class Knowledge implements SearchableKnowledge, ConfigurableKnowledge {
     return { content_id: contentId, name, reader: reader.id, chunker: chunker.type, chunks: stored.length };
   }
 
-  private chunkerFor(reader: Reader, options: InsertOptions): Chunker {
+  /**
+   * Refuses an unknown reader, an unsupported chunker or invalid metadata without reading
+   * anything, so an upload processed in the background can still be refused with a 400.
+   */
+  checkInsert(choices: InsertChoices): void {
+    checkMetadata(choices.metadata);
+    const reader = typeof choices.reader === 'object' ? choices.reader : choices.reader !== undefined ? this.readers.get(choices.reader) : this.readers.forFile(choices.name ?? 'text', choices.mimeType);
+    this.chunkerFor(reader, choices);
+  }
+
+  private chunkerFor(reader: Reader, options: InsertChoices): Chunker {
     if (typeof options.chunker === 'object') return options.chunker;
     const key = options.chunker ?? reader.chunkers[0];
     if (key === undefined) throw badRequest(`Reader "${reader.id}" supports no chunker`);

@@ -138,6 +138,52 @@ export const MIGRATIONS: readonly Migration[] = [
     --;;
     CREATE INDEX IF NOT EXISTS svc_service_accounts_created ON svc_service_accounts (created_at)`,
   },
+  {
+    // Versions 11-29 are left to other capabilities in flight; knowledge owns 30 and up.
+    version: 30,
+    name: 'knowledge_contents',
+    // One row per piece of content uploaded through /knowledge/content. Its id is the
+    // content_id of its chunks in the knowledge's vector store, so deleting a row can remove
+    // them. Times are epoch milliseconds: uploads in the same second still sort in order.
+    sqlite: `CREATE TABLE IF NOT EXISTS svc_knowledge_contents (
+      id TEXT PRIMARY KEY,
+      knowledge_id TEXT NOT NULL,
+      name TEXT,
+      description TEXT,
+      metadata TEXT,
+      file_type TEXT,
+      size INTEGER,
+      reader_id TEXT,
+      chunker TEXT,
+      status TEXT NOT NULL,
+      status_message TEXT,
+      created_at INTEGER NOT NULL,
+      updated_at INTEGER NOT NULL
+    )
+    --;;
+    CREATE INDEX IF NOT EXISTS svc_knowledge_contents_by_knowledge ON svc_knowledge_contents (knowledge_id, created_at)
+    --;;
+    CREATE INDEX IF NOT EXISTS svc_knowledge_contents_by_status ON svc_knowledge_contents (knowledge_id, status)`,
+    postgres: `CREATE TABLE IF NOT EXISTS svc_knowledge_contents (
+      id TEXT PRIMARY KEY,
+      knowledge_id TEXT NOT NULL,
+      name TEXT,
+      description TEXT,
+      metadata TEXT,
+      file_type TEXT,
+      size BIGINT,
+      reader_id TEXT,
+      chunker TEXT,
+      status TEXT NOT NULL,
+      status_message TEXT,
+      created_at BIGINT NOT NULL,
+      updated_at BIGINT NOT NULL
+    )
+    --;;
+    CREATE INDEX IF NOT EXISTS svc_knowledge_contents_by_knowledge ON svc_knowledge_contents (knowledge_id, created_at)
+    --;;
+    CREATE INDEX IF NOT EXISTS svc_knowledge_contents_by_status ON svc_knowledge_contents (knowledge_id, status)`,
+  },
 ];
 
 /** Checks that a migration list is strictly increasing, so a bad merge fails loudly at start. */

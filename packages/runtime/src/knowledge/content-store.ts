@@ -1,0 +1,157 @@
+/**
+ * @module knowledge/content-store
+ * The records of content uploaded through `/knowledge/content`, kept in the runtime's Db (SQLite
+ * or PostgreSQL, one SQL text for both). A record's id is the `content_id` of its chunks in the
+ * knowledge's vector store; the record tracks what the background ingestion made of it.
+ */
+import type { Metadata } from './types.js';
+import type { SqlClient, SqlValue } from '../storage/db.js';
+
+export type ContentStatus = 'processing' | 'completed' | 'failed';
+
+export interface ContentRecord {
+  id: string;
+  knowledge_id: string;
+  name: string | null;
+  description: string | null;
+  metadata: Metadata | null;
+  file_type: string | null;
+  size: number | null;
+  reader_id: string | null;
+  chunker: string | null;
+  status: ContentStatus;
+  status_message: string | null;
+  /** Epoch milliseconds. */
+  created_at: number;
+  updated_at: number;
+}
+
+export type ContentSortBy = 'created_at' | 'updated_at' | 'name';
+
+export interface ContentListQuery {
+  knowledgeId: string;
+  limit: number;
+  page: number;
+  sortBy: ContentSortBy;
+  sortOrder: 'asc' | 'desc';
+}
+
+interface Row {
+  id: string;
+  knowledge_id: string;
+  name: string | null;
+  description: string | null;
+  metadata: string | null;
+  file_type: string | null;
+  size: number | string | null;
+  reader_id: string | null;
+  chunker: string | null;
+  status: string;
+  status_message: string | null;
+  created_at: number | string;
+  updated_at: number | string;
+}
+
+const COLUMNS = 'id, knowledge_id, name, description, metadata, file_type, size, reader_id, chunker, status, status_message, created_at, updated_at';
+
+// Whitelisted, because the column name is interpolated into the SQL text.
+const SORT_COLUMNS: Record<ContentSortBy, string> = { created_at: 'created_at', updated_at: 'updated_at', name: 'name' };
+
+function toRecord(row: Row): ContentRecord {
+  return {
+    id: row.id,
+    knowledge_id: row.knowledge_id,
+    name: row.name,
+    description: row.description,
+    metadata: row.metadata === null ? null : (JSON.parse(row.metadata) as Metadata),
+    file_type: row.file_type,
+    // PostgreSQL returns BIGINT as a string.
+    size: row.size === null ? null : Number(row.size),
+    reader_id: row.reader_id,
+    chunker: row.chunker,
+    status: row.status as ContentStatus,
+    status_message: row.status_message,
+    created_at: Number(row.created_at),
+    updated_at: Number(row.updated_at),
+  };
+}
+
+export class ContentStore {
+  constructor(private readonly sql: SqlClient) {}
+
+  async create(record: Omit<ContentRecord, 'created_at' | 'updated_at'>): Promise<ContentRecord> {
+    const now = Date.now();
+    const full: ContentRecord = { ...record, created_at: now, updated_at: now };
+    await this.sql.execute(`INSERT INTO svc_knowledge_contents (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`, [
+      full.id,
+      full.knowledge_id,
+      full.name,
+      full.description,
+      full.metadata === null ? null : JSON.stringify(full.metadata),
+      full.file_type,
+      full.size,
+      full.reader_id,
+      full.chunker,
+      full.status,
+      full.status_message,
+      full.created_at,
+      full.updated_at,
+    ]);
+    return full;
+  }
+
+  async get(knowledgeId: string, id: string): Promise<ContentRecord | undefined> {
+    const [row] = await this.sql.query<Row>(`SELECT ${COLUMNS} FROM svc_knowledge_contents WHERE knowledge_id = $1 AND id = $2`, [knowledgeId, id]);
+    return row ? toRecord(row) : undefined;
+  }
+
+  async list(q: ContentListQuery): Promise<{ data: ContentRecord[]; total: number }> {
+    const [count] = await this.sql.query<{ n: number | string }>('SELECT COUNT(*) AS n FROM svc_knowledge_contents WHERE knowledge_id = $1', [q.knowledgeId]);
+    const order = q.sortOrder === 'asc' ? 'ASC' : 'DESC';
+    // id breaks ties, so pages never overlap or skip rows.
+    const rows = await this.sql.query<Row>(
+      `SELECT ${COLUMNS} FROM svc_knowledge_contents WHERE knowledge_id = $1 ORDER BY ${SORT_COLUMNS[q.sortBy]} ${order}, id ${order} LIMIT $2 OFFSET $3`,
+      [q.knowledgeId, q.limit, (q.page - 1) * q.limit],
+    );
+    return { data: rows.map(toRecord), total: Number(count?.n ?? 0) };
+  }
+
+  async ids(knowledgeId: string): Promise<string[]> {
+    const rows = await this.sql.query<{ id: string }>('SELECT id FROM svc_knowledge_contents WHERE knowledge_id = $1', [knowledgeId]);
+    return rows.map((r) => r.id);
+  }
+
+  /** Sets the given fields; undefined ones are left as they are. */
+  async update(
+    knowledgeId: string,
+    id: string,
+    fields: Partial<Pick<ContentRecord, 'name' | 'description' | 'metadata' | 'file_type' | 'size' | 'status' | 'status_message'>>,
+  ): Promise<ContentRecord | undefined> {
+    const sets: string[] = [];
+    const params: SqlValue[] = [];
+    for (const [column, value] of Object.entries(fields)) {
+      if (value === undefined) continue;
+      params.push(column === 'metadata' && value !== null ? JSON.stringify(value) : (value as SqlValue));
+      sets.push(`${column} = $${params.length}`);
+    }
+    params.push(Date.now(), knowledgeId, id);
+    const n = params.length;
+    await this.sql.execute(`UPDATE svc_knowledge_contents SET ${[...sets, `updated_at = $${n - 2}`].join(', ')} WHERE knowledge_id = $${n - 1} AND id = $${n}`, params);
+    return this.get(knowledgeId, id);
+  }
+
+  async delete(knowledgeId: string, id: string): Promise<boolean> {
+    return (await this.sql.execute('DELETE FROM svc_knowledge_contents WHERE knowledge_id = $1 AND id = $2', [knowledgeId, id])) > 0;
+  }
+
+  /**
+   * Marks records still `processing` from before `before` (epoch ms) as failed: their
+   * ingestion ran in a process that is gone, and nothing else would ever finish them.
+   */
+  async failStale(knowledgeId: string, before: number, message: string): Promise<number> {
+    return this.sql.execute(
+      "UPDATE svc_knowledge_contents SET status = 'failed', status_message = $1, updated_at = $2 WHERE knowledge_id = $3 AND status = 'processing' AND created_at < $4",
+      [message, Date.now(), knowledgeId, before],
+    );
+  }
+}
