@@ -20,6 +20,7 @@ import { infoRoutes } from './routes/info.js';
 import { serviceAccountRoutes } from './routes/service-accounts.js';
 import { sessionRoutes } from './routes/sessions.js';
 import { knowledgeConfigRoutes } from '../knowledge/config-route.js';
+import { knowledgeContentRoutes } from '../knowledge/content-routes.js';
 import { mcpChallenge, mcpOAuthRoutes } from '../mcp/mcp-oauth.js';
 import { mcpRoutes } from '../mcp/mcp-route.js';
 
@@ -67,6 +68,7 @@ export function buildApp(ctx: ServerContext, parts: AppParts = {}): BuiltApp {
     ...infoRoutes(ctx),
     ...configRoutes(ctx),
     ...knowledgeConfigRoutes(ctx),
+    ...knowledgeContentRoutes(ctx),
     ...componentRoutes(ctx),
     ...sessionRoutes(ctx),
     ...serviceAccountRoutes(ctx),

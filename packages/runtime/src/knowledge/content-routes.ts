@@ -1,0 +1,487 @@
+/**
+ * @module knowledge/content-routes
+ * The knowledge content API: upload content (a file, or text) that is read, chunked, embedded
+ * and stored in the background; list, read, edit and delete the content records; and search.
+ *
+ * An upload answers 202 at once with a `processing` record; the record becomes `completed` or
+ * `failed` (with a `status_message`) when the work ends. Refusals that need no reading (an
+ * unknown reader, an unsupported chunker, bad metadata, an oversized file) are answered at once.
+ * Records of uploads whose process died are marked failed the first time this runtime touches
+ * that knowledge base's records, so none stays `processing` forever.
+ *
+ * URL content is refused: fetching arbitrary URLs from the server needs SSRF protection first.
+ */
+import { randomUUID } from 'node:crypto';
+import { z } from '@hono/zod-openapi';
+import type { Context } from 'hono';
+import type { KnowledgeComponent } from '../components/component.js';
+import { RuntimeError } from '../errors.js';
+import type { AppEnv, ServerContext } from '../server/context.js';
+import { apiRoute, scoped, type RouteDefinition } from '../server/route.js';
+import { standardErrors } from '../server/standard-errors.js';
+import { ContentStore, type ContentRecord } from './content-store.js';
+import { badRequest } from './errors.js';
+import type { InsertChoices, InsertOptions, InsertResult, KnowledgeHit, KnowledgeSearchOptions } from './knowledge.js';
+import type { Metadata } from './types.js';
+import { SEARCH_TYPES } from './vector-stores/vector-store.js';
+
+/** What these routes need of a hosted knowledge base; Knowledge implements it. */
+export interface ContentKnowledge extends KnowledgeComponent {
+  readonly maxContentBytes: number;
+  checkInsert(choices: InsertChoices): void;
+  insert(options: InsertOptions): Promise<InsertResult>;
+  search(query: string, options?: KnowledgeSearchOptions): Promise<KnowledgeHit[]>;
+  remove(contentId: string): Promise<boolean>;
+}
+
+/** Structural, so it also holds across duplicated copies of the knowledge module. */
+function isContentKnowledge(value: KnowledgeComponent): value is ContentKnowledge {
+  const k = value as Partial<ContentKnowledge>;
+  return typeof k.insert === 'function' && typeof k.search === 'function' && typeof k.remove === 'function' && typeof k.checkInsert === 'function';
+}
+
+const INTERRUPTED = 'interrupted by a restart';
+
+const ContentSchema = z
+  .object({
+    id: z.string(),
+    name: z.string().nullable(),
+    description: z.string().nullable(),
+    metadata: z.record(z.string(), z.unknown()).nullable(),
+    type: z.string().nullable(),
+    size: z.number().int().nullable(),
+    reader_id: z.string().nullable(),
+    chunker: z.string().nullable(),
+    status: z.enum(['processing', 'completed', 'failed']),
+    status_message: z.string().nullable(),
+    created_at: z.number().int().openapi({ description: 'Epoch seconds' }),
+    updated_at: z.number().int().openapi({ description: 'Epoch seconds' }),
+  })
+  .openapi('KnowledgeContent');
+
+const AcceptedSchema = z
+  .object({
+    id: z.string(),
+    name: z.string().nullable(),
+    description: z.string().nullable(),
+    metadata: z.record(z.string(), z.unknown()).nullable(),
+    status: z.literal('processing'),
+  })
+  .openapi('KnowledgeContentAccepted');
+
+const StatusSchema = z
+  .object({ id: z.string(), status: z.enum(['processing', 'completed', 'failed']), status_message: z.string().nullable() })
+  .openapi('KnowledgeContentStatus');
+
+const PageMetaSchema = z.object({ page: z.number().int(), limit: z.number().int(), total_pages: z.number().int(), total_count: z.number().int() });
+
+const HitSchema = z
+  .object({
+    id: z.string(),
+    content: z.string(),
+    name: z.string().nullable(),
+    meta_data: z.record(z.string(), z.unknown()),
+    content_id: z.string(),
+    score: z.number(),
+  })
+  .openapi('KnowledgeSearchHit');
+
+const SelectQuery = z.object({
+  knowledge_id: z.string().optional().openapi({ description: 'Required when the runtime hosts more than one knowledge base' }),
+  db_id: z.string().optional().openapi({ description: 'The database the knowledge base is stored in' }),
+});
+
+const idParam = z.object({ content_id: z.string().min(1).max(200).openapi({ param: { name: 'content_id', in: 'path' } }) });
+
+const name = z.string().max(500);
+const description = z.string().max(5000);
+const uploadFields = {
+  name: name.optional(),
+  description: description.optional(),
+  text_content: z.string().optional(),
+  url: z.string().optional(),
+  reader_id: z.string().max(200).optional(),
+  chunker: z.string().max(200).optional(),
+  chunk_size: z.coerce.number().int().min(1).max(1_000_000).optional(),
+  chunk_overlap: z.coerce.number().int().min(0).max(1_000_000).optional(),
+};
+const FileSchema = z.custom<File>((v) => v instanceof File, { message: 'must be a file' }).openapi({ type: 'string', format: 'binary' });
+const FormUploadSchema = z.object({ ...uploadFields, metadata: z.string().optional().openapi({ description: 'JSON object' }), file: FileSchema.optional() });
+const JsonUploadSchema = z.object({ ...uploadFields, metadata: z.union([z.record(z.string(), z.unknown()), z.string()]).optional() });
+
+const SearchBodySchema = z
+  .object({
+    query: z.string().min(1).max(10_000),
+    knowledge_id: z.string().optional(),
+    db_id: z.string().optional(),
+    search_type: z.enum(SEARCH_TYPES).optional(),
+    max_results: z.number().int().min(1).max(1000).optional(),
+    filters: z.record(z.string(), z.unknown()).optional(),
+    meta: z.object({ limit: z.number().int().min(1).max(1000).default(20), page: z.number().int().min(1).max(1_000_000).default(1) }).optional(),
+  })
+  .openapi('KnowledgeSearchRequest');
+
+/** agno's rule: metadata that is not a JSON object is kept, under `value`. */
+function parseMetadata(raw: string | Record<string, unknown> | undefined): Metadata | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  if (typeof raw === 'object') return raw;
+  try {
+    const parsed: unknown = JSON.parse(raw);
+    if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) return parsed as Metadata;
+  } catch {
+    // Not JSON: kept as text below.
+  }
+  return { value: raw };
+}
+
+function toContent(r: ContentRecord): z.infer<typeof ContentSchema> {
+  return {
+    id: r.id,
+    name: r.name,
+    description: r.description,
+    metadata: r.metadata,
+    type: r.file_type,
+    size: r.size,
+    reader_id: r.reader_id,
+    chunker: r.chunker,
+    status: r.status,
+    status_message: r.status_message,
+    created_at: Math.floor(r.created_at / 1000),
+    updated_at: Math.floor(r.updated_at / 1000),
+  };
+}
+
+/** The detail of a RuntimeError is safe to show; anything else is logged, not echoed. */
+function failureMessage(error: unknown): string {
+  if (RuntimeError.isInstance(error)) return error.message;
+  return 'Content could not be processed (see the runtime log)';
+}
+
+type Upload = z.infer<typeof JsonUploadSchema> & { file?: File | undefined };
+
+/** The upload fields, already validated by the schema of the request's media type. */
+function readUpload(c: Context<AppEnv>): Upload {
+  const type = c.req.header('content-type') ?? '';
+  if (/^application\/json/i.test(type)) return c.req.valid('json' as never) as Upload;
+  if (/^(multipart\/form-data|application\/x-www-form-urlencoded)/i.test(type)) return c.req.valid('form' as never) as Upload;
+  throw new RuntimeError('UNSUPPORTED_MEDIA_TYPE', 'Send multipart/form-data (for a file) or application/json');
+}
+
+export function knowledgeContentRoutes(ctx: ServerContext): RouteDefinition[] {
+  const store = new ContentStore(ctx.db);
+  const swept = new Map<string, Promise<void>>();
+
+  const select = async (knowledgeId: string | undefined, dbId: string | undefined): Promise<ContentKnowledge> => {
+    const hosted = ctx.knowledge.filter(isContentKnowledge);
+    if (hosted.length === 0) throw new RuntimeError('NOT_FOUND', 'This runtime hosts no knowledge base that accepts content');
+    let knowledge: ContentKnowledge | undefined;
+    if (knowledgeId !== undefined) {
+      knowledge = hosted.find((k) => k.id === knowledgeId);
+      if (!knowledge) throw new RuntimeError('NOT_FOUND', `Knowledge base "${knowledgeId}" not found`);
+    } else if (hosted.length > 1) {
+      throw badRequest(`knowledge_id is required: this runtime hosts ${hosted.length} knowledge bases (${hosted.map((k) => k.id).join(', ')})`);
+    } else {
+      knowledge = hosted[0]!;
+    }
+    if (dbId !== undefined && (knowledge.dbId ?? ctx.db.id) !== dbId) {
+      throw new RuntimeError('NOT_FOUND', `Knowledge base "${knowledge.id}" is not stored in database "${dbId}"`);
+    }
+    await sweep(knowledge.id);
+    return knowledge;
+  };
+
+  // Once per knowledge base and runtime: records left `processing` by an earlier process will
+  // never finish. Only records created before this runtime started are touched; should one
+  // belong to a replica still working on it, that replica's final update overwrites the mark.
+  const sweep = (knowledgeId: string): Promise<void> => {
+    let done = swept.get(knowledgeId);
+    if (!done) {
+      done = store
+        .failStale(knowledgeId, ctx.instantiatedAt.getTime(), INTERRUPTED)
+        .then((n) => {
+          if (n > 0) ctx.log.warn(`knowledge "${knowledgeId}": marked ${n} interrupted upload(s) as failed`);
+        })
+        .catch((e: unknown) => {
+          swept.delete(knowledgeId);
+          throw e;
+        });
+      swept.set(knowledgeId, done);
+    }
+    return done;
+  };
+
+  const mustGet = async (knowledge: ContentKnowledge, id: string): Promise<ContentRecord> => {
+    const record = await store.get(knowledge.id, id);
+    if (!record) throw new RuntimeError('NOT_FOUND', `Content with id '${id}' not found`);
+    return record;
+  };
+
+  const ingest = (knowledge: ContentKnowledge, id: string, insert: InsertOptions): void => {
+    // Not awaited: the upload answers 202 at once. A runtime that stops mid-way leaves the
+    // record `processing`, and the next runtime's sweep marks it failed.
+    void (async () => {
+      try {
+        const result = await knowledge.insert(insert);
+        const size = insert.buffer?.byteLength ?? (insert.text !== undefined ? Buffer.byteLength(insert.text) : null);
+        const updated = await store.update(knowledge.id, id, { status: 'completed', status_message: null, file_type: result.reader, size });
+        // Deleted while it was being processed: its chunks must not outlive the record.
+        if (!updated) await knowledge.remove(id);
+      } catch (error) {
+        if (!RuntimeError.isInstance(error)) ctx.log.error(`knowledge "${knowledge.id}": processing content ${id} failed`, error);
+        await store.update(knowledge.id, id, { status: 'failed', status_message: failureMessage(error) });
+      }
+    })().catch((e: unknown) => ctx.log.error(`knowledge "${knowledge.id}": could not record the outcome of content ${id}`, e));
+  };
+
+  return [
+    apiRoute(
+      scoped('knowledge:write'),
+      {
+        method: 'post',
+        path: '/knowledge/content',
+        tags: ['Knowledge'],
+        summary: 'Upload content (a file or text); it is processed in the background',
+        request: {
+          query: SelectQuery,
+          body: {
+            content: {
+              'multipart/form-data': { schema: FormUploadSchema },
+              'application/json': { schema: JsonUploadSchema },
+            },
+          },
+        },
+        responses: {
+          202: { description: 'Accepted; poll the status', content: { 'application/json': { schema: AcceptedSchema } } },
+          ...standardErrors,
+        },
+      },
+      async (c) => {
+        const q = c.req.valid('query');
+        const upload = readUpload(c as unknown as Context<AppEnv>);
+        const knowledge = await select(q.knowledge_id, q.db_id);
+        const sources = [upload.file, upload.text_content, upload.url].filter((s) => s !== undefined && s !== '');
+        if (sources.length !== 1) throw badRequest('Send exactly one of file, text_content and url');
+        if (upload.url !== undefined && upload.url !== '') throw badRequest('url content is not supported yet');
+        const metadata = parseMetadata(upload.metadata);
+        const file = upload.file;
+        if (file && file.size > knowledge.maxContentBytes) {
+          throw new RuntimeError('PAYLOAD_TOO_LARGE', `"${file.name}" is larger than the knowledge limit of ${knowledge.maxContentBytes} bytes`);
+        }
+        // The reader is picked by the file's own name; the record shows the caller's name.
+        const readAs = file ? file.name || upload.name : upload.name;
+        const choices: InsertChoices = {
+          ...(readAs ? { name: readAs } : {}),
+          ...(file?.type ? { mimeType: file.type } : {}),
+          ...(upload.reader_id !== undefined ? { reader: upload.reader_id } : {}),
+          ...(upload.chunker !== undefined ? { chunker: upload.chunker } : {}),
+          ...(upload.chunk_size !== undefined ? { chunkSize: upload.chunk_size } : {}),
+          ...(upload.chunk_overlap !== undefined ? { chunkOverlap: upload.chunk_overlap } : {}),
+          ...(metadata ? { metadata } : {}),
+        };
+        knowledge.checkInsert(choices);
+
+        const id = randomUUID();
+        const record = await store.create({
+          id,
+          knowledge_id: knowledge.id,
+          name: upload.name ?? file?.name ?? null,
+          description: upload.description ?? null,
+          metadata: metadata ?? null,
+          file_type: file?.type || null,
+          size: file ? file.size : Buffer.byteLength(upload.text_content ?? ''),
+          reader_id: upload.reader_id ?? null,
+          chunker: upload.chunker ?? null,
+          status: 'processing',
+          status_message: null,
+        });
+        // Read into memory now: the request body is gone once the response is sent.
+        const data = file ? { buffer: new Uint8Array(await file.arrayBuffer()) } : { text: upload.text_content ?? '' };
+        ingest(knowledge, id, { ...choices, ...data, contentId: id });
+        return c.json({ id, name: record.name, description: record.description, metadata: record.metadata, status: 'processing' as const }, 202);
+      },
+    ),
+    apiRoute(
+      scoped('knowledge:read'),
+      {
+        method: 'get',
+        path: '/knowledge/content',
+        tags: ['Knowledge'],
+        summary: 'List content records',
+        request: {
+          query: SelectQuery.extend({
+            limit: z.coerce.number().int().min(1).max(100).default(20),
+            page: z.coerce.number().int().min(1).max(1_000_000).default(1),
+            sort_by: z.enum(['created_at', 'updated_at', 'name']).default('created_at'),
+            sort_order: z.enum(['asc', 'desc']).default('desc'),
+          }),
+        },
+        responses: {
+          200: { description: 'A page of content records', content: { 'application/json': { schema: z.object({ data: z.array(ContentSchema), meta: PageMetaSchema }) } } },
+          ...standardErrors,
+        },
+      },
+      async (c) => {
+        const q = c.req.valid('query');
+        const knowledge = await select(q.knowledge_id, q.db_id);
+        const page = await store.list({ knowledgeId: knowledge.id, limit: q.limit, page: q.page, sortBy: q.sort_by, sortOrder: q.sort_order });
+        return c.json(
+          { data: page.data.map(toContent), meta: { page: q.page, limit: q.limit, total_pages: Math.ceil(page.total / q.limit), total_count: page.total } },
+          200,
+        );
+      },
+    ),
+    apiRoute(
+      scoped('knowledge:read'),
+      {
+        method: 'get',
+        path: '/knowledge/content/{content_id}',
+        tags: ['Knowledge'],
+        summary: 'Get a content record',
+        request: { params: idParam, query: SelectQuery },
+        responses: { 200: { description: 'The content record', content: { 'application/json': { schema: ContentSchema } } }, ...standardErrors },
+      },
+      async (c) => {
+        const q = c.req.valid('query');
+        const knowledge = await select(q.knowledge_id, q.db_id);
+        return c.json(toContent(await mustGet(knowledge, c.req.valid('param').content_id)), 200);
+      },
+    ),
+    apiRoute(
+      scoped('knowledge:read'),
+      {
+        method: 'get',
+        path: '/knowledge/content/{content_id}/status',
+        tags: ['Knowledge'],
+        summary: 'The processing status of a content record',
+        request: { params: idParam, query: SelectQuery },
+        responses: { 200: { description: 'The status', content: { 'application/json': { schema: StatusSchema } } }, ...standardErrors },
+      },
+      async (c) => {
+        const q = c.req.valid('query');
+        const knowledge = await select(q.knowledge_id, q.db_id);
+        const r = await mustGet(knowledge, c.req.valid('param').content_id);
+        return c.json({ id: r.id, status: r.status, status_message: r.status_message }, 200);
+      },
+    ),
+    apiRoute(
+      scoped('knowledge:write'),
+      {
+        method: 'patch',
+        path: '/knowledge/content/{content_id}',
+        tags: ['Knowledge'],
+        summary: "Edit a content record's name, description or metadata",
+        request: {
+          params: idParam,
+          query: SelectQuery,
+          body: {
+            required: true,
+            content: {
+              'application/json': {
+                schema: z.object({ name: name.optional(), description: description.optional(), metadata: z.union([z.record(z.string(), z.unknown()), z.string()]).optional() }),
+              },
+            },
+          },
+        },
+        responses: { 200: { description: 'The updated record', content: { 'application/json': { schema: ContentSchema } } }, ...standardErrors },
+      },
+      async (c) => {
+        const q = c.req.valid('query');
+        const body = c.req.valid('json');
+        const knowledge = await select(q.knowledge_id, q.db_id);
+        const id = c.req.valid('param').content_id;
+        await mustGet(knowledge, id);
+        const metadata = parseMetadata(body.metadata);
+        // Only the record changes: stored chunks keep the metadata they were indexed with.
+        if (metadata) knowledge.checkInsert({ metadata });
+        const updated = await store.update(knowledge.id, id, { name: body.name, description: body.description, metadata });
+        if (!updated) throw new RuntimeError('NOT_FOUND', `Content with id '${id}' not found`);
+        return c.json(toContent(updated), 200);
+      },
+    ),
+    apiRoute(
+      scoped('knowledge:delete'),
+      {
+        method: 'delete',
+        path: '/knowledge/content/{content_id}',
+        tags: ['Knowledge'],
+        summary: 'Delete a content record and its chunks',
+        request: { params: idParam, query: SelectQuery },
+        responses: { 204: { description: 'Deleted' }, ...standardErrors },
+      },
+      async (c) => {
+        const q = c.req.valid('query');
+        const knowledge = await select(q.knowledge_id, q.db_id);
+        const id = c.req.valid('param').content_id;
+        await mustGet(knowledge, id);
+        // Chunks first: a failure then leaves the record, so the delete can be retried.
+        await knowledge.remove(id);
+        await store.delete(knowledge.id, id);
+        return c.body(null, 204);
+      },
+    ),
+    apiRoute(
+      scoped('knowledge:delete'),
+      {
+        method: 'delete',
+        path: '/knowledge/content',
+        tags: ['Knowledge'],
+        summary: 'Delete every content record of a knowledge base, with its chunks',
+        request: { query: SelectQuery },
+        responses: { 204: { description: 'Deleted' }, ...standardErrors },
+      },
+      async (c) => {
+        const q = c.req.valid('query');
+        const knowledge = await select(q.knowledge_id, q.db_id);
+        for (const id of await store.ids(knowledge.id)) {
+          await knowledge.remove(id);
+          await store.delete(knowledge.id, id);
+        }
+        return c.body(null, 204);
+      },
+    ),
+    apiRoute(
+      scoped('knowledge:read'),
+      {
+        method: 'post',
+        path: '/knowledge/search',
+        tags: ['Knowledge'],
+        summary: 'Search a knowledge base',
+        request: { query: SelectQuery, body: { required: true, content: { 'application/json': { schema: SearchBodySchema } } } },
+        responses: {
+          200: {
+            description: 'A page of hits, best first',
+            content: {
+              'application/json': {
+                schema: z.object({ data: z.array(HitSchema), meta: PageMetaSchema.extend({ search_time_ms: z.number() }) }),
+              },
+            },
+          },
+          ...standardErrors,
+        },
+      },
+      async (c) => {
+        const q = c.req.valid('query');
+        const body = c.req.valid('json');
+        const knowledge = await select(body.knowledge_id ?? q.knowledge_id, body.db_id ?? q.db_id);
+        const started = performance.now();
+        const hits = await knowledge.search(body.query, {
+          ...(body.max_results !== undefined ? { limit: body.max_results } : {}),
+          ...(body.search_type !== undefined ? { searchType: body.search_type } : {}),
+          ...(body.filters !== undefined ? { filters: body.filters as KnowledgeSearchOptions['filters'] } : {}),
+        });
+        const searchTimeMs = Math.round((performance.now() - started) * 100) / 100;
+        // agno pages in memory over the hits of one search.
+        const { limit, page } = body.meta ?? { limit: 20, page: 1 };
+        const data = hits.slice((page - 1) * limit, page * limit).map((h) => ({
+          id: h.id,
+          content: h.content,
+          name: h.name ?? null,
+          meta_data: h.meta_data,
+          content_id: h.content_id,
+          score: h.score,
+        }));
+        return c.json({ data, meta: { page, limit, total_pages: Math.ceil(hits.length / limit), total_count: hits.length, search_time_ms: searchTimeMs } }, 200);
+      },
+    ),
+  ];
+}
