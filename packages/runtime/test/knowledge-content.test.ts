@@ -128,7 +128,9 @@ for (const kind of testDatabaseKinds) {
     });
 
     it('lists, reads, edits and deletes records, and deletion removes their chunks', async () => {
-      const a = await call(rt.url, 'POST', `/knowledge/content${q}`, { body: { name: 'alpha', text_content: 'Zeppelins float on hydrogen.' } });
+      // Text can come as a form field too.
+      const a = await upload(rt.url, `/knowledge/content${q}`, { name: 'alpha', text_content: 'Zeppelins float on hydrogen.' });
+      expect(a.status).toBe(202);
       const b = await call(rt.url, 'POST', `/knowledge/content${q}`, { body: { name: 'beta', text_content: 'Zeppelins are slow.' } });
       await settled(rt.url, a.body.id, q);
       await settled(rt.url, b.body.id, q);
@@ -166,6 +168,13 @@ for (const kind of testDatabaseKinds) {
       const url = await call(rt.url, 'POST', `/knowledge/content${q}`, { body: { url: 'http://169.254.169.254/latest' } });
       expect([url.status, url.body.detail]).toEqual([400, 'url content is not supported yet']);
       expect((await call(rt.url, 'POST', `/knowledge/content${q}`, { body: { name: 'nothing' } })).status).toBe(400);
+      const both = await call(rt.url, 'POST', `/knowledge/content${q}`, { body: { text_content: 'x', url: 'https://example.com' } });
+      expect(both.status).toBe(400);
+      const plain = await fetch(`${rt.url}/knowledge/content${q}`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'hello' });
+      expect([plain.status, ((await plain.json()) as { error_code: string }).error_code]).toEqual([415, 'UNSUPPORTED_MEDIA_TYPE']);
+      expect((await call(rt.url, 'POST', `/knowledge/search${q}`, { body: { query: 'x', max_results: 1001 } })).status).toBe(422);
+      const badKey = await call(rt.url, 'POST', `/knowledge/content${q}`, { body: { text_content: 'x', metadata: { 'bad key': 1 } } });
+      expect(badKey.status).toBe(400);
 
       const csv = await upload(rt.url, `/knowledge/content${q}`, { file: new Blob(['a,b\n"unclosed,1\n'], { type: 'text/csv' }) }, 'broken.csv');
       expect(csv.status).toBe(202);

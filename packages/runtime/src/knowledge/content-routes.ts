@@ -280,6 +280,9 @@ export function knowledgeContentRoutes(ctx: ServerContext): RouteDefinition[] {
         };
         knowledge.checkInsert(choices);
 
+        // Read into memory before the record exists (the request body is gone once the response
+        // is sent), so a body that cannot be read leaves no record behind.
+        const data = file ? { buffer: new Uint8Array(await file.arrayBuffer()) } : { text: upload.text_content ?? '' };
         const id = randomUUID();
         const record = await store.create({
           id,
@@ -294,8 +297,6 @@ export function knowledgeContentRoutes(ctx: ServerContext): RouteDefinition[] {
           status: 'processing',
           status_message: null,
         });
-        // Read into memory now: the request body is gone once the response is sent.
-        const data = file ? { buffer: new Uint8Array(await file.arrayBuffer()) } : { text: upload.text_content ?? '' };
         ingest(knowledge, id, { ...choices, ...data, contentId: id });
         return c.json({ id, name: record.name, description: record.description, metadata: record.metadata, status: 'processing' as const }, 202);
       },
