@@ -8,6 +8,7 @@
  * const server = await runtime.serve(); // http://localhost:7777
  * ```
  */
+import { BackgroundTasks } from './run/background-tasks.js';
 import { createHash } from 'node:crypto';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { resolveAuthMode, type AuthMode } from './auth/auth-mode.js';
@@ -85,6 +86,7 @@ export class Runtime implements ServerContext {
   readonly log: Logger;
   readonly sessions: SessionStore;
   readonly runner: Runner;
+  readonly tasks = new BackgroundTasks();
   /** Used by components that have no model of their own. */
   readonly defaultModel: Model | undefined;
   readonly auth: Authenticator;
@@ -198,9 +200,12 @@ export class Runtime implements ServerContext {
     };
   }
 
-  /** Cancels active runs, then releases the database. Idempotent. */
+  /** Cancels active runs, lets background work (uploads) finish, then releases the database. Idempotent. */
   close(): Promise<void> {
-    this.closing ??= this.runner.shutdown().then(() => this.db.close());
+    this.closing ??= this.runner
+      .shutdown()
+      .then(() => this.tasks.drain())
+      .then(() => this.db.close());
     return this.closing;
   }
 }

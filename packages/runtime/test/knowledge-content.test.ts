@@ -199,6 +199,53 @@ for (const kind of testDatabaseKinds) {
       expect((await call(rt.url, 'GET', '/knowledge/content?knowledge_id=small')).body.meta.total_count).toBe(0);
     });
 
+    it('lets an upload in progress finish, and records it, when the runtime shuts down', async () => {
+      const shared = await kind.create();
+      const store = openStore(kind, storeDb, 'kc_shutdown');
+      // An embedder that holds the upload mid-way until the test lets it go.
+      let release!: () => void;
+      const held = new Promise<void>((r) => (release = r));
+      let embedding!: () => void;
+      const started = new Promise<void>((r) => (embedding = r));
+      const inner = embedder();
+      const slow = {
+        id: inner.id,
+        provider: inner.provider,
+        model: inner.model,
+        embed: async (texts: readonly string[], signal?: AbortSignal) => {
+          embedding();
+          await held;
+          return inner.embed(texts, signal);
+        },
+      };
+      try {
+        const knowledge = new Knowledge({ id: 'docs', store, embedder: slow });
+        const runtime = new Runtime({ env: {}, knowledge: [knowledge], db: shared.open() }, { logger: silentLogger });
+        const server = await runtime.serve({ port: 0, host: '127.0.0.1' });
+        const accepted = await call(server.url, 'POST', '/knowledge/content', { body: { name: 'guide.md', text_content: GUIDE } });
+        expect(accepted.status).toBe(202);
+        await started;
+        let closed = false;
+        const closing = server.close().then(() => (closed = true));
+        await new Promise((r) => setImmediate(r));
+        expect(closed).toBe(false);
+        release();
+        await closing;
+
+        const reopened = new Runtime({ env: {}, knowledge: [knowledge], db: shared.open() }, { logger: silentLogger });
+        await reopened.start();
+        try {
+          const res = await reopened.fetch(new Request(`http://runtime.test/knowledge/content/${accepted.body.id}/status`));
+          expect(await res.json()).toEqual({ id: accepted.body.id, status: 'completed', status_message: null });
+        } finally {
+          await reopened.close();
+        }
+      } finally {
+        await store.close();
+        await shared.cleanup();
+      }
+    });
+
     it('marks an upload left processing by an earlier process as failed on start', async () => {
       const shared = await kind.create();
       const store = openStore(kind, storeDb, 'kc_restart');

@@ -217,9 +217,10 @@ export function knowledgeContentRoutes(ctx: ServerContext): RouteDefinition[] {
   };
 
   const ingest = (knowledge: ContentKnowledge, id: string, insert: InsertOptions): void => {
-    // Not awaited: the upload answers 202 at once. A runtime that stops mid-way leaves the
-    // record `processing`, and the next runtime's sweep marks it failed.
-    void (async () => {
+    // Not awaited: the upload answers 202 at once. Shutdown drains it before the database
+    // closes; only a crash leaves the record `processing`, which the next runtime's sweep marks
+    // failed.
+    const task = (async () => {
       try {
         const result = await knowledge.insert(insert);
         const size = insert.buffer?.byteLength ?? (insert.text !== undefined ? Buffer.byteLength(insert.text) : null);
@@ -231,6 +232,7 @@ export function knowledgeContentRoutes(ctx: ServerContext): RouteDefinition[] {
         await store.update(knowledge.id, id, { status: 'failed', status_message: failureMessage(error) });
       }
     })().catch((e: unknown) => ctx.log.error(`knowledge "${knowledge.id}": could not record the outcome of content ${id}`, e));
+    ctx.tasks.track(task);
   };
 
   return [

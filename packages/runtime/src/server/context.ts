@@ -3,6 +3,7 @@
  * What route handlers may see of the runtime. Routes depend on this narrow view, not on the
  * Runtime class, so the server layer has no import cycle with it.
  */
+import type { BackgroundTasks } from '../run/background-tasks.js';
 import type { AuthMode } from '../auth/auth-mode.js';
 import type { Authenticator, Visible } from '../auth/authenticator.js';
 import type { Principal } from '../auth/principal.js';
@@ -36,6 +37,8 @@ export interface ServerContext {
   readonly log: Logger;
   readonly sessions: SessionStore;
   readonly runner: Runner;
+  /** Work requests start without waiting for it (uploads); shutdown drains it. */
+  readonly tasks: BackgroundTasks;
   /** Host names besides loopback that an open runtime's MCP endpoint accepts. */
   readonly mcpAllowedHosts: readonly string[];
   readonly auth: Authenticator;
