@@ -190,7 +190,7 @@ for (const kind of testDatabaseKinds) {
     it('GET /knowledge/config reports the hosted readers, chunkers, filters and vector dbs', async () => {
       const res = await call(rt.url, 'GET', '/knowledge/config');
       expect(res.status).toBe(200);
-      expect(Object.keys(res.body.readers).sort()).toEqual(['csv', 'docx', 'json', 'markdown', 'pdf', 'text']);
+      expect(Object.keys(res.body.readers).sort()).toEqual(['csv', 'docx', 'html', 'json', 'markdown', 'pdf', 'text']);
       expect(res.body.readers.csv).toEqual({
         id: 'csv',
         name: 'CsvReader',
@@ -198,6 +198,7 @@ for (const kind of testDatabaseKinds) {
         chunkers: ['RowChunker', 'FixedSizeChunker', 'DocumentChunker', 'RecursiveChunker'],
       });
       expect(res.body.readersForType).toMatchObject({ '.csv': ['csv'], '.md': ['markdown'], '.json': ['json'], '.txt': ['text'], '.pdf': ['pdf'], '.docx': ['docx'] });
+      expect(res.body.readersForType).toMatchObject({ url: ['html'], '.html': ['html'], '.htm': ['html'], 'text/html': ['html'] });
       expect(res.body.chunkers.FixedSizeChunker).toMatchObject({ key: 'FixedSizeChunker', metadata: { chunk_size: 5000, chunk_overlap: 0 } });
       expect(res.body.chunkers.RowChunker.metadata).toEqual({});
       expect(Object.keys(res.body.chunkers).sort()).toEqual(['DocumentChunker', 'FixedSizeChunker', 'MarkdownChunker', 'RecursiveChunker', 'RowChunker']);

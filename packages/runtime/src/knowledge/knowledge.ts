@@ -23,9 +23,10 @@ import type { Chunker } from './chunkers/chunker.js';
 import { createChunker } from './chunkers/registry.js';
 import type { Embedder } from './embedders/embedder.js';
 import { badRequest, unprocessable } from './errors.js';
+import { safeFetch, type HostResolver } from './fetch/safe-fetch.js';
 import type { Reader } from './readers/reader.js';
 import { ReaderRegistry, defaultReaders } from './readers/registry.js';
-import type { Metadata } from './types.js';
+import type { Document, Metadata } from './types.js';
 import { checkFilters } from './vector-stores/filters.js';
 import { SEARCH_TYPES, type MetadataFilters, type SearchType, type StoredChunk, type VectorStore } from './vector-stores/vector-store.js';
 
@@ -43,14 +44,38 @@ export interface KnowledgeOptions {
   maxResults?: number;
   /** Largest content `insert` accepts, in bytes; default 50 MiB (readers hold it in memory). */
   maxContentBytes?: number;
+  /** How `insert({ url })` fetches; see UrlFetchOptions. */
+  urlFetch?: UrlFetchOptions;
+}
+
+/**
+ * URL ingestion limits. By default a URL whose host resolves to a loopback, private,
+ * link-local, CGNAT, multicast or unspecified address is refused (SSRF protection).
+ */
+export interface UrlFetchOptions {
+  /** `true` to allow internal addresses for every host, or the host names allowed them. */
+  allowPrivateHosts?: boolean | readonly string[];
+  /** Per connection; default 10 s. */
+  connectTimeoutMs?: number;
+  /** Per URL, redirects included; default 30 s. */
+  timeoutMs?: number;
+  /** Default 5. */
+  maxRedirects?: number;
+  /** Resolves host names instead of `dns.lookup`; the connection goes to the address it returns. */
+  resolve?: HostResolver;
 }
 
 export interface InsertOptions {
-  /** Exactly one of `text`, `path` and `buffer`. */
+  /** Exactly one of `text`, `path`, `buffer` and `url`. */
   text?: string;
   path?: string;
   buffer?: Uint8Array;
-  /** The content's name; also picks the reader by extension. Defaults to the file name, or `text`. */
+  /** An http(s) URL, fetched under `urlFetch`'s rules; the reader follows its content type. */
+  url?: string;
+  /**
+   * The content's name; also picks the reader by extension. Defaults to the file name, `text`,
+   * or for a URL the page title or the URL.
+   */
   name?: string;
   mimeType?: string;
   /** A reader id (`csv`, `MarkdownReader`...) or instance; default by extension / MIME type. */
@@ -116,6 +141,7 @@ export class Knowledge implements SearchableKnowledge, ConfigurableKnowledge {
   readonly readers: ReaderRegistry;
   readonly maxResults: number;
   readonly maxContentBytes: number;
+  readonly urlFetch: UrlFetchOptions;
   private created: Promise<void> | undefined;
 
   constructor(options: KnowledgeOptions) {
@@ -130,6 +156,7 @@ export class Knowledge implements SearchableKnowledge, ConfigurableKnowledge {
     this.readers = new ReaderRegistry(options.readers ?? defaultReaders());
     this.maxResults = options.maxResults ?? 10;
     this.maxContentBytes = options.maxContentBytes ?? 50 * 1024 * 1024;
+    this.urlFetch = { ...options.urlFetch };
   }
 
   get dbId(): string | undefined {
@@ -154,9 +181,10 @@ export class Knowledge implements SearchableKnowledge, ConfigurableKnowledge {
   }
 
   async insert(options: InsertOptions): Promise<InsertResult> {
-    const sources = [options.text, options.path, options.buffer].filter((s) => s !== undefined).length;
-    if (sources !== 1) throw badRequest('insert needs exactly one of text, path or buffer');
+    const sources = [options.text, options.path, options.buffer, options.url].filter((s) => s !== undefined).length;
+    if (sources !== 1) throw badRequest('insert needs exactly one of text, path, buffer or url');
     const metadata = checkMetadata(options.metadata);
+    if (options.url !== undefined) return this.insertUrl(options.url, options, metadata);
     const name = options.name ?? (options.path !== undefined ? basename(options.path) : options.buffer ? 'content' : 'text');
     const data = options.path !== undefined ? await readPath(options.path, this.maxContentBytes) : (options.text ?? options.buffer)!;
     const size = typeof data === 'string' ? Buffer.byteLength(data) : data.byteLength;
@@ -165,15 +193,59 @@ export class Knowledge implements SearchableKnowledge, ConfigurableKnowledge {
     const chunker = this.chunkerFor(reader, options);
 
     const documents = await reader.read({ data, name });
-    const chunks = documents.flatMap((doc) => chunker.chunk({ ...doc, meta_data: { ...doc.meta_data, ...metadata } }));
-    if (chunks.length === 0) throw unprocessable(`"${name}" has no content to index`);
-
     // A path or an explicit name identifies the content, so re-inserting an edited file
     // replaces its chunks; an unnamed text is identified by its bytes.
     const identity = options.path !== undefined ? `path:${options.path}` : options.name !== undefined ? `name:${name}` : `data:${sha256(data)}`;
-    const contentId = options.contentId ?? contentIdFor(identity, metadata);
-    const vectors = this.embedder ? await this.embedder.embed(chunks.map((c) => c.content), options.signal) : undefined;
-    const stored: StoredChunk[] = chunks.map((c, i) => ({ ...c, filters: metadata, embedding: vectors?.[i] }));
+    return this.storeDocuments(documents, { name, reader, chunker, metadata, contentId: options.contentId ?? contentIdFor(identity, metadata), signal: options.signal });
+  }
+
+  /**
+   * Fetches the URL (SSRF-checked, capped at maxContentBytes) and reads it with the reader its
+   * content type names, else its path's extension, else text. Documents are named after the
+   * page title or the URL, and carry `url` in their metadata.
+   */
+  private async insertUrl(url: string, options: InsertOptions, metadata: Metadata): Promise<InsertResult> {
+    const fetched = await safeFetch(url, {
+      maxBytes: this.maxContentBytes,
+      allowPrivateHosts: this.urlFetch.allowPrivateHosts,
+      connectTimeoutMs: this.urlFetch.connectTimeoutMs,
+      timeoutMs: this.urlFetch.timeoutMs,
+      maxRedirects: this.urlFetch.maxRedirects,
+      resolve: this.urlFetch.resolve,
+      signal: options.signal,
+    });
+    const path = new URL(fetched.url).pathname;
+    const reader =
+      typeof options.reader === 'object'
+        ? options.reader
+        : options.reader !== undefined
+          ? this.readers.get(options.reader)
+          : (this.readers.forMimeType(fetched.mimeType) ?? this.readers.forFile(path.split('/').pop() || 'text'));
+    const chunker = this.chunkerFor(reader, options);
+    // The reader sees the URL path's last segment, so stems and extensions stay meaningful.
+    const documents = await reader.read({ data: fetched.body, name: options.name ?? (path.split('/').pop() || fetched.url) });
+    const titled = documents.map((doc) => doc.meta_data.title).find((t): t is string => typeof t === 'string' && t.length > 0);
+    const name = options.name ?? titled ?? url;
+    const named = documents.map((doc, i) => ({
+      ...doc,
+      name,
+      // One id per document of the page, stable across re-ingestion of the same URL.
+      id: documents.length === 1 ? url : `${url}#${i + 1}`,
+      meta_data: { ...doc.meta_data, url },
+    }));
+    return this.storeDocuments(named, { name, reader, chunker, metadata, contentId: options.contentId ?? contentIdFor(`url:${url}`, metadata), signal: options.signal });
+  }
+
+  /** Chunks, embeds and stores read documents under one content id. */
+  private async storeDocuments(
+    documents: Document[],
+    c: { name: string; reader: Reader; chunker: Chunker; metadata: Metadata; contentId: string; signal: AbortSignal | undefined },
+  ): Promise<InsertResult> {
+    const { name, reader, chunker, metadata, contentId } = c;
+    const chunks = documents.flatMap((doc) => chunker.chunk({ ...doc, meta_data: { ...doc.meta_data, ...metadata } }));
+    if (chunks.length === 0) throw unprocessable(`"${name}" has no content to index`);
+    const vectors = this.embedder ? await this.embedder.embed(chunks.map((chunk) => chunk.content), c.signal) : undefined;
+    const stored: StoredChunk[] = chunks.map((chunk, i) => ({ ...chunk, filters: metadata, embedding: vectors?.[i] }));
     await this.ready();
     await this.store.upsert(contentId, stored, this.embedder?.id);
     return { content_id: contentId, name, reader: reader.id, chunker: chunker.type, chunks: stored.length };

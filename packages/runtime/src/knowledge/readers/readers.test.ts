@@ -95,5 +95,16 @@ describe('ReaderRegistry', () => {
     expect(map['.md']).toEqual(['markdown']);
     expect(map['.txt']).toEqual(['text']);
     expect(map['application/json']).toEqual(['json']);
+    expect(map['text/html']).toEqual(['html']);
+    expect(map.url).toEqual(['html']);
+  });
+
+  it('picks a reader by MIME type alone, for fetched URLs', () => {
+    expect(registry.forMimeType('text/html; charset=utf-8')?.id).toBe('html');
+    expect(registry.forMimeType('text/markdown')?.id).toBe('markdown');
+    expect(registry.forMimeType('text/csv')?.id).toBe('csv');
+    expect(registry.forMimeType('application/pdf')?.id).toBe('pdf');
+    expect(registry.forMimeType('image/png')).toBeUndefined();
+    expect(registry.forMimeType(undefined)).toBeUndefined();
   });
 });

@@ -1,12 +1,15 @@
 /**
  * @module knowledge/readers/registry
  * The readers this runtime provides, lookup by id or by file name, and the content-type map
- * `/knowledge/config` reports. Only readers that work offline are registered; the network
- * readers (website, search, video...) are not offered rather than offered and failing.
+ * `/knowledge/config` reports. Only readers that need no third-party service are registered;
+ * the crawling and search readers (website, search, video...) are not offered rather than
+ * offered and failing. A single URL is fetched by the Knowledge (`insert({ url })`) and read
+ * by the reader its content type picks; `html` is the default for web pages.
  */
 import { badRequest } from '../errors.js';
 import { CsvReader } from './csv.js';
 import { DocxReader } from './docx.js';
+import { HtmlReader } from './html.js';
 import { JsonReader } from './json.js';
 import { MarkdownReader } from './markdown.js';
 import { PdfReader } from './pdf.js';
@@ -14,7 +17,7 @@ import { extension, type Reader } from './reader.js';
 import { TextReader } from './text.js';
 
 export function defaultReaders(): Reader[] {
-  return [new TextReader(), new MarkdownReader(), new JsonReader(), new CsvReader(), new PdfReader(), new DocxReader()];
+  return [new TextReader(), new MarkdownReader(), new JsonReader(), new CsvReader(), new PdfReader(), new DocxReader(), new HtmlReader()];
 }
 
 /** `CSV`, `csv_reader`, `CsvReader` and `csv-reader` all name the `csv` reader. */
@@ -53,6 +56,13 @@ export class ReaderRegistry {
       if (reader) return reader;
     }
     return this.get('text');
+  }
+
+  /** By MIME type alone (a fetched URL's content type); undefined when no reader claims it. */
+  forMimeType(mimeType: string | undefined): Reader | undefined {
+    const key = mimeType?.split(';')[0]?.trim().toLowerCase();
+    if (!key) return undefined;
+    return this.list().find((r) => r.contentTypes.includes(key));
   }
 
   /** Content kind, extension or MIME type -> ids of the readers that handle it, in order. */
