@@ -9,7 +9,9 @@
  * Records of uploads whose process died are marked failed the first time this runtime touches
  * that knowledge base's records, so none stays `processing` forever.
  *
- * URL content is refused: fetching arbitrary URLs from the server needs SSRF protection first.
+ * URL content (`url`: one URL, or a JSON array of them, one record each) is fetched in the
+ * background too, by the Knowledge, under its SSRF rules (see fetch/safe-fetch); a URL that is
+ * malformed or not http(s) is refused at once, a private address ends as a `failed` record.
  */
 import { randomUUID } from 'node:crypto';
 import { z } from '@hono/zod-openapi';
@@ -21,6 +23,7 @@ import { apiRoute, scoped, type RouteDefinition } from '../server/route.js';
 import { standardErrors } from '../server/standard-errors.js';
 import { ContentStore, type ContentRecord } from './content-store.js';
 import { badRequest } from './errors.js';
+import { parseUrl } from './fetch/safe-fetch.js';
 import type { InsertChoices, InsertOptions, InsertResult, KnowledgeHit, KnowledgeSearchOptions } from './knowledge.js';
 import type { Metadata } from './types.js';
 import { SEARCH_TYPES } from './vector-stores/vector-store.js';
@@ -41,6 +44,26 @@ function isContentKnowledge(value: KnowledgeComponent): value is ContentKnowledg
 }
 
 const INTERRUPTED = 'interrupted by a restart';
+// A bound on the records (and background fetches) one request can start.
+const MAX_URLS = 20;
+
+/** The `url` field: one URL, or a JSON array of them; each must be a fetchable http(s) URL. */
+function parseUrls(raw: string): string[] {
+  const text = raw.trim();
+  let urls: unknown = [text];
+  if (text.startsWith('[')) {
+    try {
+      urls = JSON.parse(text);
+    } catch (cause) {
+      throw badRequest('url must be a URL or a JSON array of URLs', cause);
+    }
+  }
+  if (!Array.isArray(urls) || urls.length === 0 || !urls.every((u): u is string => typeof u === 'string')) {
+    throw badRequest('url must be a URL or a non-empty JSON array of URLs');
+  }
+  if (urls.length > MAX_URLS) throw badRequest(`url lists ${urls.length} URLs; send at most ${MAX_URLS} per request`);
+  return urls.map((u) => parseUrl(u.trim()).href);
+}
 
 const ContentSchema = z
   .object({
@@ -99,7 +122,7 @@ const uploadFields = {
   name: name.optional(),
   description: description.optional(),
   text_content: z.string().optional(),
-  url: z.string().optional(),
+  url: z.string().optional().openapi({ description: 'An http(s) URL, or a JSON array of up to 20 of them (one content record each)' }),
   reader_id: z.string().max(200).optional(),
   chunker: z.string().max(200).optional(),
   chunk_size: z.coerce.number().int().min(1).max(1_000_000).optional(),
@@ -223,8 +246,10 @@ export function knowledgeContentRoutes(ctx: ServerContext): RouteDefinition[] {
     const task = (async () => {
       try {
         const result = await knowledge.insert(insert);
-        const size = insert.buffer?.byteLength ?? (insert.text !== undefined ? Buffer.byteLength(insert.text) : null);
-        const updated = await store.update(knowledge.id, id, { status: 'completed', status_message: null, file_type: result.reader, size });
+        const size = result.size ?? insert.buffer?.byteLength ?? (insert.text !== undefined ? Buffer.byteLength(insert.text) : null);
+        // A URL record without a given name takes the page title once it is known.
+        const title = insert.url !== undefined && insert.name === undefined ? result.name : undefined;
+        const updated = await store.update(knowledge.id, id, { status: 'completed', status_message: null, file_type: result.reader, size, name: title });
         // Deleted while it was being processed: its chunks must not outlive the record.
         if (!updated) await knowledge.remove(id);
       } catch (error) {
@@ -242,7 +267,7 @@ export function knowledgeContentRoutes(ctx: ServerContext): RouteDefinition[] {
         method: 'post',
         path: '/knowledge/content',
         tags: ['Knowledge'],
-        summary: 'Upload content (a file or text); it is processed in the background',
+        summary: 'Upload content (a file, text or URLs); it is processed in the background',
         request: {
           query: SelectQuery,
           body: {
@@ -253,7 +278,10 @@ export function knowledgeContentRoutes(ctx: ServerContext): RouteDefinition[] {
           },
         },
         responses: {
-          202: { description: 'Accepted; poll the status', content: { 'application/json': { schema: AcceptedSchema } } },
+          202: {
+            description: 'Accepted; poll the status. A JSON array of URLs answers one record per URL.',
+            content: { 'application/json': { schema: z.union([AcceptedSchema, z.array(AcceptedSchema)]) } },
+          },
           ...standardErrors,
         },
       },
@@ -263,8 +291,42 @@ export function knowledgeContentRoutes(ctx: ServerContext): RouteDefinition[] {
         const knowledge = await select(q.knowledge_id, q.db_id);
         const sources = [upload.file, upload.text_content, upload.url].filter((s) => s !== undefined && s !== '');
         if (sources.length !== 1) throw badRequest('Send exactly one of file, text_content and url');
-        if (upload.url !== undefined && upload.url !== '') throw badRequest('url content is not supported yet');
         const metadata = parseMetadata(upload.metadata);
+        if (upload.url !== undefined && upload.url !== '') {
+          const urls = parseUrls(upload.url);
+          // The reader follows the fetched content type, so a chunker can only be checked up
+          // front against an explicitly chosen reader; otherwise a mismatch fails the record.
+          const choices: InsertChoices = {
+            ...(upload.name !== undefined ? { name: upload.name } : {}),
+            ...(upload.reader_id !== undefined ? { reader: upload.reader_id } : {}),
+            ...(upload.chunker !== undefined ? { chunker: upload.chunker } : {}),
+            ...(upload.chunk_size !== undefined ? { chunkSize: upload.chunk_size } : {}),
+            ...(upload.chunk_overlap !== undefined ? { chunkOverlap: upload.chunk_overlap } : {}),
+            ...(metadata ? { metadata } : {}),
+          };
+          knowledge.checkInsert(upload.reader_id !== undefined ? choices : (metadata ? { metadata } : {}));
+          const accepted = [];
+          for (const url of urls) {
+            const id = randomUUID();
+            const record = await store.create({
+              id,
+              knowledge_id: knowledge.id,
+              name: upload.name ?? url,
+              description: upload.description ?? null,
+              metadata: metadata ?? null,
+              file_type: null,
+              size: null,
+              reader_id: upload.reader_id ?? null,
+              chunker: upload.chunker ?? null,
+              status: 'processing',
+              status_message: null,
+            });
+            ingest(knowledge, id, { ...choices, url, contentId: id });
+            accepted.push({ id, name: record.name, description: record.description, metadata: record.metadata, status: 'processing' as const });
+          }
+          // A single URL answers like any upload; an array answers one record per URL.
+          return c.json(upload.url.trim().startsWith('[') ? accepted : accepted[0]!, 202);
+        }
         const file = upload.file;
         if (file && file.size > knowledge.maxContentBytes) {
           throw new RuntimeError('PAYLOAD_TOO_LARGE', `"${file.name}" is larger than the knowledge limit of ${knowledge.maxContentBytes} bytes`);

@@ -103,6 +103,8 @@ export interface InsertResult {
   reader: string;
   chunker: string;
   chunks: number;
+  /** Bytes fetched, for URL content. */
+  size?: number;
 }
 
 export interface KnowledgeSearchOptions {
@@ -233,7 +235,8 @@ export class Knowledge implements SearchableKnowledge, ConfigurableKnowledge {
       id: documents.length === 1 ? url : `${url}#${i + 1}`,
       meta_data: { ...doc.meta_data, url },
     }));
-    return this.storeDocuments(named, { name, reader, chunker, metadata, contentId: options.contentId ?? contentIdFor(`url:${url}`, metadata), signal: options.signal });
+    const result = await this.storeDocuments(named, { name, reader, chunker, metadata, contentId: options.contentId ?? contentIdFor(`url:${url}`, metadata), signal: options.signal });
+    return { ...result, size: fetched.body.byteLength };
   }
 
   /** Chunks, embeds and stores read documents under one content id. */
