@@ -72,6 +72,8 @@ function resolver(table: Record<string, string[]>): HostResolver & { calls: stri
   return Object.assign(resolve, { calls });
 }
 
+const neverAnswers: HostResolver = () => new Promise(() => undefined);
+
 describe('safeFetch', () => {
   it('refuses loopback by default, by address and by name', async () => {
     const byAddress = await refusal(fetchIt(`${base()}/page`));
@@ -82,6 +84,11 @@ describe('safeFetch', () => {
     expect(byName.message).toMatch(/^URL host resolves to a (loopback|unspecified) address \(.+\); set allowPrivateHosts/);
     const v6 = await refusal(fetchIt(`http://[::1]:${port}/page`));
     expect(v6.message).toContain('loopback address (::1)');
+    // Numeric and hex spellings of a host are normalised by the URL parser before the check.
+    for (const host of ['2130706433', '0x7f.1', '[::ffff:127.0.0.1]']) {
+      const spelled = await refusal(fetchIt(`http://${host}:${port}/page`));
+      expect(spelled.message, host).toMatch(/^URL host resolves to a loopback address \((127\.0\.0\.1|::ffff:7f00:1)\)/);
+    }
   });
 
   it('refuses a host when any one of its addresses is private', async () => {
@@ -146,6 +153,11 @@ describe('safeFetch', () => {
     expect(silent.message).toBe(`Fetching ${base()}/silent took longer than 150 ms`);
     const stalled = await refusal(fetchIt(`${base()}/stall`, { allowPrivateHosts: true, timeoutMs: 150 }));
     expect(stalled.message).toBe(`Fetching ${base()}/stall took longer than 150 ms`);
+  });
+
+  it('counts a slow host lookup against the total timeout', async () => {
+    const error = await refusal(fetchIt('http://slow-dns.test/page', { resolve: neverAnswers, timeoutMs: 100 }));
+    expect(error.message).toBe('Fetching http://slow-dns.test/page took longer than 100 ms');
   });
 
   it('refuses other schemes, invalid URLs, credentials, unknown hosts and error statuses', async () => {

@@ -75,7 +75,7 @@ export async function safeFetch(url: string, options: SafeFetchOptions): Promise
   try {
     let current = parseUrl(url);
     for (let hop = 0; ; hop++) {
-      const target = await vet(current, options);
+      const target = await vet(current, options, signal);
       const response = await requestOnce(current, target, options, signal);
       if (REDIRECTS.has(response.statusCode ?? 0) && response.headers.location) {
         response.resume();
@@ -120,7 +120,7 @@ export function parseUrl(text: string): URL {
 }
 
 /** The one address the request for `url` will connect to, after checking all of the host's. */
-async function vet(url: URL, options: SafeFetchOptions): Promise<ResolvedAddress> {
+async function vet(url: URL, options: SafeFetchOptions, signal: AbortSignal): Promise<ResolvedAddress> {
   const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
   let addresses: ResolvedAddress[];
   const literal = isIP(host);
@@ -128,7 +128,8 @@ async function vet(url: URL, options: SafeFetchOptions): Promise<ResolvedAddress
     addresses = [{ address: host, family: literal === 6 ? 6 : 4 }];
   } else {
     try {
-      addresses = await (options.resolve ?? systemResolver)(host);
+      // dns.lookup takes no signal; racing it keeps a slow resolver inside the total timeout.
+      addresses = await untilAborted((options.resolve ?? systemResolver)(host), signal);
     } catch (cause) {
       throw badRequest(`Cannot resolve the host of ${url.href} (${(cause as NodeJS.ErrnoException).code ?? 'lookup failed'})`, cause);
     }
@@ -145,6 +146,15 @@ async function vet(url: URL, options: SafeFetchOptions): Promise<ResolvedAddress
     }
   }
   return addresses[0]!;
+}
+
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  signal.throwIfAborted();
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }
 
 function privateAllowed(host: string, allow: SafeFetchOptions['allowPrivateHosts']): boolean {
