@@ -25,4 +25,5 @@ export type { Logger } from './server/logger.js';
 export { consoleLogger, silentLogger } from './server/logger.js';
 export type { Access, RouteEntry } from './server/route.js';
 export { API_VERSION } from './server/app.js';
+export { serveUntilStopped } from './server/serve-until-stopped.js';
 export * from './knowledge/index.js';

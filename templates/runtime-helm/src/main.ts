@@ -5,17 +5,7 @@
  * clean exit on SIGTERM, which is how containers are stopped).
  */
 import { existsSync } from 'node:fs';
-import { Agent, ConfigurationError, Runtime, RuntimeError, openDb, readSettings, type RunningRuntime } from '@svc/runtime';
-
-function fail(error: unknown): never {
-  // Configuration mistakes are the operator's to fix: one sentence, not a stack trace.
-  if (error instanceof ConfigurationError || RuntimeError.isInstance(error)) {
-    process.stderr.write(`error: ${error.message}\n`);
-  } else {
-    process.stderr.write(`error: the runtime failed to start\n${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-  }
-  process.exit(1);
-}
+import { Agent, Runtime, openDb, readSettings, serveUntilStopped } from '@svc/runtime';
 
 /** Comma-separated list; empty entries are dropped so a trailing comma is harmless. */
 function list(value: string | undefined): string[] {
@@ -54,37 +44,7 @@ function createRuntime(): Runtime {
   });
 }
 
-async function main(): Promise<void> {
-  // Local runs read .env (seeded from example.env by `svc create`). Variables already in the
-  // environment win, so platform settings are never overridden by a stray file.
-  if (existsSync('.env')) process.loadEnvFile('.env');
-  let runtime: Runtime;
-  try {
-    runtime = createRuntime();
-  } catch (error) {
-    fail(error);
-  }
-  let server: RunningRuntime;
-  try {
-    server = await runtime.serve();
-  } catch (error) {
-    await runtime.close().catch(() => {});
-    fail(error);
-  }
-  process.stdout.write(`${runtime.name} runtime listening on ${server.url} (API docs: ${server.url}/docs)\n`);
-
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    process.stderr.write(`${signal} received: finishing in-flight requests\n`);
-    server.close().then(
-      () => process.exit(0),
-      (error: unknown) => fail(error),
-    );
-  };
-  process.on('SIGINT', () => stop('SIGINT'));
-  process.on('SIGTERM', () => stop('SIGTERM'));
-}
-
-main().catch(fail);
+// Local runs read .env (seeded from example.env by `svc create`). Variables already in the
+// environment win, so platform settings are never overridden by a stray file.
+if (existsSync('.env')) process.loadEnvFile('.env');
+await serveUntilStopped(createRuntime);
