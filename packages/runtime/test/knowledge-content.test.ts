@@ -18,8 +18,9 @@ import { silentLogger } from '../src/server/logger.js';
 import type { Db } from '../src/storage/db.js';
 import { sqliteTestDatabase, testDatabaseKinds, type TestDatabase, type TestDatabaseKind } from './support/databases.js';
 import { startFakeEmbeddings, type FakeEmbeddings } from './support/fake-embeddings.js';
-import { call, type Reply } from './support/http.js';
+import { call } from './support/http.js';
 import { sign, signingKey, type SigningKey } from './support/jwt.js';
+import { settled, upload } from './support/knowledge-content.js';
 import { startRuntime, type StartedRuntime } from './support/runtime.js';
 
 const GUIDE = `# Runtime guide
@@ -51,28 +52,6 @@ const embedder = () => new OpenAIEmbedder({ apiKey: 'sk-emb', baseURL: `${fakeEm
 function openStore(kind: TestDatabaseKind, db: Db | undefined, table: string): VectorStore {
   if (kind.kind === 'sqlite') return new SqliteVectorStore({ path: join(dir, `${table}.db`), table });
   return new PostgresVectorStore({ db: db!, table });
-}
-
-async function upload(base: string, path: string, fields: Record<string, string | Blob>, fileName?: string, token?: string): Promise<Reply> {
-  const form = new FormData();
-  for (const [key, value] of Object.entries(fields)) {
-    if (typeof value === 'string') form.append(key, value);
-    else form.append(key, value, fileName);
-  }
-  const res = await fetch(`${base}${path}`, { method: 'POST', body: form, headers: token ? { authorization: `Bearer ${token}` } : {} });
-  const text = await res.text();
-  return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : null };
-}
-
-/** Polls the status until it leaves `processing`; bounded so a stuck record fails the test. */
-async function settled(base: string, id: string, query = ''): Promise<{ status: string; status_message: string | null }> {
-  for (let i = 0; i < 200; i++) {
-    const r = await call(base, 'GET', `/knowledge/content/${id}/status${query}`);
-    expect(r.status).toBe(200);
-    if (r.body.status !== 'processing') return r.body;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  throw new Error(`content ${id} is still processing`);
 }
 
 for (const kind of testDatabaseKinds) {

@@ -17,7 +17,8 @@ import { SqliteVectorStore } from '../src/knowledge/vector-stores/sqlite.js';
 import type { VectorStore } from '../src/knowledge/vector-stores/vector-store.js';
 import type { Db } from '../src/storage/db.js';
 import { testDatabaseKinds, type TestDatabase, type TestDatabaseKind } from './support/databases.js';
-import { call, type Reply } from './support/http.js';
+import { call } from './support/http.js';
+import { settled, upload } from './support/knowledge-content.js';
 import { startRuntime, type StartedRuntime } from './support/runtime.js';
 
 const HTML = `<!doctype html><html><head><title>Kettle care</title></head><body>
@@ -69,25 +70,6 @@ function openStore(kind: TestDatabaseKind, db: Db | undefined, table: string): V
   return new PostgresVectorStore({ db: db!, table });
 }
 
-async function form(base: string, path: string, fields: Record<string, string>): Promise<Reply> {
-  const body = new FormData();
-  for (const [key, value] of Object.entries(fields)) body.append(key, value);
-  const res = await fetch(`${base}${path}`, { method: 'POST', body });
-  const text = await res.text();
-  return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : null };
-}
-
-/** Polls until the record leaves `processing`; bounded so a stuck record fails the test. */
-async function settled(base: string, id: string, query: string): Promise<{ status: string; status_message: string | null }> {
-  for (let i = 0; i < 200; i++) {
-    const r = await call(base, 'GET', `/knowledge/content/${id}/status${query}`);
-    expect(r.status).toBe(200);
-    if (r.body.status !== 'processing') return r.body;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  throw new Error(`content ${id} is still processing`);
-}
-
 for (const kind of testDatabaseKinds) {
   describe.runIf(kind.available)(`knowledge URL content on ${kind.kind}`, () => {
     let database: TestDatabase | undefined;
@@ -118,7 +100,7 @@ for (const kind of testDatabaseKinds) {
       const html = await call(rt.url, 'POST', `/knowledge/content${intranet}`, { body: { url: `${site}/kettle`, metadata: { area: 'home' } } });
       expect(html.status).toBe(202);
       expect(html.body).toEqual({ id: expect.any(String), name: `${site}/kettle`, description: null, metadata: { area: 'home' }, status: 'processing' });
-      const md = await form(rt.url, `/knowledge/content${intranet}`, { url: `${site}/chains`, name: 'Chains' });
+      const md = await upload(rt.url, `/knowledge/content${intranet}`, { url: `${site}/chains`, name: 'Chains' });
       expect(md.status).toBe(202);
       expect(await settled(rt.url, html.body.id, intranet)).toEqual({ id: html.body.id, status: 'completed', status_message: null });
       expect((await settled(rt.url, md.body.id, intranet)).status).toBe('completed');
@@ -142,7 +124,7 @@ for (const kind of testDatabaseKinds) {
     });
 
     it('makes one record per URL of a JSON array', async () => {
-      const res = await form(rt.url, `/knowledge/content${intranet}`, { url: JSON.stringify([`${site}/notes.txt`, `${site}/missing`]) });
+      const res = await upload(rt.url, `/knowledge/content${intranet}`, { url: JSON.stringify([`${site}/notes.txt`, `${site}/missing`]) });
       expect(res.status).toBe(202);
       expect(res.body).toHaveLength(2);
       const [notes, missing] = res.body as { id: string; name: string; status: string }[];
