@@ -112,17 +112,16 @@ export class SqliteDb implements Db {
   private readonly statements = new Map<string, Database.Statement>();
 
   private statement(sql: string, params: readonly SqlValue[]): { stmt: Database.Statement; values: unknown[] } {
+    // Asked first, so a closed database fails the same way whether or not the text is cached.
+    const db = this.handle();
     const translated = translate(sql);
-    const values = bind(translated, params);
     let stmt = this.statements.get(translated.sql);
     if (!stmt) {
-      stmt = this.handle().prepare(translated.sql);
+      stmt = db.prepare(translated.sql);
       if (this.statements.size >= MAX_CACHED) this.statements.clear();
       this.statements.set(translated.sql, stmt);
-    } else {
-      this.handle();
     }
-    return { stmt, values };
+    return { stmt, values: bind(translated, params) };
   }
 
   private direct: SqlClient = {
