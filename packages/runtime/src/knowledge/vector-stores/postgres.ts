@@ -12,8 +12,8 @@
 import { RuntimeError } from '../../errors.js';
 import { isUniqueViolation } from '../../storage/sql-errors.js';
 import type { Db, SqlClient, SqlValue } from '../../storage/db.js';
-import { checkFilters, queryTokens } from './filters.js';
-import { HYBRID_CANDIDATES, reciprocalRankFusion } from './fusion.js';
+import { queryTokens } from './filters.js';
+import { embedderConflict, searchWith } from './search.js';
 import { checkTableName } from './identifiers.js';
 import type { MetadataFilters, SearchHit, SearchRequest, StoredChunk, VectorStore } from './vector-store.js';
 
@@ -147,18 +147,7 @@ export class PostgresVectorStore implements VectorStore {
   }
 
   async search(request: SearchRequest): Promise<SearchHit[]> {
-    const filters = checkFilters(request.filters);
-    switch (request.searchType) {
-      case 'vector':
-        return this.vectorSearch(requireVector(request), request.limit, filters);
-      case 'keyword':
-        return this.keywordSearch(request.query, request.limit, filters);
-      case 'hybrid': {
-        const wide = request.limit * HYBRID_CANDIDATES;
-        const [vector, keyword] = [await this.vectorSearch(requireVector(request), wide, filters), await this.keywordSearch(request.query, wide, filters)];
-        return reciprocalRankFusion([vector, keyword], request.limit);
-      }
-    }
+    return searchWith(request, { vector: (v, limit, f) => this.vectorSearch(v, limit, f), keyword: (q, limit, f) => this.keywordSearch(q, limit, f) });
   }
 
   private async vectorSearch(vector: number[], limit: number, filters: MetadataFilters): Promise<SearchHit[]> {
@@ -198,14 +187,7 @@ export class PostgresVectorStore implements VectorStore {
   async close(): Promise<void> {}
 }
 
-function requireVector(request: SearchRequest): number[] {
-  if (!request.vector) throw new RuntimeError('BAD_REQUEST', `${request.searchType} search needs a query embedding`);
-  return request.vector;
-}
 
-function embedderConflict(stored: string, given: string): RuntimeError {
-  return new RuntimeError('CONFLICT', `This knowledge store holds vectors from ${stored}; refusing vectors from ${given}. Use a new table to change embedders.`);
-}
 
 function vectorLiteral(vector: readonly number[]): string {
   return `[${vector.join(',')}]`;

@@ -19,8 +19,8 @@ import Database from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
 import { RuntimeError } from '../../errors.js';
 import { storageError } from '../../storage/sql-errors.js';
-import { checkFilters, queryTokens } from './filters.js';
-import { HYBRID_CANDIDATES, reciprocalRankFusion } from './fusion.js';
+import { queryTokens } from './filters.js';
+import { embedderConflict, searchWith } from './search.js';
 import { checkTableName } from './identifiers.js';
 import type { MetadataFilters, SearchHit, SearchRequest, StoredChunk, VectorStore } from './vector-store.js';
 
@@ -153,18 +153,7 @@ export class SqliteVectorStore implements VectorStore {
   }
 
   async search(request: SearchRequest): Promise<SearchHit[]> {
-    const filters = checkFilters(request.filters);
-    switch (request.searchType) {
-      case 'vector':
-        return this.vectorSearch(requireVector(request), request.limit, filters);
-      case 'keyword':
-        return this.keywordSearch(request.query, request.limit, filters);
-      case 'hybrid': {
-        const wide = request.limit * HYBRID_CANDIDATES;
-        const lists = [this.vectorSearch(requireVector(request), wide, filters), this.keywordSearch(request.query, wide, filters)];
-        return reciprocalRankFusion(lists, request.limit);
-      }
-    }
+    return searchWith(request, { vector: (v, limit, f) => this.vectorSearch(v, limit, f), keyword: (q, limit, f) => this.keywordSearch(q, limit, f) });
   }
 
   private vectorSearch(vector: number[], limit: number, filters: MetadataFilters): SearchHit[] {
@@ -204,14 +193,7 @@ export class SqliteVectorStore implements VectorStore {
   }
 }
 
-function requireVector(request: SearchRequest): number[] {
-  if (!request.vector) throw new RuntimeError('BAD_REQUEST', `${request.searchType} search needs a query embedding`);
-  return request.vector;
-}
 
-function embedderConflict(stored: string, given: string): RuntimeError {
-  return new RuntimeError('CONFLICT', `This knowledge store holds vectors from ${stored}; refusing vectors from ${given}. Use a new table to change embedders.`);
-}
 
 /** Type-exact metadata equality: `"1"`, `1` and `true` are three different values. */
 function filterSql(filters: MetadataFilters): { sql: string; params: Bind[] } {

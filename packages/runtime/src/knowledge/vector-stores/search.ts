@@ -1,0 +1,39 @@
+/**
+ * @module knowledge/vector-stores/search
+ * What every store does the same way around its own SQL: check the filters, pick vector,
+ * keyword or hybrid search, and fuse hybrid results by rank.
+ */
+import { RuntimeError } from '../../errors.js';
+import { checkFilters } from './filters.js';
+import { HYBRID_CANDIDATES, reciprocalRankFusion } from './fusion.js';
+import type { MetadataFilters, SearchHit, SearchRequest } from './vector-store.js';
+
+/** A store's two kinds of query. */
+export interface SearchSides {
+  vector(vector: number[], limit: number, filters: MetadataFilters): SearchHit[] | Promise<SearchHit[]>;
+  keyword(query: string, limit: number, filters: MetadataFilters): SearchHit[] | Promise<SearchHit[]>;
+}
+
+export async function searchWith(request: SearchRequest, sides: SearchSides): Promise<SearchHit[]> {
+  const filters = checkFilters(request.filters);
+  switch (request.searchType) {
+    case 'vector':
+      return sides.vector(requireVector(request), request.limit, filters);
+    case 'keyword':
+      return sides.keyword(request.query, request.limit, filters);
+    case 'hybrid': {
+      const wide = request.limit * HYBRID_CANDIDATES;
+      const lists = await Promise.all([sides.vector(requireVector(request), wide, filters), sides.keyword(request.query, wide, filters)]);
+      return reciprocalRankFusion(lists, request.limit);
+    }
+  }
+}
+
+function requireVector(request: SearchRequest): number[] {
+  if (!request.vector) throw new RuntimeError('BAD_REQUEST', `${request.searchType} search needs a query embedding`);
+  return request.vector;
+}
+
+export function embedderConflict(stored: string, given: string): RuntimeError {
+  return new RuntimeError('CONFLICT', `This knowledge store holds vectors from ${stored}; refusing vectors from ${given}. Use a new table to change embedders.`);
+}
