@@ -280,10 +280,6 @@ export class Runner {
     return [...this.active.keys()];
   }
 
-  isActive(runId: string): boolean {
-    return this.active.has(runId);
-  }
-
   /** Resolves with the saved run once an active run ends; undefined when it is not active here. */
   async waitFor(runId: string): Promise<RunRecord | undefined> {
     return this.active.get(runId)?.done;
