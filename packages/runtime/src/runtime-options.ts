@@ -91,7 +91,14 @@ export const runtimeOptionsSchema = z
     /** Largest accepted request body in bytes; defaults to MAX_REQUEST_BODY_BYTES or 10 MiB. */
     max_body_bytes: z.number().int().positive().optional(),
     /** The environment to read settings from; defaults to `process.env`. */
-    env: z.record(z.string(), z.string().optional()).optional(),
+    // A custom check rather than z.record: process.env is not a plain object, and passing it
+    // (or a copy) is the obvious thing to do.
+    env: z
+      .custom<Environment>(
+        (value) => typeof value === 'object' && value !== null && Object.values(value).every((v) => v === undefined || typeof v === 'string'),
+        { message: 'env must map variable names to strings' },
+      )
+      .optional(),
   })
   .strict();
 
