@@ -10,6 +10,7 @@
  */
 import { BackgroundTasks } from './run/background-tasks.js';
 import { createHash } from 'node:crypto';
+import { hostname } from 'node:os';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { resolveAuthMode, type AuthMode } from './auth/auth-mode.js';
 import type { Authenticator } from './auth/authenticator.js';
@@ -96,7 +97,7 @@ export class Runtime implements ServerContext {
   private migrated: Promise<void> | undefined;
   private closing: Promise<void> | undefined;
 
-  constructor(options: RuntimeOptions = {}, internals: { logger?: Logger; parts?: AppParts } = {}) {
+  constructor(options: RuntimeOptions = {}, internals: { logger?: Logger; parts?: AppParts; runLeaseMs?: number } = {}) {
     const parsed = runtimeOptionsSchema.safeParse(options);
     if (!parsed.success) throw new ConfigurationError(`Invalid Runtime options: ${describeIssues(parsed.error)}`);
     this.options = options;
@@ -149,7 +150,12 @@ export class Runtime implements ServerContext {
       log: this.log,
     }));
     this.sessions = new SessionStore(this.db);
-    this.runner = new Runner({ store: this.sessions, defaultModel: this.defaultModel, log: this.log });
+    this.runner = new Runner({
+      store: this.sessions,
+      defaultModel: this.defaultModel,
+      log: this.log,
+      leaseMs: internals.runLeaseMs ?? this.settings.runLeaseMs,
+    });
   }
 
   private readonly parts: AppParts;
@@ -175,7 +181,8 @@ export class Runtime implements ServerContext {
 
   /** Prepares storage (migrations). Idempotent; `serve()` calls it. */
   start(): Promise<void> {
-    this.migrated ??= this.db.migrate().then(() => undefined);
+    // Once the schema is there, runs left behind by dead processes are finalised.
+    this.migrated ??= this.db.migrate().then(() => this.runner.startMaintenance());
     return this.migrated;
   }
 
@@ -185,6 +192,7 @@ export class Runtime implements ServerContext {
     await this.start();
     const host = options.host ?? this.settings.host;
     const listening = await listen(this.fetch, { port: options.port ?? this.settings.port, host });
+    await this.runner.adoptNode(`${hostname()}:${listening.port}`);
     let stopped: Promise<void> | undefined;
     return {
       url: listening.url,

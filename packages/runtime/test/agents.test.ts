@@ -179,7 +179,7 @@ for (const kind of testDatabaseKinds) {
       const first = new TextDecoder().decode((await reader.read()).value);
       const runId = parseSse(first)[0]!.data.run_id as string;
       const cancel = await post(`/agents/writer/runs/${runId}/cancel`, {});
-      expect(await cancel.json()).toEqual({ run_id: runId, cancelled: true, status: 'CANCELLED' });
+      expect(await cancel.json()).toEqual({ run_id: runId, cancelled: true, status: 'CANCELLED', already_finished: false });
       let rest = first;
       for (;;) {
         const { value, done } = await reader.read();
@@ -188,7 +188,7 @@ for (const kind of testDatabaseKinds) {
       }
       expect(parseSse(rest).at(-1)!.event).toBe('RunCancelled');
       const again = await post(`/agents/writer/runs/${runId}/cancel`, {});
-      expect(await again.json()).toEqual({ run_id: runId, cancelled: false, status: 'CANCELLED' });
+      expect(await again.json()).toEqual({ run_id: runId, cancelled: false, status: 'CANCELLED', already_finished: true });
       expect((await post('/agents/writer/runs/no-such-run/cancel', {})).status).toBe(404);
     });
 

@@ -120,7 +120,8 @@ for (const kind of testDatabaseKinds) {
       expect(badJson.status).toBe(422);
       expect(JSON.stringify(await badJson.json())).toContain('Invalid JSON in tools field');
       expect((await cont({ tools: [{ tool_call_id: callId, confirmed: true }], session_id: 'another' })).status).toBe(404);
-      expect((await cont({ tools: [{ tool_call_id: callId, confirmed: true }], user_id: 'bob' })).status).toBe(404);
+      // The run is ann's: another user is refused outright (not told it does not exist).
+      expect((await cont({ tools: [{ tool_call_id: callId, confirmed: true }], user_id: 'bob' })).status).toBe(403);
       expect((await cont({ tools: [] }, 'no-such-run')).status).toBe(404);
       expect(deleted).toEqual([]);
 

@@ -13,12 +13,15 @@ export interface Settings {
   databaseUrl: string | undefined;
   /** Largest accepted request body, in bytes. */
   maxBodyBytes: number;
+  /** How long a process's claim on a running run lasts without renewal (crash detection). */
+  runLeaseMs: number;
   env: Environment;
 }
 
 export const DEFAULT_PORT = 7777;
 export const DEFAULT_HOST = 'localhost';
 export const DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024;
+export const DEFAULT_RUN_LEASE_SECONDS = 30;
 
 function positiveInt(env: Environment, name: string, fallback: number, max: number): number {
   const raw = env[name]?.trim();
@@ -35,6 +38,7 @@ export function readSettings(env: Environment = process.env): Settings {
     host: env.HOST?.trim() || DEFAULT_HOST,
     databaseUrl: env.DATABASE_URL?.trim() || undefined,
     maxBodyBytes: positiveInt(env, 'MAX_REQUEST_BODY_BYTES', DEFAULT_MAX_BODY_BYTES, 1024 * 1024 * 1024),
+    runLeaseMs: positiveInt(env, 'RUN_LEASE_SECONDS', DEFAULT_RUN_LEASE_SECONDS, 3600) * 1000,
     env,
   };
 }

@@ -2,14 +2,18 @@
  * @module mcp/mcp-route
  * The MCP endpoint (streamable HTTP, stateless): each POST gets a fresh server and transport,
  * so any runtime instance can answer any request and no session state needs cleaning up.
+ * Cancellation still reaches the call it names: see mcp/in-flight.
  */
+import { randomUUID } from 'node:crypto';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { CancelledNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { Context } from 'hono';
 import type { AppEnv, ServerContext } from '../server/context.js';
 import { errorResponse } from '../server/errors.js';
 import { rawRoute, scoped, type RouteDefinition } from '../server/route.js';
 import { callerFor } from './caller.js';
+import { connectionKey, InFlightCalls, requestDigest } from './in-flight.js';
 import { registerTools } from './mcp-tools.js';
 import type { McpCaller } from './tool-gate.js';
 
@@ -39,22 +43,76 @@ export interface McpRouteOptions {
   allowedHosts?: readonly string[];
 }
 
+/** A JSON-RPC error as the streamable HTTP transport answers one (no request id is known). */
+function jsonRpcError(status: number, code: number, message: string, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }), {
+    status,
+    headers: { 'content-type': 'application/json', ...headers },
+  });
+}
+
+function isInitialize(message: unknown): boolean {
+  return typeof message === 'object' && message !== null && (message as { method?: unknown }).method === 'initialize';
+}
+
 export function mcpRoutes(ctx: ServerContext, options: McpRouteOptions = {}): RouteDefinition[] {
   if (!ctx.mcp.enabled || !ctx.mcp.path) return [];
   const open = ctx.authMode === 'none' && ctx.mcp.oauth === null;
+  // Shared by every request of this endpoint: a cancel notification arrives in a request of its own.
+  const inFlight = new InFlightCalls();
+
   const handler = async (c: Context<AppEnv>): Promise<Response> => {
     if (open && !hostAllowed(c.req.header('host'), options.allowedHosts ?? [])) {
       return errorResponse('BAD_REQUEST', 'Host not allowed: this runtime requires no credentials, so its MCP endpoint only answers loopback hosts');
     }
+    const principal = c.get('principal');
+    const method = c.req.method;
+    if (method === 'DELETE') {
+      // The client ends its session: whatever it still waits for is of no use to anyone.
+      inFlight.cancelConnection(connectionKey(principal, c.req.header('mcp-session-id')), 'the MCP client ended its session');
+      return c.body(null, 200);
+    }
+    if (method !== 'POST') {
+      // No server-initiated stream: each answer travels on the POST that asked for it, so a GET
+      // stream would stay open with nothing to say. 405 is how the transport says so.
+      return jsonRpcError(405, -32000, 'Method not allowed: this endpoint answers POST (and DELETE to end a session)', { allow: 'POST, DELETE' });
+    }
+
+    let body: unknown;
+    if ((c.req.header('content-type') ?? '').toLowerCase().includes('application/json')) {
+      try {
+        body = await c.req.json();
+      } catch {
+        return jsonRpcError(400, -32700, 'Parse error: the request body is not valid JSON');
+      }
+    }
+    // Session ids are correlation keys, not server state: any runtime accepts any id, and the id
+    // lets a later notifications/cancelled name the call it cancels without colliding with
+    // another client's request ids.
+    const initializing = Array.isArray(body) ? body.some(isInitialize) : isInitialize(body);
+    const sessionId = initializing ? randomUUID() : c.req.header('mcp-session-id');
+    const connection = connectionKey(principal, sessionId);
+
     const server = new McpServer({ name: ctx.name, version: ctx.version }, { capabilities: { tools: {} } });
-    const caller = options.caller?.(c) ?? callerFor(ctx.auth, c.get('principal'), { alwaysEnforce: ctx.mcp.oauth !== null });
-    registerTools(server, ctx, caller);
+    const caller = options.caller?.(c) ?? callerFor(ctx.auth, principal, { alwaysEnforce: ctx.mcp.oauth !== null });
+    registerTools(server, ctx, { caller, connection, inFlight, httpSignal: c.req.raw.signal });
+    server.server.setNotificationHandler(CancelledNotificationSchema, async (notification) => {
+      const { requestId, reason } = notification.params;
+      if (requestId === undefined) return;
+      const digest = requestDigest(connection, requestId);
+      const why = reason ?? 'cancelled by the MCP client';
+      // The call runs in this process, or in another runtime sharing the database.
+      if (!inFlight.cancel(digest, why)) await ctx.runner.cancelMcpRequest(digest, why);
+    });
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     await server.connect(transport);
-    const response = await transport.handleRequest(c.req.raw);
+    const response = await transport.handleRequest(c.req.raw, body === undefined ? undefined : { parsedBody: body });
     // The server lives as long as the response: a streamed reply closes it when the stream ends.
     if (!response.body) void server.close();
-    return response;
+    if (!initializing || !response.ok || !sessionId) return response;
+    const headers = new Headers(response.headers);
+    headers.set('mcp-session-id', sessionId);
+    return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
   };
   // Authentication happens in the REST auth layer like any route; each tool then checks the
   // scopes of its REST twin, so the endpoint itself needs no scope.

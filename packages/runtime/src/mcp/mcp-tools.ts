@@ -12,11 +12,24 @@ import type { Runnable } from '../run/execution.js';
 import type { StartedRun } from '../run/runner.js';
 import type { ServerContext } from '../server/context.js';
 import { toRunResponse } from '../server/routes/run-schemas.js';
-import { isWaitingForDecision, type SessionType } from '../sessions/types.js';
+import type { RunRecord, SessionType } from '../sessions/types.js';
 import type { McpCaller } from './tool-gate.js';
+import { requestDigest, type InFlightCalls } from './in-flight.js';
+import { cancelResult, CANCEL_OUTPUT, RUN_OUTPUT, runResult } from './run-result.js';
+
+/** What the tools of one MCP request know about it. */
+export interface ToolContext {
+  caller: McpCaller;
+  /** The client connection (identity and MCP session), see connectionKey. */
+  connection: string;
+  inFlight: InFlightCalls;
+  /** Aborts when the client hangs up the HTTP request carrying the call. */
+  httpSignal: AbortSignal;
+}
 
 type Extra = {
   signal: AbortSignal;
+  requestId: string | number;
   _meta?: { progressToken?: string | number } | undefined;
   sendNotification: (notification: ServerNotification) => Promise<void>;
 };
@@ -25,10 +38,6 @@ const DECISIONS = z.array(z.object({ tool_call_id: z.string().min(1), confirmed:
 
 const PLURAL: Record<SessionType, 'agents' | 'teams' | 'workflows'> = { agent: 'agents', team: 'teams', workflow: 'workflows' };
 const LABEL: Record<SessionType, string> = { agent: 'Agent', team: 'Team', workflow: 'Workflow' };
-
-function text(value: string): CallToolResult {
-  return { content: [{ type: 'text', text: value }] };
-}
 
 function json(value: unknown): CallToolResult {
   return { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value as Record<string, unknown> };
@@ -48,6 +57,11 @@ async function guarded(body: () => Promise<CallToolResult>): Promise<CallToolRes
   }
 }
 
+/** A run belongs to the user who started it: another identified user may not act on it. */
+function assertRunOwner(run: RunRecord, userId: string | undefined): void {
+  if (userId && run.user_id && run.user_id !== userId) throw new RuntimeError('FORBIDDEN', 'This run belongs to another user');
+}
+
 function deny(caller: McpCaller, method: string, path: string): void {
   const reason = caller.gate(method, path);
   if (reason) throw new RuntimeError('FORBIDDEN', reason);
@@ -64,7 +78,10 @@ function pick(args: Record<string, string | undefined>): { type: SessionType; id
   return { type: given[0]!, id: args[`${given[0]!}_id`]! };
 }
 
-export function registerTools(server: McpServer, ctx: ServerContext, caller: McpCaller): void {
+const ComponentSummary = z.object({ id: z.string(), name: z.string(), description: z.string().nullable() });
+
+export function registerTools(server: McpServer, ctx: ServerContext, tools: ToolContext): void {
+  const { caller } = tools;
   const readable = (kind: 'agents' | 'teams' | 'workflows', list: readonly HostedComponent[]) =>
     list.filter((c) => caller.canRead?.(kind, c.id) ?? true).map(summary);
 
@@ -72,6 +89,15 @@ export function registerTools(server: McpServer, ctx: ServerContext, caller: Mcp
     'get_agentos_config',
     {
       description: 'Describe this runtime: its id, databases, and the agents, teams and workflows you can run.',
+      outputSchema: {
+        os_id: z.string(),
+        name: z.string(),
+        description: z.string().nullable(),
+        databases: z.array(z.string()),
+        agents: z.array(ComponentSummary),
+        teams: z.array(ComponentSummary),
+        workflows: z.array(ComponentSummary),
+      },
       annotations: { readOnlyHint: true, idempotentHint: true },
     },
     () =>
@@ -94,7 +120,8 @@ export function registerTools(server: McpServer, ctx: ServerContext, caller: Mcp
     server.registerTool(
       `run_${type}`,
       {
-        description: `Run a ${type} with a message and return its answer. Pass session_id to continue a conversation.`,
+        description: `Run ${type === 'agent' ? 'an' : 'a'} ${type} with a message and return its answer (content). Pass session_id to continue a conversation.`,
+        outputSchema: RUN_OUTPUT,
         inputSchema: {
           [idKey]: z.string().min(1).describe(`Id of the ${type} (see get_agentos_config)`),
           message: z.string().min(1).describe('The message or task'),
@@ -110,7 +137,7 @@ export function registerTools(server: McpServer, ctx: ServerContext, caller: Mcp
           const component = ctx[PLURAL[type]].find((c) => c.id === id);
           if (!component) throw new RuntimeError('NOT_FOUND', `${LABEL[type]} ${id} not found`);
           if (typeof (component as Runnable).execute !== 'function') throw new RuntimeError('BAD_REQUEST', `${LABEL[type]} ${id} cannot be run`);
-          return runWithProgress(ctx, component as Runnable, args, caller, extra);
+          return runWithProgress(ctx, component as Runnable, args, tools, extra);
         }),
     );
   }
@@ -133,18 +160,18 @@ export function registerTools(server: McpServer, ctx: ServerContext, caller: Mcp
   server.registerTool(
     'cancel_run',
     {
-      description: 'Stop a run that is still in progress.',
+      description: 'Stop a run that is still in progress (or paused). A run that has already finished is left as it is.',
       inputSchema: target,
+      outputSchema: CANCEL_OUTPUT,
       annotations: { destructiveHint: true, idempotentHint: true },
     },
     (args: Record<string, string | undefined>) =>
       guarded(async () => {
         const { type, id } = pick(args);
         deny(caller, 'POST', `/${PLURAL[type]}/${encodeURIComponent(id)}/runs/${encodeURIComponent(args.run_id!)}/cancel`);
-        await findRun(type, id, args.run_id!, args.session_id);
-        ctx.runner.cancel(args.run_id!);
-        await ctx.runner.waitFor(args.run_id!);
-        return text(`Run ${args.run_id} cancellation requested`);
+        const run = await findRun(type, id, args.run_id!, args.session_id);
+        assertRunOwner(run, caller.userId);
+        return cancelResult(run.run_id, await ctx.runner.cancel(run.run_id, 'cancelled through cancel_run'));
       }),
   );
 
@@ -153,6 +180,7 @@ export function registerTools(server: McpServer, ctx: ServerContext, caller: Mcp
     {
       description: 'Continue a paused run: give a decision (confirmed true or false) for each tool call it waits on.',
       inputSchema: { ...target, requirements: z.array(z.record(z.string(), z.unknown())).optional(), user_id: z.string().optional() },
+      outputSchema: RUN_OUTPUT,
       annotations: { readOnlyHint: false, destructiveHint: false },
     },
     (args: Record<string, unknown>, extra: Extra) =>
@@ -173,8 +201,9 @@ export function registerTools(server: McpServer, ctx: ServerContext, caller: Mcp
           sessionId: run.session_id,
           userId: caller.userId ?? (args.user_id as string | undefined),
           decisions: decisions.data,
+          mcpRequest: requestDigest(tools.connection, extra.requestId),
         });
-        return followRun(component, continued, extra);
+        return followRun(component, continued, tools, extra);
       }),
   );
 
@@ -182,6 +211,10 @@ export function registerTools(server: McpServer, ctx: ServerContext, caller: Mcp
     'get_sessions',
     {
       description: 'List sessions (conversations), newest first.',
+      outputSchema: {
+        data: z.array(z.looseObject({ session_id: z.string(), session_type: z.string(), user_id: z.string().nullable() })),
+        meta: z.object({ page: z.number(), limit: z.number(), total_count: z.number(), total_pages: z.number() }),
+      },
       inputSchema: {
         session_type: z.enum(['agent', 'team', 'workflow']).default('agent'),
         component_id: z.string().optional(),
@@ -223,6 +256,7 @@ export function registerTools(server: McpServer, ctx: ServerContext, caller: Mcp
     'get_session_runs',
     {
       description: 'The runs of a session, oldest first; or one run in full with run_id.',
+      outputSchema: { runs: z.array(z.looseObject({ run_id: z.string(), status: z.string(), content: z.string().nullable().optional() })) },
       inputSchema: { session_id: z.string().min(1), run_id: z.string().optional() },
       annotations: { readOnlyHint: true },
     },
@@ -248,7 +282,7 @@ async function runWithProgress(
   ctx: ServerContext,
   component: Runnable,
   args: Record<string, string | undefined>,
-  caller: McpCaller,
+  tools: ToolContext,
   extra: Extra,
 ): Promise<CallToolResult> {
   const run = await ctx.runner.start({
@@ -256,15 +290,24 @@ async function runWithProgress(
     message: args.message!,
     sessionId: args.session_id,
     // An authenticated caller cannot act as someone else.
-    userId: caller.userId ?? args.user_id,
+    userId: tools.caller.userId ?? args.user_id,
+    mcpRequest: requestDigest(tools.connection, extra.requestId),
   });
-  return followRun(component, run, extra);
+  return followRun(component, run, tools, extra);
 }
 
-/** Relays a run's progress as MCP progress notifications and answers with its outcome. */
-async function followRun(component: Runnable, run: StartedRun, extra: Extra): Promise<CallToolResult> {
+/**
+ * Relays a run's progress as MCP progress notifications and answers with its outcome. The run
+ * is cancelled when the client cancels the request (notifications/cancelled, through the
+ * in-flight registry) or hangs up the HTTP request waiting for it.
+ */
+async function followRun(component: Runnable, run: StartedRun, tools: ToolContext, extra: Extra): Promise<CallToolResult> {
+  const unregister = tools.inFlight.add(requestDigest(tools.connection, extra.requestId), tools.connection, (reason) => run.cancel(reason));
   const onAbort = () => run.cancel('MCP request cancelled');
+  const onHangUp = () => run.cancel('the MCP client disconnected');
   extra.signal.addEventListener('abort', onAbort, { once: true });
+  tools.httpSignal.addEventListener('abort', onHangUp, { once: true });
+  if (tools.httpSignal.aborted) onHangUp();
   const token = extra._meta?.progressToken;
   let progress = 0;
   const notify = (message: string) => {
@@ -284,29 +327,9 @@ async function followRun(component: Runnable, run: StartedRun, extra: Extra): Pr
       else if (name === 'StepStarted') notify(`Step started: ${String(event.step_name)}`);
     }
   } finally {
+    unregister();
     extra.signal.removeEventListener('abort', onAbort);
+    tools.httpSignal.removeEventListener('abort', onHangUp);
   }
-  const record = await run.done;
-  const structured = { run_id: record.run_id, session_id: record.session_id, status: record.status };
-  if (record.status === 'ERROR') return { ...failure(record.error ?? 'The run failed'), structuredContent: structured };
-  if (record.status === 'CANCELLED') return { ...failure(`Run ${record.run_id} was cancelled`), structuredContent: structured };
-  if (record.status === 'PAUSED') {
-    // Not an error: the run waits for the user. The client shows the calls and asks.
-    const requirements = record.tools
-      .filter(isWaitingForDecision)
-      .map((t) => ({ tool_call_id: t.tool_call_id, tool_name: t.tool_name, tool_args: t.tool_args }));
-    const list = requirements.map((r) => `- ${r.tool_call_id}: ${r.tool_name}(${r.tool_args})`).join('\n');
-    return {
-      content: [
-        {
-          type: 'text',
-          text:
-            `Run ${record.run_id} is paused: these tool calls need the user's confirmation.\n${list}\n` +
-            'Ask the user, then call continue_run with requirements [{"tool_call_id": ..., "confirmed": true|false}].',
-        },
-      ],
-      structuredContent: { ...structured, requirements },
-    };
-  }
-  return { content: [{ type: 'text', text: record.content ?? '' }], structuredContent: structured };
+  return runResult(await run.done);
 }

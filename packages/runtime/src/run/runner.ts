@@ -9,6 +9,7 @@ import { RuntimeError } from '../errors.js';
 import type { ChatMessage, Model, Usage } from '../model/model.js';
 import { ModelError } from '../model/model.js';
 import type { Logger } from '../server/logger.js';
+import { RunLeaseStore, type RunLease } from '../sessions/run-lease-store.js';
 import type { SessionStore } from '../sessions/session-store.js';
 import { emptyMetrics, epochSeconds, isWaitingForDecision, type RunRecord, type RunStatus, type SessionType, type ToolExecution } from '../sessions/types.js';
 import { AsyncQueue } from './async-queue.js';
@@ -21,6 +22,8 @@ export interface StartRunInput {
   message: string;
   sessionId?: string | undefined;
   userId?: string | undefined;
+  /** Digest of the MCP client session and request id, so a cancel notification can find the run. */
+  mcpRequest?: string | undefined;
 }
 
 export interface ContinueRunInput {
@@ -32,7 +35,20 @@ export interface ContinueRunInput {
   userId?: string | undefined;
   /** A decision for every tool call the run waits on. */
   decisions: { tool_call_id: string; confirmed: boolean }[];
+  mcpRequest?: string | undefined;
 }
+
+/** What a cancel request found and did. */
+export interface CancelOutcome {
+  /** True when this request ended the run as CANCELLED. */
+  cancelled: boolean;
+  /** The run's status after the request. */
+  status: RunStatus;
+  /** True when the run had already ended before the request (nothing to cancel). */
+  alreadyFinished: boolean;
+}
+
+const FINAL: ReadonlySet<RunStatus> = new Set(['COMPLETED', 'ERROR', 'CANCELLED']);
 
 export interface StartedRun {
   runId: string;
@@ -63,11 +79,36 @@ export interface RunnerOptions {
   log: Logger;
   /** How many earlier completed runs of a session are replayed to the model. */
   historyRuns?: number;
+  /**
+   * How long a process's claim on a run lasts without renewal (default 30 s): after a crash,
+   * other runtimes finalise its runs this long after its last renewal.
+   */
+  leaseMs?: number;
+  /** How often partial output is stored and cancel requests are read (default 1 s). */
+  progressIntervalMs?: number;
+}
+
+interface ActiveRun {
+  cancel: (reason: string) => void;
+  done: Promise<RunRecord>;
+  /** The text streamed so far, and how much of it is stored. */
+  streamed: () => string;
+  storedLength: number;
 }
 
 export class Runner {
-  private readonly active = new Map<string, { cancel: (reason: string) => void; done: Promise<RunRecord> }>();
+  private readonly active = new Map<string, ActiveRun>();
   private readonly store: SessionStore;
+  private readonly leases: RunLeaseStore;
+  /** This process, as the owner of the runs it executes. */
+  readonly owner = randomUUID();
+  private node: string | null = null;
+  private readonly leaseMs: number;
+  private readonly progressIntervalMs: number;
+  private progressTimer: NodeJS.Timeout | undefined;
+  private sweepTimer: NodeJS.Timeout | undefined;
+  private renewAt = 0;
+  private chores: Promise<void> = Promise.resolve();
   private readonly defaultModel: Model | undefined;
   private readonly log: Logger;
   private readonly historyRuns: number;
@@ -78,6 +119,13 @@ export class Runner {
     this.defaultModel = options.defaultModel;
     this.log = options.log;
     this.historyRuns = options.historyRuns ?? 10;
+    this.leases = new RunLeaseStore(options.store.db);
+    this.leaseMs = options.leaseMs ?? 30_000;
+    this.progressIntervalMs = options.progressIntervalMs ?? 1000;
+  }
+
+  private lease(mcpRequest?: string): RunLease {
+    return { owner: this.owner, node: this.node, expiresMs: Date.now() + this.leaseMs, mcpRequest: mcpRequest ?? null };
   }
 
   /**
@@ -117,7 +165,7 @@ export class Runner {
       created_at: epochSeconds(startedMs),
       updated_at: epochSeconds(startedMs),
     };
-    await this.store.saveRun(record);
+    await this.store.saveRun(record, this.lease(input.mcpRequest));
     return this.launch(component, record, { message: input.message, history, userId, started: LIFECYCLE[component.kind].started });
   }
 
@@ -134,11 +182,11 @@ export class Runner {
       !record ||
       record.session_type !== component.kind ||
       record.component_id !== component.id ||
-      (input.sessionId && record.session_id !== input.sessionId) ||
-      (userId && record.user_id && record.user_id !== userId)
+      (input.sessionId && record.session_id !== input.sessionId)
     ) {
       throw new RuntimeError('NOT_FOUND', 'Run not found');
     }
+    if (userId && record.user_id && record.user_id !== userId) throw new RuntimeError('FORBIDDEN', 'This run belongs to another user');
     if (record.status !== 'PAUSED') throw new RuntimeError('CONFLICT', notPausedMessage(record.status));
     if (!component.supportsResume) throw new RuntimeError('CONFLICT', `This ${component.kind} cannot continue paused runs`);
 
@@ -158,7 +206,9 @@ export class Runner {
       );
     }
     // Only one caller may continue a run, also across runtime instances sharing the database.
-    if (!(await this.store.transitionRun(record.run_id, 'PAUSED', 'RUNNING'))) throw new RuntimeError('CONFLICT', 'run is already running');
+    if (!(await this.store.transitionRun(record.run_id, 'PAUSED', 'RUNNING', this.lease(input.mcpRequest)))) {
+      throw new RuntimeError('CONFLICT', 'run is already running');
+    }
     record.status = 'RUNNING';
     const history = await this.history(record.session_id);
     return this.launch(component, record, {
@@ -256,6 +306,7 @@ export class Runner {
         return saved;
       } finally {
         this.active.delete(runId);
+        if (this.active.size === 0) this.stopProgressTimer();
         queue.close();
       }
     })();
@@ -263,16 +314,113 @@ export class Runner {
     const cancel = (reason = 'cancelled') => {
       if (!controller.signal.aborted) controller.abort(reason);
     };
-    this.active.set(runId, { cancel, done });
+    this.active.set(runId, { cancel, done, streamed: () => streamed, storedLength: 0 });
+    this.startProgressTimer();
     return { runId, sessionId, events: queue, done, cancel };
   }
 
-  /** Cancels a run of this process; false when no such run is active here. */
-  cancel(runId: string, reason = 'cancelled by request'): boolean {
+  /**
+   * Cancels a run wherever it executes: here at once; in another runtime sharing the database
+   * through a request its owner reads within a second (waiting up to `waitMs` for it to end); a
+   * run whose process died, or one paused for a decision, is ended here. Partial output is kept.
+   */
+  async cancel(runId: string, reason = 'cancelled by request', waitMs = 10_000): Promise<CancelOutcome> {
+    const local = this.active.get(runId);
+    if (local) {
+      local.cancel(reason);
+      const ended = await local.done;
+      return { cancelled: ended.status === 'CANCELLED', status: ended.status, alreadyFinished: false };
+    }
+    const deadline = Date.now() + waitMs;
+    let requested = false;
+    for (;;) {
+      const record = await this.store.getRun(runId);
+      if (!record) throw new RuntimeError('NOT_FOUND', 'Run not found');
+      if (FINAL.has(record.status)) {
+        return { cancelled: requested && record.status === 'CANCELLED', status: record.status, alreadyFinished: !requested };
+      }
+      if (record.status === 'PAUSED') {
+        if (await this.store.transitionRun(runId, 'PAUSED', 'CANCELLED')) return { cancelled: true, status: 'CANCELLED', alreadyFinished: false };
+        continue; // continued or cancelled meanwhile: look again
+      }
+      if (await this.leases.finishOrphan(runId, 'CANCELLED', null)) return { cancelled: true, status: 'CANCELLED', alreadyFinished: false };
+      if (!requested) requested = await this.leases.requestCancel(runId);
+      if (Date.now() >= deadline) return { cancelled: false, status: record.status, alreadyFinished: false };
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+
+  /** Cancels a run of this process only, without waiting; false when it is not active here. */
+  cancelLocal(runId: string, reason = 'cancelled by request'): boolean {
     const run = this.active.get(runId);
     if (!run) return false;
     run.cancel(reason);
     return true;
+  }
+
+  /**
+   * Finalises runs left behind by dead processes now, and again every half lease while this
+   * runtime lives. Called when the runtime starts (after migrations).
+   */
+  startMaintenance(): void {
+    if (this.sweepTimer || this.shuttingDown) return;
+    this.queueChore(() => this.sweep());
+    this.sweepTimer = setInterval(() => this.queueChore(() => this.sweep()), Math.max(50, this.leaseMs / 2));
+    this.sweepTimer.unref();
+  }
+
+  /**
+   * Names the host and port this process serves on. Runs an earlier process left under the same
+   * name are finalised at once: that process has exited, since this one holds its port now.
+   */
+  async adoptNode(node: string): Promise<void> {
+    this.node = node;
+    this.queueChore(() => this.sweep());
+    await this.chores;
+  }
+
+  /** Runs one piece of background bookkeeping after the previous one, never two at once. */
+  private queueChore(chore: () => Promise<void>): void {
+    this.chores = this.chores.then(chore).catch((error: unknown) => this.log.warn(`run bookkeeping failed: ${describeError(error)}`));
+  }
+
+  private async sweep(): Promise<void> {
+    const interrupted = await this.leases.interruptOrphans({ node: this.node, self: this.owner });
+    if (interrupted.length) this.log.warn(`marked ${interrupted.length} interrupted run(s) as ERROR: ${interrupted.join(', ')}`);
+  }
+
+  private startProgressTimer(): void {
+    if (this.progressTimer) return;
+    this.renewAt = Date.now() + this.leaseMs / 3;
+    this.progressTimer = setInterval(() => this.queueChore(() => this.progress()), this.progressIntervalMs);
+    this.progressTimer.unref();
+  }
+
+  private stopProgressTimer(): void {
+    clearInterval(this.progressTimer);
+    this.progressTimer = undefined;
+  }
+
+  /** Stores new partial output, renews leases when due, and applies cancel requests from elsewhere. */
+  private async progress(): Promise<void> {
+    if (this.active.size === 0) return;
+    for (const [runId, run] of this.active) {
+      const text = run.streamed();
+      if (text.length === run.storedLength) continue;
+      await this.leases.saveProgress(runId, this.owner, text);
+      run.storedLength = text.length;
+    }
+    if (Date.now() >= this.renewAt) {
+      this.renewAt = Date.now() + this.leaseMs / 3;
+      await this.leases.renew(this.owner, Date.now() + this.leaseMs);
+    }
+    for (const runId of await this.leases.cancelRequests(this.owner)) this.cancelLocal(runId, 'cancelled by request');
+  }
+
+  /** Cancels the run an MCP request started, wherever it executes; no wait. */
+  async cancelMcpRequest(digest: string, reason: string): Promise<void> {
+    const runId = await this.leases.findByMcpRequest(digest);
+    if (runId && !this.cancelLocal(runId, reason)) await this.leases.requestCancel(runId);
   }
 
   /** Ids of the runs in progress in this process. */
@@ -288,9 +436,13 @@ export class Runner {
   /** Cancels every active run and waits until each has been saved. */
   async shutdown(): Promise<void> {
     this.shuttingDown = true;
+    clearInterval(this.sweepTimer);
+    this.sweepTimer = undefined;
     const runs = [...this.active.values()];
     for (const run of runs) run.cancel('runtime shutting down');
     await Promise.all(runs.map((r) => r.done));
+    this.stopProgressTimer();
+    await this.chores;
   }
 
   /** The conversation so far: completed runs only, so a failed turn does not confuse the model. */
@@ -321,6 +473,10 @@ function describeModel(component: Runnable, fallback: Model | undefined): Record
   const own = (component as { model?: Model }).model;
   const model = own ?? (component.kind === 'workflow' ? undefined : fallback);
   return model ? { model: model.id, model_provider: model.provider } : {};
+}
+
+function describeError(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 function describeFailure(error: unknown): { message: string; type: string } {

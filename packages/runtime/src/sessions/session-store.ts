@@ -5,6 +5,7 @@
 import { RuntimeError } from '../errors.js';
 import type { Db, SqlClient, SqlValue } from '../storage/db.js';
 import { isUniqueViolation } from '../storage/sql-errors.js';
+import type { RunLease } from './run-lease-store.js';
 import { epochSeconds, type RunRecord, type RunStatus, type SessionRecord, type SessionType } from './types.js';
 
 export interface SessionQuery {
@@ -77,7 +78,7 @@ const RUN_COLUMNS =
   'run_id, session_id, session_type, component_id, user_id, status, input, content, messages, tools, metrics, error, started_ms, created_at, updated_at';
 
 export class SessionStore {
-  constructor(private readonly db: Db) {}
+  constructor(readonly db: Db) {}
 
   /**
    * Returns the session, creating it on first use. A session belongs to one component for
@@ -178,10 +179,13 @@ export class SessionStore {
     });
   }
 
-  /** Inserts or replaces a run, and touches its session's updated_at, atomically. */
-  async saveRun(run: RunRecord): Promise<void> {
+  /**
+   * Inserts or replaces a run, and touches its session's updated_at, atomically. A running run
+   * is saved with the lease of the process that executes it.
+   */
+  async saveRun(run: RunRecord, lease?: RunLease): Promise<void> {
     await this.db.transaction(async (tx) => {
-      await upsertRun(tx, run);
+      await upsertRun(tx, run, lease);
       await tx.execute('UPDATE svc_sessions SET updated_at = $1 WHERE session_id = $2', [run.updated_at, run.session_id]);
     });
   }
@@ -190,13 +194,20 @@ export class SessionStore {
    * Moves a run from one status to another only if it is still in the first, so that of two
    * callers continuing the same paused run (in one process or two), exactly one wins.
    */
-  async transitionRun(runId: string, from: RunStatus, to: RunStatus): Promise<boolean> {
-    const changed = await this.db.execute('UPDATE svc_runs SET status = $1, updated_at = $2 WHERE run_id = $3 AND status = $4', [
-      to,
-      epochSeconds(),
-      runId,
-      from,
-    ]);
+  async transitionRun(runId: string, from: RunStatus, to: RunStatus, lease?: RunLease): Promise<boolean> {
+    const changed = lease
+      ? await this.db.execute(
+          `UPDATE svc_runs SET status = $1, updated_at = $2, run_owner = $5, run_node = $6, lease_expires_ms = $7,
+             cancel_requested_ms = NULL, mcp_request = $8
+           WHERE run_id = $3 AND status = $4`,
+          [to, epochSeconds(), runId, from, lease.owner, lease.node, lease.expiresMs, lease.mcpRequest ?? null],
+        )
+      : await this.db.execute('UPDATE svc_runs SET status = $1, updated_at = $2 WHERE run_id = $3 AND status = $4', [
+          to,
+          epochSeconds(),
+          runId,
+          from,
+        ]);
     return changed === 1;
   }
 
@@ -234,7 +245,7 @@ export class SessionStore {
   }
 }
 
-async function upsertRun(tx: SqlClient, run: RunRecord): Promise<void> {
+async function upsertRun(tx: SqlClient, run: RunRecord, lease: RunLease | undefined): Promise<void> {
   const values: SqlValue[] = [
     run.run_id,
     run.session_id,
@@ -252,6 +263,19 @@ async function upsertRun(tx: SqlClient, run: RunRecord): Promise<void> {
     run.created_at,
     run.updated_at,
   ];
+  if (lease) {
+    values.push(lease.owner, lease.node, lease.expiresMs, lease.mcpRequest ?? null);
+    await tx.execute(
+      `INSERT INTO svc_runs (${RUN_COLUMNS}, run_owner, run_node, lease_expires_ms, mcp_request)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)
+       ON CONFLICT (run_id) DO UPDATE SET status = excluded.status, content = excluded.content,
+         messages = excluded.messages, tools = excluded.tools, metrics = excluded.metrics,
+         error = excluded.error, updated_at = excluded.updated_at, run_owner = excluded.run_owner,
+         run_node = excluded.run_node, lease_expires_ms = excluded.lease_expires_ms, mcp_request = excluded.mcp_request`,
+      values,
+    );
+    return;
+  }
   await tx.execute(
     `INSERT INTO svc_runs (${RUN_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
      ON CONFLICT (run_id) DO UPDATE SET status = excluded.status, content = excluded.content,

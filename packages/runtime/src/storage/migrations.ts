@@ -139,7 +139,43 @@ export const MIGRATIONS: readonly Migration[] = [
     CREATE INDEX IF NOT EXISTS svc_service_accounts_created ON svc_service_accounts (created_at)`,
   },
   {
-    // Versions 11-29 are left to other capabilities in flight; knowledge owns 30 and up.
+    version: 11,
+    name: 'run_leases',
+    // A running run is owned by one runtime process (run_owner), which renews its lease while
+    // it works. A run whose lease ran out belongs to a dead process and is finalised by any
+    // survivor. run_node is the owner's host and port: a process that binds that port again
+    // knows the earlier owner is gone without waiting for the lease. cancel_requested_ms asks
+    // the owner (wherever it runs) to stop the run; mcp_request is a digest of the MCP client
+    // session and JSON-RPC request id that started it, so notifications/cancelled can find it.
+    sqlite: `ALTER TABLE svc_runs ADD COLUMN run_owner TEXT
+    --;;
+    ALTER TABLE svc_runs ADD COLUMN run_node TEXT
+    --;;
+    ALTER TABLE svc_runs ADD COLUMN lease_expires_ms INTEGER
+    --;;
+    ALTER TABLE svc_runs ADD COLUMN cancel_requested_ms INTEGER
+    --;;
+    ALTER TABLE svc_runs ADD COLUMN mcp_request TEXT
+    --;;
+    CREATE INDEX IF NOT EXISTS svc_runs_running ON svc_runs (lease_expires_ms) WHERE status = 'RUNNING'
+    --;;
+    CREATE INDEX IF NOT EXISTS svc_runs_mcp_request ON svc_runs (mcp_request) WHERE mcp_request IS NOT NULL`,
+    postgres: `ALTER TABLE svc_runs ADD COLUMN IF NOT EXISTS run_owner TEXT
+    --;;
+    ALTER TABLE svc_runs ADD COLUMN IF NOT EXISTS run_node TEXT
+    --;;
+    ALTER TABLE svc_runs ADD COLUMN IF NOT EXISTS lease_expires_ms BIGINT
+    --;;
+    ALTER TABLE svc_runs ADD COLUMN IF NOT EXISTS cancel_requested_ms BIGINT
+    --;;
+    ALTER TABLE svc_runs ADD COLUMN IF NOT EXISTS mcp_request TEXT
+    --;;
+    CREATE INDEX IF NOT EXISTS svc_runs_running ON svc_runs (lease_expires_ms) WHERE status = 'RUNNING'
+    --;;
+    CREATE INDEX IF NOT EXISTS svc_runs_mcp_request ON svc_runs (mcp_request) WHERE mcp_request IS NOT NULL`,
+  },
+  {
+    // Versions 12-29 are left to other capabilities in flight; knowledge owns 30 and up.
     version: 30,
     name: 'knowledge_contents',
     // One row per piece of content uploaded through /knowledge/content. Its id is the

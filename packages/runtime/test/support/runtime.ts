@@ -21,16 +21,29 @@ export async function startRuntime(
   parts: AppParts = {},
 ): Promise<StartedRuntime> {
   const database = await kind.create();
-  const runtime = new Runtime({ env: {}, ...options, db: database.open() }, { logger: silentLogger, parts });
-  const server = await runtime.serve({ port: 0, host: '127.0.0.1' });
+  const started = await startRuntimeOn(database, options, { parts });
   return {
-    runtime,
-    server,
-    url: server.url,
-    database,
+    ...started,
     stop: async () => {
-      await server.close();
+      await started.stop();
       await database.cleanup();
     },
   };
+}
+
+/**
+ * Another runtime on an existing test database, as several runtimes share one database in
+ * production. Stopping it leaves the database in place.
+ */
+export async function startRuntimeOn(
+  database: TestDatabase,
+  options: RuntimeOptions = {},
+  internals: { parts?: AppParts; runLeaseMs?: number; port?: number } = {},
+): Promise<StartedRuntime> {
+  const runtime = new Runtime(
+    { env: {}, ...options, db: database.open() },
+    { logger: silentLogger, parts: internals.parts ?? {}, ...(internals.runLeaseMs ? { runLeaseMs: internals.runLeaseMs } : {}) },
+  );
+  const server = await runtime.serve({ port: internals.port ?? 0, host: '127.0.0.1' });
+  return { runtime, server, url: server.url, database, stop: () => server.close() };
 }

@@ -8,7 +8,7 @@ import { streamSSE } from 'hono/streaming';
 import type { HostedComponent } from '../../components/component.js';
 import { RuntimeError } from '../../errors.js';
 import type { Runnable } from '../../run/execution.js';
-import type { SessionType } from '../../sessions/types.js';
+import type { RunRecord, SessionType } from '../../sessions/types.js';
 import type { AppEnv, ServerContext } from '../context.js';
 import { validationError, toFieldErrors } from '../errors.js';
 import { apiRoute, listing, scoped, type RouteDefinition } from '../route.js';
@@ -67,6 +67,11 @@ async function answerRun(c: Context<AppEnv>, run: StartedRun, stream: boolean | 
   }
   return streamSSE(c, (sse) => streamRun(sse, run));
 }
+/** A run belongs to the user who started it: another identified user may not act on it. */
+function assertRunOwner(run: RunRecord, userId: string | undefined): void {
+  if (userId && run.user_id && run.user_id !== userId) throw new RuntimeError('FORBIDDEN', 'This run belongs to another user');
+}
+
 export function componentRoutes(ctx: ServerContext): RouteDefinition[] {
   return KINDS.flatMap((kind) => routesFor(ctx, kind));
 }
@@ -199,8 +204,14 @@ function routesFor(ctx: ServerContext, kind: Kind): RouteDefinition[] {
         request: { params: runParams },
         responses: {
           200: {
-            description: 'Whether a running run was stopped, and its status',
-            content: { 'application/json': { schema: z.object({ run_id: z.string(), cancelled: z.boolean(), status: z.string() }) } },
+            description:
+              'Whether this request stopped the run, and its status. A run that had already ended is left as it was ' +
+              '(`already_finished` true). A run executing in another runtime on the same database is asked to stop there.',
+            content: {
+              'application/json': {
+                schema: z.object({ run_id: z.string(), cancelled: z.boolean(), status: z.string(), already_finished: z.boolean() }),
+              },
+            },
           },
           ...standardErrors,
         },
@@ -210,12 +221,9 @@ function routesFor(ctx: ServerContext, kind: Kind): RouteDefinition[] {
         const runId = c.req.param('run_id')!;
         const run = await ctx.sessions.getRun(runId);
         if (!run || run.session_type !== kind.type || run.component_id !== component.id) throw new RuntimeError('NOT_FOUND', 'Run not found');
-        const cancelled = ctx.runner.cancel(runId);
-        if (cancelled) {
-          const ended = await ctx.runner.waitFor(runId);
-          return c.json({ run_id: runId, cancelled: true, status: ended?.status ?? 'CANCELLED' }, 200);
-        }
-        return c.json({ run_id: runId, cancelled: false, status: run.status }, 200);
+        assertRunOwner(run, c.get('principal')?.userId);
+        const outcome = await ctx.runner.cancel(runId);
+        return c.json({ run_id: runId, cancelled: outcome.cancelled, status: outcome.status, already_finished: outcome.alreadyFinished }, 200);
       },
     ),
     apiRoute(

@@ -1,0 +1,61 @@
+/**
+ * Starts `runtime-process.ts` as a child process (a runtime that can really be killed).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+
+const script = fileURLToPath(new URL('./runtime-process.ts', import.meta.url));
+
+export interface ChildRuntime {
+  url: string;
+  port: number;
+  process: ChildProcess;
+  /** SIGKILL: no shutdown code runs, as when a machine or container dies. */
+  kill(): Promise<void>;
+}
+
+export async function startChildRuntime(env: Record<string, string>): Promise<ChildRuntime> {
+  const child = spawn(process.execPath, ['--import', 'tsx', script], {
+    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`child runtime did not start in 20 s: ${stderr}`)), 20_000);
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      const match = /listening (\S+)/.exec(out);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]!);
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`child runtime exited with ${code}: ${stderr}`));
+    });
+  });
+  return {
+    url,
+    port: Number(new URL(url).port),
+    process: child,
+    kill: () =>
+      new Promise((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGKILL');
+      }),
+  };
+}
+
+/** A loopback port that is free right now. */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((r) => server.close(() => r()));
+  return port;
+}
