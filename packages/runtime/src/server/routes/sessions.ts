@@ -4,7 +4,8 @@
 import { z } from '@hono/zod-openapi';
 import { RuntimeError } from '../../errors.js';
 import type { RunRecord, SessionRecord } from '../../sessions/types.js';
-import type { ServerContext } from '../context.js';
+import type { Context } from 'hono';
+import type { AppEnv, ServerContext } from '../context.js';
 import { apiRoute, scoped, type RouteDefinition } from '../route.js';
 import { standardErrors } from '../standard-errors.js';
 import { RunSchema, toRunResponse } from './run-schemas.js';
@@ -59,9 +60,20 @@ function chatHistory(runs: RunRecord[]) {
 }
 
 export function sessionRoutes(ctx: ServerContext): RouteDefinition[] {
-  const mustGet = async (id: string): Promise<SessionRecord> => {
+  /**
+   * The user a caller is confined to: a service-account token (not an admin one) sees and
+   * changes only the sessions it started, as in the reference; other callers see all.
+   */
+  const confinedTo = (c: Context<AppEnv>): string | undefined => {
+    const principal = c.get('principal');
+    if (principal?.kind !== 'service_account' || principal.scopes.includes(ctx.auth.adminScope)) return undefined;
+    return principal.userId;
+  };
+  /** Another user's session is reported as missing to a confined caller: its id tells nothing. */
+  const mustGet = async (c: Context<AppEnv>, id: string): Promise<SessionRecord> => {
     const session = await ctx.sessions.getSession(id);
-    if (!session) throw new RuntimeError('NOT_FOUND', `Session with id '${id}' not found`);
+    const owner = confinedTo(c);
+    if (!session || (owner !== undefined && session.user_id !== owner)) throw new RuntimeError('NOT_FOUND', `Session with id '${id}' not found`);
     return session;
   };
 
@@ -95,7 +107,7 @@ export function sessionRoutes(ctx: ServerContext): RouteDefinition[] {
       },
       async (c) => {
         const q = c.req.valid('query');
-        const page = await ctx.sessions.listSessions(q);
+        const page = await ctx.sessions.listSessions({ ...q, user_id: confinedTo(c) ?? q.user_id });
         return c.json(
           {
             data: page.data.map(toSession),
@@ -116,7 +128,7 @@ export function sessionRoutes(ctx: ServerContext): RouteDefinition[] {
         responses: { 200: { description: 'The session', content: { 'application/json': { schema: SessionDetailSchema } } }, ...standardErrors },
       },
       async (c) => {
-        const session = await mustGet(c.req.valid('param').session_id);
+        const session = await mustGet(c, c.req.valid('param').session_id);
         const runs = await ctx.sessions.listRuns({ session_id: session.session_id });
         return c.json({ ...toSession(session), runs_count: runs.length, chat_history: chatHistory(runs) }, 200);
       },
@@ -132,7 +144,7 @@ export function sessionRoutes(ctx: ServerContext): RouteDefinition[] {
         responses: { 200: { description: 'Runs', content: { 'application/json': { schema: z.array(RunSchema) } } }, ...standardErrors },
       },
       async (c) => {
-        const session = await mustGet(c.req.valid('param').session_id);
+        const session = await mustGet(c, c.req.valid('param').session_id);
         const runs = await ctx.sessions.listRuns({ session_id: session.session_id });
         return c.json(runs.map((r) => toRunResponse(r)), 200);
       },
@@ -149,7 +161,7 @@ export function sessionRoutes(ctx: ServerContext): RouteDefinition[] {
       },
       async (c) => {
         const { session_id, run_id } = c.req.valid('param');
-        await mustGet(session_id);
+        await mustGet(c, session_id);
         const run = await ctx.sessions.getRun(run_id);
         if (!run || run.session_id !== session_id) throw new RuntimeError('NOT_FOUND', `Run with ID ${run_id} not found in session ${session_id}`);
         return c.json(toRunResponse(run, { messages: true }), 200);
@@ -170,6 +182,7 @@ export function sessionRoutes(ctx: ServerContext): RouteDefinition[] {
       },
       async (c) => {
         const { session_id } = c.req.valid('param');
+        await mustGet(c, session_id);
         const renamed = await ctx.sessions.renameSession(session_id, c.req.valid('json').session_name);
         if (!renamed) throw new RuntimeError('NOT_FOUND', `Session with id '${session_id}' not found`);
         return c.json(toSession(renamed), 200);
@@ -187,6 +200,7 @@ export function sessionRoutes(ctx: ServerContext): RouteDefinition[] {
       },
       async (c) => {
         const { session_id } = c.req.valid('param');
+        await mustGet(c, session_id);
         if ((await ctx.sessions.deleteSessions([session_id])) === 0) {
           throw new RuntimeError('NOT_FOUND', `Session with id '${session_id}' not found`);
         }
@@ -206,7 +220,15 @@ export function sessionRoutes(ctx: ServerContext): RouteDefinition[] {
         responses: { 204: { description: 'Deleted (unknown ids are ignored)' }, ...standardErrors },
       },
       async (c) => {
-        await ctx.sessions.deleteSessions(c.req.valid('json').session_ids);
+        const ids = c.req.valid('json').session_ids;
+        const owner = confinedTo(c);
+        // A confined caller deletes only its own sessions; others' ids are ignored like unknown ones.
+        let own = ids;
+        if (owner !== undefined) {
+          const sessions = await Promise.all(ids.map((id) => ctx.sessions.getSession(id)));
+          own = sessions.filter((x) => x !== undefined && x.user_id === owner).map((x) => x!.session_id);
+        }
+        await ctx.sessions.deleteSessions(own);
         return c.body(null, 204);
       },
     ),
