@@ -30,6 +30,8 @@ import { openDb } from './storage/open-db.js';
 import { PACKAGE_VERSION } from './version.js';
 import type { Model } from './model/model.js';
 import { modelFromEnvironment } from './model/from-environment.js';
+import { JobStore } from './jobs/job-store.js';
+import { JobWorker } from './jobs/job-worker.js';
 import { Runner } from './run/runner.js';
 import { SessionStore } from './sessions/session-store.js';
 
@@ -88,6 +90,7 @@ export class Runtime implements ServerContext {
   readonly sessions: SessionStore;
   readonly runner: Runner;
   readonly tasks = new BackgroundTasks();
+  readonly jobs: JobWorker;
   /** Used by components that have no model of their own. */
   readonly defaultModel: Model | undefined;
   readonly auth: Authenticator;
@@ -156,6 +159,7 @@ export class Runtime implements ServerContext {
       log: this.log,
       leaseMs: internals.runLeaseMs ?? this.settings.runLeaseMs,
     });
+    this.jobs = new JobWorker({ store: new JobStore(this.db), log: this.log, leaseMs: internals.runLeaseMs ?? this.settings.runLeaseMs });
   }
 
   private readonly parts: AppParts;
@@ -182,7 +186,10 @@ export class Runtime implements ServerContext {
   /** Prepares storage (migrations). Idempotent; `serve()` calls it. */
   start(): Promise<void> {
     // Once the schema is there, runs left behind by dead processes are finalised.
-    this.migrated ??= this.db.migrate().then(() => this.runner.startMaintenance());
+    this.migrated ??= this.db.migrate().then(() => {
+      this.runner.startMaintenance();
+      this.jobs.start();
+    });
     return this.migrated;
   }
 
@@ -208,10 +215,14 @@ export class Runtime implements ServerContext {
     };
   }
 
-  /** Cancels active runs, lets background work (uploads) finish, then releases the database. Idempotent. */
+  /**
+   * Cancels active runs, hands running jobs back to the queue (another runtime or the next start
+   * finishes them), lets other background work finish, then releases the database. Idempotent.
+   */
   close(): Promise<void> {
     this.closing ??= this.runner
       .shutdown()
+      .then(() => this.jobs.stop())
       .then(() => this.tasks.drain())
       .then(() => this.db.close());
     return this.closing;

@@ -21,6 +21,7 @@ import { startFakeEmbeddings, type FakeEmbeddings } from './support/fake-embeddi
 import { call } from './support/http.js';
 import { sign, signingKey, type SigningKey } from './support/jwt.js';
 import { settled, upload } from './support/knowledge-content.js';
+import { eventually } from './support/eventually.js';
 import { startRuntime, type StartedRuntime } from './support/runtime.js';
 
 const GUIDE = `# Runtime guide
@@ -184,7 +185,7 @@ for (const kind of testDatabaseKinds) {
       expect((await call(rt.url, 'GET', '/knowledge/content?knowledge_id=small')).body.meta.total_count).toBe(0);
     });
 
-    it('lets an upload in progress finish, and records it, when the runtime shuts down', async () => {
+    it('hands an upload in progress back at shutdown, and the next start finishes it', async () => {
       const shared = await kind.create();
       const store = openStore(kind, storeDb, 'kc_shutdown');
       // An embedder that holds the upload mid-way until the test lets it go.
@@ -217,11 +218,16 @@ for (const kind of testDatabaseKinds) {
         release();
         await closing;
 
+        // Shutdown cancelled the job and put it back in the queue, not left it `processing` for good.
         const reopened = new Runtime({ env: {}, knowledge: [knowledge], db: shared.open() }, { logger: silentLogger });
         await reopened.start();
         try {
-          const res = await reopened.fetch(new Request(`http://runtime.test/knowledge/content/${accepted.body.id}/status`));
-          expect(await res.json()).toEqual({ id: accepted.body.id, status: 'completed', status_message: null });
+          const status = await eventually(async () => {
+            const res = await reopened.fetch(new Request(`http://runtime.test/knowledge/content/${accepted.body.id}/status`));
+            const body = (await res.json()) as { status: string };
+            return body.status === 'processing' ? undefined : body;
+          }, 10_000, 'the handed-back upload to finish');
+          expect(status).toEqual({ id: accepted.body.id, status: 'completed', status_message: null });
         } finally {
           await reopened.close();
         }
@@ -231,14 +237,14 @@ for (const kind of testDatabaseKinds) {
       }
     });
 
-    it('marks an upload left processing by an earlier process as failed on start', async () => {
+    it('marks a record left processing with no job to finish it as failed on start', async () => {
       const shared = await kind.create();
       const store = openStore(kind, storeDb, 'kc_restart');
       try {
         const knowledge = new Knowledge({ id: 'docs', store });
         const first = new Runtime({ env: {}, knowledge: [knowledge], db: shared.open() }, { logger: silentLogger });
         await first.start();
-        // What a process killed mid-ingestion leaves behind.
+        // What a process killed mid-upload left behind before ingestion became durable jobs.
         await first.db.execute(
           `INSERT INTO svc_knowledge_contents (id, knowledge_id, name, status, created_at, updated_at) VALUES ('stuck', 'docs', 'stuck.md', 'processing', $1, $1)`,
           [Date.now() - 60_000],
@@ -250,7 +256,7 @@ for (const kind of testDatabaseKinds) {
         try {
           const res = await second.fetch(new Request('http://runtime.test/knowledge/content/stuck/status'));
           expect(res.status).toBe(200);
-          expect(await res.json()).toEqual({ id: 'stuck', status: 'failed', status_message: 'interrupted by a restart' });
+          expect(await res.json()).toEqual({ id: 'stuck', status: 'failed', status_message: 'interrupted: no job is left to finish it' });
         } finally {
           await second.close();
         }

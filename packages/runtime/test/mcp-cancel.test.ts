@@ -10,7 +10,8 @@ import { OpenAIChatModel } from '../src/model/openai-chat-model.js';
 import { testComponents } from './support/components.js';
 import { testDatabaseKinds } from './support/databases.js';
 import { startFakeLlm, type FakeLlm } from './support/fake-llm.js';
-import { callTool, eventually, initialize, notify } from './support/mcp-raw.js';
+import { eventually } from './support/eventually.js';
+import { callTool, initialize, notify } from './support/mcp-raw.js';
 import { startRuntime, startRuntimeOn, type StartedRuntime } from './support/runtime.js';
 
 type Json = Record<string, any>;

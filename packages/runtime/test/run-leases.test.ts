@@ -11,7 +11,7 @@ import { startChildRuntime, freePort, type ChildRuntime } from './support/child-
 import { testComponents } from './support/components.js';
 import { testDatabaseKinds, type TestDatabase } from './support/databases.js';
 import { startFakeLlm, type FakeLlm } from './support/fake-llm.js';
-import { eventually } from './support/mcp-raw.js';
+import { eventually } from './support/eventually.js';
 import { startRuntimeOn, type StartedRuntime } from './support/runtime.js';
 
 type Json = Record<string, any>;

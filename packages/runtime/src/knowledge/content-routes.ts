@@ -3,17 +3,19 @@
  * The knowledge content API: upload content (a file, or text) that is read, chunked, embedded
  * and stored in the background; list, read, edit and delete the content records; and search.
  *
- * An upload answers 202 at once with a `processing` record; the record becomes `completed` or
- * `failed` (with a `status_message`) when the work ends. Refusals that need no reading (an
- * unknown reader, an unsupported chunker, bad metadata, an oversized file) are answered at once.
- * Records of uploads whose process died are marked failed the first time this runtime touches
- * that knowledge base's records, so none stays `processing` forever.
+ * An upload records the content and a durable ingestion job in one transaction and answers 202
+ * with a `processing` record (see ingest-job); the record becomes `completed` or `failed` (with a
+ * `status_message`) when the job ends, in whichever runtime ran it. Refusals that need no reading
+ * (an unknown reader, an unsupported chunker, bad metadata, an oversized file) are answered at
+ * once. A content id is a digest of the source and the settings that build it (not metadata),
+ * so uploading the same bytes again is the same content: `write_mode` `upsert` (default) leaves
+ * completed content as it is (200) and re-reads a URL, `skip` never re-reads, `insert` answers
+ * 409.
  *
  * URL content (`url`: one URL, or a JSON array of them, one record each) is fetched in the
  * background too, by the Knowledge, under its SSRF rules (see fetch/safe-fetch); a URL that is
  * malformed or not http(s) is refused at once, a private address ends as a `failed` record.
  */
-import { randomUUID } from 'node:crypto';
 import { z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { KnowledgeComponent } from '../components/component.js';
@@ -21,7 +23,9 @@ import { RuntimeError } from '../errors.js';
 import type { AppEnv, ServerContext } from '../server/context.js';
 import { apiRoute, scoped, type RouteDefinition } from '../server/route.js';
 import { standardErrors } from '../server/standard-errors.js';
+import { isUniqueViolation } from '../storage/sql-errors.js';
 import { ContentStore, type ContentRecord } from './content-store.js';
+import { ingestHandler, ingestKind, ingestRef, type IngestPayload } from './ingest-job.js';
 import { badRequest } from './errors.js';
 import { parseUrl } from './fetch/safe-fetch.js';
 import type { InsertChoices, InsertOptions, InsertResult, KnowledgeHit, KnowledgeSearchOptions } from './knowledge.js';
@@ -32,6 +36,7 @@ import { SEARCH_TYPES } from './vector-stores/vector-store.js';
 export interface ContentKnowledge extends KnowledgeComponent {
   readonly maxContentBytes: number;
   checkInsert(choices: InsertChoices): void;
+  contentIdentity(choices: InsertChoices, source: { bytes: Uint8Array } | { text: string } | { url: string }): string;
   insert(options: InsertOptions): Promise<InsertResult>;
   search(query: string, options?: KnowledgeSearchOptions): Promise<KnowledgeHit[]>;
   remove(contentId: string): Promise<boolean>;
@@ -40,10 +45,18 @@ export interface ContentKnowledge extends KnowledgeComponent {
 /** Structural, so it also holds across duplicated copies of the knowledge module. */
 function isContentKnowledge(value: KnowledgeComponent): value is ContentKnowledge {
   const k = value as Partial<ContentKnowledge>;
-  return typeof k.insert === 'function' && typeof k.search === 'function' && typeof k.remove === 'function' && typeof k.checkInsert === 'function';
+  return (
+    typeof k.insert === 'function' &&
+    typeof k.search === 'function' &&
+    typeof k.remove === 'function' &&
+    typeof k.checkInsert === 'function' &&
+    typeof k.contentIdentity === 'function'
+  );
 }
 
-const INTERRUPTED = 'interrupted by a restart';
+const INTERRUPTED = 'interrupted: no job is left to finish it';
+const WRITE_MODES = ['upsert', 'insert', 'skip'] as const;
+type WriteMode = (typeof WRITE_MODES)[number];
 // A bound on the records (and background fetches) one request can start.
 const MAX_URLS = 20;
 
@@ -88,7 +101,7 @@ const AcceptedSchema = z
     name: z.string().nullable(),
     description: z.string().nullable(),
     metadata: z.record(z.string(), z.unknown()).nullable(),
-    status: z.literal('processing'),
+    status: z.enum(['processing', 'completed', 'failed']),
   })
   .openapi('KnowledgeContentAccepted');
 
@@ -127,6 +140,11 @@ const uploadFields = {
   chunker: z.string().max(200).optional(),
   chunk_size: z.coerce.number().int().min(1).max(1_000_000).optional(),
   chunk_overlap: z.coerce.number().int().min(0).max(1_000_000).optional(),
+  write_mode: z.enum(WRITE_MODES).optional().openapi({
+    description:
+      'What to do when this content (same source and settings) exists: upsert (default) keeps completed content and re-reads a URL, ' +
+      'retrying failed content; skip leaves it as it is; insert answers 409',
+  }),
 };
 const FileSchema = z.custom<File>((v) => v instanceof File, { message: 'must be a file' }).openapi({ type: 'string', format: 'binary' });
 const FormUploadSchema = z.object({ ...uploadFields, metadata: z.string().optional().openapi({ description: 'JSON object' }), file: FileSchema.optional() });
@@ -174,10 +192,8 @@ function toContent(r: ContentRecord): z.infer<typeof ContentSchema> {
   };
 }
 
-/** The detail of a RuntimeError is safe to show; anything else is logged, not echoed. */
-function failureMessage(error: unknown): string {
-  if (RuntimeError.isInstance(error)) return error.message;
-  return 'Content could not be processed (see the runtime log)';
+function accepted(r: ContentRecord): z.infer<typeof AcceptedSchema> {
+  return { id: r.id, name: r.name, description: r.description, metadata: r.metadata, status: r.status };
 }
 
 type Upload = z.infer<typeof JsonUploadSchema> & { file?: File | undefined };
@@ -193,6 +209,7 @@ function readUpload(c: Context<AppEnv>): Upload {
 export function knowledgeContentRoutes(ctx: ServerContext): RouteDefinition[] {
   const store = new ContentStore(ctx.db);
   const swept = new Map<string, Promise<void>>();
+  for (const knowledge of ctx.knowledge.filter(isContentKnowledge)) ctx.jobs.register(ingestKind(knowledge.id), ingestHandler(knowledge, store, ctx.log));
 
   const select = async (knowledgeId: string | undefined, dbId: string | undefined): Promise<ContentKnowledge> => {
     const hosted = ctx.knowledge.filter(isContentKnowledge);
@@ -213,14 +230,13 @@ export function knowledgeContentRoutes(ctx: ServerContext): RouteDefinition[] {
     return knowledge;
   };
 
-  // Once per knowledge base and runtime: records left `processing` by an earlier process will
-  // never finish. Only records created before this runtime started are touched; should one
-  // belong to a replica still working on it, that replica's final update overwrites the mark.
+  // Once per knowledge base and runtime: a record `processing` with no job left to finish it
+  // (from before ingestion was durable) would never end.
   const sweep = (knowledgeId: string): Promise<void> => {
     let done = swept.get(knowledgeId);
     if (!done) {
       done = store
-        .failStale(knowledgeId, ctx.instantiatedAt.getTime(), INTERRUPTED)
+        .failOrphans(knowledgeId, INTERRUPTED)
         .then((n) => {
           if (n > 0) ctx.log.warn(`knowledge "${knowledgeId}": marked ${n} interrupted upload(s) as failed`);
         })
@@ -239,25 +255,73 @@ export function knowledgeContentRoutes(ctx: ServerContext): RouteDefinition[] {
     return record;
   };
 
-  const ingest = (knowledge: ContentKnowledge, id: string, insert: InsertOptions): void => {
-    // Not awaited: the upload answers 202 at once. Shutdown drains it before the database
-    // closes; only a crash leaves the record `processing`, which the next runtime's sweep marks
-    // failed.
-    const task = (async () => {
-      try {
-        const result = await knowledge.insert(insert);
-        const size = result.size ?? insert.buffer?.byteLength ?? (insert.text !== undefined ? Buffer.byteLength(insert.text) : null);
-        // A URL record without a given name takes the page title once it is known.
-        const title = insert.url !== undefined && insert.name === undefined ? result.name : undefined;
-        const updated = await store.update(knowledge.id, id, { status: 'completed', status_message: null, file_type: result.reader, size, name: title });
-        // Deleted while it was being processed: its chunks must not outlive the record.
-        if (!updated) await knowledge.remove(id);
-      } catch (error) {
-        if (!RuntimeError.isInstance(error)) ctx.log.error(`knowledge "${knowledge.id}": processing content ${id} failed`, error);
-        await store.update(knowledge.id, id, { status: 'failed', status_message: failureMessage(error) });
+  type Source = { file: Uint8Array } | { text: string } | { url: string };
+  type Outcome = { record: ContentRecord; queued: boolean };
+
+  /**
+   * Records content and its ingestion job in one transaction, or (same content already there)
+   * applies the write mode: `insert` refuses, `skip` changes nothing, `upsert` changes nothing
+   * for completed bytes but queues a URL (to re-read) or failed content (to retry).
+   */
+  const submit = async (
+    knowledge: ContentKnowledge,
+    mode: WriteMode,
+    choices: InsertChoices,
+    source: Source,
+    fields: { name: string | null; description: string | null; metadata: Metadata | null; file_type: string | null; size: number | null; reader_id: string | null; chunker: string | null },
+  ): Promise<Outcome> => {
+    const identity = 'file' in source ? { bytes: source.file } : source;
+    const id = knowledge.contentIdentity(choices, identity);
+    const payload: IngestPayload = {
+      content_id: id,
+      source: 'file' in source ? 'file' : 'text' in source ? 'text' : 'url',
+      choices,
+      ...('url' in source ? { url: source.url, titleFromPage: choices.name === undefined } : {}),
+    };
+    const job = {
+      kind: ingestKind(knowledge.id),
+      ref: ingestRef(knowledge.id, id),
+      payload: payload as unknown as Record<string, unknown>,
+      data: 'file' in source ? source.file : 'text' in source ? Buffer.from(source.text, 'utf8') : undefined,
+    };
+    const outcome = await ctx.db.transaction(async (tx): Promise<Outcome> => {
+      const records = new ContentStore(tx);
+      const existing = await records.get(knowledge.id, id);
+      if (!existing) {
+        const record = await records.create({ id, knowledge_id: knowledge.id, ...fields, status: 'processing', status_message: null });
+        await ctx.jobs.store.enqueue(job, tx);
+        return { record, queued: true };
       }
-    })().catch((e: unknown) => ctx.log.error(`knowledge "${knowledge.id}": could not record the outcome of content ${id}`, e));
-    ctx.tasks.track(task);
+      if (mode === 'insert') {
+        throw new RuntimeError('CONFLICT', `Content ${id} already exists (status ${existing.status}); send write_mode upsert or skip to keep it`);
+      }
+      const refresh = mode === 'upsert' && existing.status !== 'processing' && ('url' in source || existing.status === 'failed');
+      if (!refresh) return { record: existing, queued: false };
+      const record = await records.update(knowledge.id, id, { status: 'processing', status_message: null, description: fields.description ?? undefined, metadata: fields.metadata ?? undefined });
+      await ctx.jobs.store.deleteByRef(job.ref, tx);
+      await ctx.jobs.store.enqueue(job, tx);
+      return { record: record!, queued: true };
+    }).catch(async (error: unknown) => {
+      // Two identical uploads at once: the other one created it.
+      if (!isUniqueViolation(error)) throw error;
+      const record = await store.get(knowledge.id, id);
+      if (!record) throw error;
+      return { record, queued: false };
+    });
+    if (outcome.queued) ctx.jobs.wake();
+    return outcome;
+  };
+
+  /**
+   * Chunks first: a failure then leaves the record, so the delete can be retried. A job still
+   * running finds its record gone when it ends and removes what it stored.
+   */
+  const removeContent = async (knowledge: ContentKnowledge, id: string): Promise<void> => {
+    await knowledge.remove(id);
+    await ctx.db.transaction(async (tx) => {
+      await ctx.jobs.store.deleteByRef(ingestRef(knowledge.id, id), tx);
+      await new ContentStore(tx).delete(knowledge.id, id);
+    });
   };
 
   return [
@@ -278,10 +342,15 @@ export function knowledgeContentRoutes(ctx: ServerContext): RouteDefinition[] {
           },
         },
         responses: {
+          200: {
+            description: 'This content exists already and was left as it is (write_mode upsert or skip); its record',
+            content: { 'application/json': { schema: AcceptedSchema } },
+          },
           202: {
             description: 'Accepted; poll the status. A JSON array of URLs answers one record per URL.',
             content: { 'application/json': { schema: z.union([AcceptedSchema, z.array(AcceptedSchema)]) } },
           },
+          409: standardErrors[400],
           ...standardErrors,
         },
       },
@@ -292,6 +361,7 @@ export function knowledgeContentRoutes(ctx: ServerContext): RouteDefinition[] {
         const sources = [upload.file, upload.text_content, upload.url].filter((s) => s !== undefined && s !== '');
         if (sources.length !== 1) throw badRequest('Send exactly one of file, text_content and url');
         const metadata = parseMetadata(upload.metadata);
+        const mode: WriteMode = upload.write_mode ?? 'upsert';
         if (upload.url !== undefined && upload.url !== '') {
           const urls = parseUrls(upload.url);
           // The reader follows the fetched content type, so a chunker can only be checked up
@@ -305,27 +375,23 @@ export function knowledgeContentRoutes(ctx: ServerContext): RouteDefinition[] {
             ...(metadata ? { metadata } : {}),
           };
           knowledge.checkInsert(upload.reader_id !== undefined ? choices : (metadata ? { metadata } : {}));
-          const accepted = [];
+          const outcomes: Outcome[] = [];
           for (const url of urls) {
-            const id = randomUUID();
-            const record = await store.create({
-              id,
-              knowledge_id: knowledge.id,
-              name: upload.name ?? url,
-              description: upload.description ?? null,
-              metadata: metadata ?? null,
-              file_type: null,
-              size: null,
-              reader_id: upload.reader_id ?? null,
-              chunker: upload.chunker ?? null,
-              status: 'processing',
-              status_message: null,
-            });
-            ingest(knowledge, id, { ...choices, url, contentId: id });
-            accepted.push({ id, name: record.name, description: record.description, metadata: record.metadata, status: 'processing' as const });
+            outcomes.push(
+              await submit(knowledge, mode, choices, { url }, {
+                name: upload.name ?? url,
+                description: upload.description ?? null,
+                metadata: metadata ?? null,
+                file_type: null,
+                size: null,
+                reader_id: upload.reader_id ?? null,
+                chunker: upload.chunker ?? null,
+              }),
+            );
           }
           // A single URL answers like any upload; an array answers one record per URL.
-          return c.json(upload.url.trim().startsWith('[') ? accepted : accepted[0]!, 202);
+          if (upload.url.trim().startsWith('[')) return c.json(outcomes.map((o) => accepted(o.record)), 202);
+          return c.json(accepted(outcomes[0]!.record), outcomes[0]!.queued ? 202 : 200);
         }
         const file = upload.file;
         if (file && file.size > knowledge.maxContentBytes) {
@@ -346,11 +412,8 @@ export function knowledgeContentRoutes(ctx: ServerContext): RouteDefinition[] {
 
         // Read into memory before the record exists (the request body is gone once the response
         // is sent), so a body that cannot be read leaves no record behind.
-        const data = file ? { buffer: new Uint8Array(await file.arrayBuffer()) } : { text: upload.text_content ?? '' };
-        const id = randomUUID();
-        const record = await store.create({
-          id,
-          knowledge_id: knowledge.id,
+        const source: Source = file ? { file: new Uint8Array(await file.arrayBuffer()) } : { text: upload.text_content ?? '' };
+        const outcome = await submit(knowledge, mode, choices, source, {
           name: upload.name ?? file?.name ?? null,
           description: upload.description ?? null,
           metadata: metadata ?? null,
@@ -358,11 +421,8 @@ export function knowledgeContentRoutes(ctx: ServerContext): RouteDefinition[] {
           size: file ? file.size : Buffer.byteLength(upload.text_content ?? ''),
           reader_id: upload.reader_id ?? null,
           chunker: upload.chunker ?? null,
-          status: 'processing',
-          status_message: null,
         });
-        ingest(knowledge, id, { ...choices, ...data, contentId: id });
-        return c.json({ id, name: record.name, description: record.description, metadata: record.metadata, status: 'processing' as const }, 202);
+        return c.json(accepted(outcome.record), outcome.queued ? 202 : 200);
       },
     ),
     apiRoute(
@@ -478,9 +538,7 @@ export function knowledgeContentRoutes(ctx: ServerContext): RouteDefinition[] {
         const knowledge = await select(q.knowledge_id, q.db_id);
         const id = c.req.valid('param').content_id;
         await mustGet(knowledge, id);
-        // Chunks first: a failure then leaves the record, so the delete can be retried.
-        await knowledge.remove(id);
-        await store.delete(knowledge.id, id);
+        await removeContent(knowledge, id);
         return c.body(null, 204);
       },
     ),
@@ -497,10 +555,7 @@ export function knowledgeContentRoutes(ctx: ServerContext): RouteDefinition[] {
       async (c) => {
         const q = c.req.valid('query');
         const knowledge = await select(q.knowledge_id, q.db_id);
-        for (const id of await store.ids(knowledge.id)) {
-          await knowledge.remove(id);
-          await store.delete(knowledge.id, id);
-        }
+        for (const id of await store.ids(knowledge.id)) await removeContent(knowledge, id);
         return c.body(null, 204);
       },
     ),

@@ -21,6 +21,10 @@ export interface ContentRecord {
   chunker: string | null;
   status: ContentStatus;
   status_message: string | null;
+  /** SHA-256 (hex) of the bytes the stored chunks were built from; null until completed. */
+  content_hash: string | null;
+  /** How many chunks the completed content has. */
+  chunks: number | null;
   /** Epoch milliseconds. */
   created_at: number;
   updated_at: number;
@@ -48,11 +52,14 @@ interface Row {
   chunker: string | null;
   status: string;
   status_message: string | null;
+  content_hash: string | null;
+  chunks: number | string | null;
   created_at: number | string;
   updated_at: number | string;
 }
 
-const COLUMNS = 'id, knowledge_id, name, description, metadata, file_type, size, reader_id, chunker, status, status_message, created_at, updated_at';
+const COLUMNS =
+  'id, knowledge_id, name, description, metadata, file_type, size, reader_id, chunker, status, status_message, content_hash, chunks, created_at, updated_at';
 
 // Whitelisted, because the column name is interpolated into the SQL text.
 const SORT_COLUMNS: Record<ContentSortBy, string> = { created_at: 'created_at', updated_at: 'updated_at', name: 'name' };
@@ -71,6 +78,8 @@ function toRecord(row: Row): ContentRecord {
     chunker: row.chunker,
     status: row.status as ContentStatus,
     status_message: row.status_message,
+    content_hash: row.content_hash,
+    chunks: row.chunks === null ? null : Number(row.chunks),
     created_at: Number(row.created_at),
     updated_at: Number(row.updated_at),
   };
@@ -79,10 +88,10 @@ function toRecord(row: Row): ContentRecord {
 export class ContentStore {
   constructor(private readonly sql: SqlClient) {}
 
-  async create(record: Omit<ContentRecord, 'created_at' | 'updated_at'>): Promise<ContentRecord> {
+  async create(record: Omit<ContentRecord, 'created_at' | 'updated_at' | 'content_hash' | 'chunks'>): Promise<ContentRecord> {
     const now = Date.now();
-    const full: ContentRecord = { ...record, created_at: now, updated_at: now };
-    await this.sql.execute(`INSERT INTO svc_knowledge_contents (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`, [
+    const full: ContentRecord = { ...record, content_hash: null, chunks: null, created_at: now, updated_at: now };
+    await this.sql.execute(`INSERT INTO svc_knowledge_contents (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`, [
       full.id,
       full.knowledge_id,
       full.name,
@@ -94,6 +103,8 @@ export class ContentStore {
       full.chunker,
       full.status,
       full.status_message,
+      full.content_hash,
+      full.chunks,
       full.created_at,
       full.updated_at,
     ]);
@@ -125,7 +136,9 @@ export class ContentStore {
   async update(
     knowledgeId: string,
     id: string,
-    fields: Partial<Pick<ContentRecord, 'name' | 'description' | 'metadata' | 'file_type' | 'size' | 'status' | 'status_message'>>,
+    fields: Partial<
+      Pick<ContentRecord, 'name' | 'description' | 'metadata' | 'file_type' | 'size' | 'status' | 'status_message' | 'content_hash' | 'chunks'>
+    >,
   ): Promise<ContentRecord | undefined> {
     const sets: string[] = [];
     const params: SqlValue[] = [];
@@ -145,13 +158,15 @@ export class ContentStore {
   }
 
   /**
-   * Marks records still `processing` from before `before` (epoch ms) as failed: their
-   * ingestion ran in a process that is gone, and nothing else would ever finish them.
+   * Marks records `processing` that no queued or running job will finish as failed (records
+   * from before ingestion became durable jobs, or a job whose failure could not be recorded).
    */
-  async failStale(knowledgeId: string, before: number, message: string): Promise<number> {
+  async failOrphans(knowledgeId: string, message: string): Promise<number> {
     return this.sql.execute(
-      "UPDATE svc_knowledge_contents SET status = 'failed', status_message = $1, updated_at = $2 WHERE knowledge_id = $3 AND status = 'processing' AND created_at < $4",
-      [message, Date.now(), knowledgeId, before],
+      `UPDATE svc_knowledge_contents SET status = 'failed', status_message = $1, updated_at = $2
+       WHERE knowledge_id = $3 AND status = 'processing' AND NOT EXISTS (
+         SELECT 1 FROM svc_jobs j WHERE j.ref = svc_knowledge_contents.knowledge_id || '/' || svc_knowledge_contents.id AND j.status IN ('queued', 'running'))`,
+      [message, Date.now(), knowledgeId],
     );
   }
 }

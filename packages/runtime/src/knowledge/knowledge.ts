@@ -91,6 +91,11 @@ export interface InsertOptions {
    * HTTP upload names its record before the content is read, and the chunks must carry it.
    */
   contentId?: string;
+  /**
+   * The SHA-256 (hex) of the bytes this content was last built from: when the bytes read now
+   * have the same digest, nothing is stored again and the result says `unchanged`.
+   */
+  unlessHash?: string;
   signal?: AbortSignal;
 }
 
@@ -105,6 +110,10 @@ export interface InsertResult {
   chunks: number;
   /** Bytes fetched, for URL content. */
   size?: number;
+  /** SHA-256 (hex) of the source bytes (UTF-8 for text). */
+  hash: string;
+  /** True when the bytes matched `unlessHash`, so the stored chunks were kept as they were. */
+  unchanged?: boolean;
 }
 
 export interface KnowledgeSearchOptions {
@@ -193,12 +202,15 @@ export class Knowledge implements SearchableKnowledge, ConfigurableKnowledge {
     if (size > this.maxContentBytes) throw tooLarge(name, this.maxContentBytes);
     const reader = typeof options.reader === 'object' ? options.reader : options.reader !== undefined ? this.readers.get(options.reader) : this.readers.forFile(name, options.mimeType);
     const chunker = this.chunkerFor(reader, options);
+    const hash = sha256(data);
+    if (options.unlessHash === hash) return { content_id: options.contentId ?? '', name, reader: reader.id, chunker: chunker.type, chunks: 0, hash, unchanged: true };
 
     const documents = await reader.read({ data, name });
     // A path or an explicit name identifies the content, so re-inserting an edited file
     // replaces its chunks; an unnamed text is identified by its bytes.
     const identity = options.path !== undefined ? `path:${options.path}` : options.name !== undefined ? `name:${name}` : `data:${sha256(data)}`;
-    return this.storeDocuments(documents, { name, reader, chunker, metadata, contentId: options.contentId ?? contentIdFor(identity, metadata), signal: options.signal });
+    const stored = await this.storeDocuments(documents, { name, reader, chunker, metadata, contentId: options.contentId ?? contentIdFor(identity, metadata), signal: options.signal });
+    return { ...stored, hash };
   }
 
   /**
@@ -224,6 +236,10 @@ export class Knowledge implements SearchableKnowledge, ConfigurableKnowledge {
           ? this.readers.get(options.reader)
           : (this.readers.forMimeType(fetched.mimeType) ?? this.readers.forFile(path.split('/').pop() || 'text'));
     const chunker = this.chunkerFor(reader, options);
+    const hash = sha256(fetched.body);
+    if (options.unlessHash === hash) {
+      return { content_id: options.contentId ?? '', name: options.name ?? url, reader: reader.id, chunker: chunker.type, chunks: 0, size: fetched.body.byteLength, hash, unchanged: true };
+    }
     // The reader sees the URL path's last segment, so stems and extensions stay meaningful.
     const documents = await reader.read({ data: fetched.body, name: options.name ?? (path.split('/').pop() || fetched.url) });
     const titled = documents.map((doc) => doc.meta_data.title).find((t): t is string => typeof t === 'string' && t.length > 0);
@@ -236,14 +252,14 @@ export class Knowledge implements SearchableKnowledge, ConfigurableKnowledge {
       meta_data: { ...doc.meta_data, url },
     }));
     const result = await this.storeDocuments(named, { name, reader, chunker, metadata, contentId: options.contentId ?? contentIdFor(`url:${url}`, metadata), signal: options.signal });
-    return { ...result, size: fetched.body.byteLength };
+    return { ...result, size: fetched.body.byteLength, hash };
   }
 
   /** Chunks, embeds and stores read documents under one content id. */
   private async storeDocuments(
     documents: Document[],
     c: { name: string; reader: Reader; chunker: Chunker; metadata: Metadata; contentId: string; signal: AbortSignal | undefined },
-  ): Promise<InsertResult> {
+  ): Promise<Omit<InsertResult, 'hash'>> {
     const { name, reader, chunker, metadata, contentId } = c;
     const chunks = documents.flatMap((doc) => chunker.chunk({ ...doc, meta_data: { ...doc.meta_data, ...metadata } }));
     if (chunks.length === 0) throw unprocessable(`"${name}" has no content to index`);
@@ -262,6 +278,26 @@ export class Knowledge implements SearchableKnowledge, ConfigurableKnowledge {
     checkMetadata(choices.metadata);
     const reader = typeof choices.reader === 'object' ? choices.reader : choices.reader !== undefined ? this.readers.get(choices.reader) : this.readers.forFile(choices.name ?? 'text', choices.mimeType);
     this.chunkerFor(reader, choices);
+  }
+
+  /**
+   * The id of content before it is read: a digest of this knowledge base, the reader and chunker
+   * settings that will build it, and the source (its bytes or text, or a URL, whose bytes are
+   * compared when it is refreshed). Metadata is not part of it, so the same bytes uploaded twice
+   * are one content. UUID-formatted, like agno's ids.
+   */
+  contentIdentity(choices: InsertChoices, source: { bytes: Uint8Array } | { text: string } | { url: string }): string {
+    this.checkInsert(choices);
+    let readerId = 'auto';
+    let chunker = choices.chunker === undefined ? 'auto' : typeof choices.chunker === 'object' ? choices.chunker.type : choices.chunker;
+    // A URL's reader follows the content type it is served with, which is not known yet.
+    if (!('url' in source) || choices.reader !== undefined) {
+      const reader = typeof choices.reader === 'object' ? choices.reader : choices.reader !== undefined ? this.readers.get(choices.reader) : this.readers.forFile(choices.name ?? 'text', choices.mimeType);
+      readerId = reader.id;
+      if (chunker === 'auto') chunker = reader.chunkers[0] ?? 'none';
+    }
+    const what = 'url' in source ? `url:${source.url}` : 'text' in source ? `bytes:${sha256(source.text)}` : `bytes:${sha256(source.bytes)}`;
+    return uuidFromHash(sha256([this.id, readerId, chunker, choices.chunkSize ?? '', choices.chunkOverlap ?? '', what].join('\n')));
   }
 
   private chunkerFor(reader: Reader, options: InsertChoices): Chunker {
@@ -381,7 +417,10 @@ function sha256(data: string | Uint8Array): string {
 /** A stable id per (identity, metadata), formatted as a UUID (version 5, variant 10) like agno's. */
 function contentIdFor(identity: string, metadata: Metadata): string {
   const meta = JSON.stringify(Object.fromEntries(Object.entries(metadata).toSorted(([a], [b]) => a.localeCompare(b))));
-  const hex = sha256(`${identity}:${meta}`);
+  return uuidFromHash(sha256(`${identity}:${meta}`));
+}
+
+function uuidFromHash(hex: string): string {
   const variant = ((parseInt(hex[16]!, 16) & 0x3) | 0x8).toString(16);
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }

@@ -9,6 +9,7 @@ import type { Authenticator, Visible } from '../auth/authenticator.js';
 import type { Principal } from '../auth/principal.js';
 import type { ServiceAccountStore } from '../auth/service-accounts/service-account-store.js';
 import type { HostedComponent, KnowledgeComponent } from '../components/component.js';
+import type { JobWorker } from '../jobs/job-worker.js';
 import type { Runner } from '../run/runner.js';
 import type { SessionStore } from '../sessions/session-store.js';
 import type { Db } from '../storage/db.js';
@@ -37,8 +38,10 @@ export interface ServerContext {
   readonly log: Logger;
   readonly sessions: SessionStore;
   readonly runner: Runner;
-  /** Work requests start without waiting for it (uploads); shutdown drains it. */
+  /** Work requests start without waiting for it; shutdown drains it. */
   readonly tasks: BackgroundTasks;
+  /** Durable background jobs (content ingestion); features register their handlers here. */
+  readonly jobs: JobWorker;
   /** Host names besides loopback that an open runtime's MCP endpoint accepts. */
   readonly mcpAllowedHosts: readonly string[];
   readonly auth: Authenticator;

@@ -175,7 +175,55 @@ export const MIGRATIONS: readonly Migration[] = [
     CREATE INDEX IF NOT EXISTS svc_runs_mcp_request ON svc_runs (mcp_request) WHERE mcp_request IS NOT NULL`,
   },
   {
-    // Versions 12-29 are left to other capabilities in flight; knowledge owns 30 and up.
+    version: 12,
+    name: 'jobs',
+    // Durable background work (content ingestion first). Any runtime on the database claims a
+    // ready job with a lease and renews it while it works; a job whose lease ran out (its
+    // process died) is claimed again. data holds the job's input bytes (an upload), so a job
+    // survives the process that accepted it. ref names what the job works on (a content id).
+    sqlite: `CREATE TABLE IF NOT EXISTS svc_jobs (
+      id TEXT PRIMARY KEY,
+      kind TEXT NOT NULL,
+      ref TEXT,
+      payload TEXT NOT NULL,
+      data BLOB,
+      status TEXT NOT NULL,
+      attempts INTEGER NOT NULL DEFAULT 0,
+      max_attempts INTEGER NOT NULL,
+      run_after_ms INTEGER NOT NULL,
+      lease_owner TEXT,
+      lease_expires_ms INTEGER,
+      last_error TEXT,
+      created_ms INTEGER NOT NULL,
+      updated_ms INTEGER NOT NULL
+    )
+    --;;
+    CREATE INDEX IF NOT EXISTS svc_jobs_ready ON svc_jobs (kind, status, run_after_ms)
+    --;;
+    CREATE INDEX IF NOT EXISTS svc_jobs_ref ON svc_jobs (ref)`,
+    postgres: `CREATE TABLE IF NOT EXISTS svc_jobs (
+      id TEXT PRIMARY KEY,
+      kind TEXT NOT NULL,
+      ref TEXT,
+      payload TEXT NOT NULL,
+      data BYTEA,
+      status TEXT NOT NULL,
+      attempts INTEGER NOT NULL DEFAULT 0,
+      max_attempts INTEGER NOT NULL,
+      run_after_ms BIGINT NOT NULL,
+      lease_owner TEXT,
+      lease_expires_ms BIGINT,
+      last_error TEXT,
+      created_ms BIGINT NOT NULL,
+      updated_ms BIGINT NOT NULL
+    )
+    --;;
+    CREATE INDEX IF NOT EXISTS svc_jobs_ready ON svc_jobs (kind, status, run_after_ms)
+    --;;
+    CREATE INDEX IF NOT EXISTS svc_jobs_ref ON svc_jobs (ref)`,
+  },
+  {
+    // Versions 13-29 are left to other capabilities in flight; knowledge owns 30 and up.
     version: 30,
     name: 'knowledge_contents',
     // One row per piece of content uploaded through /knowledge/content. Its id is the
@@ -219,6 +267,18 @@ export const MIGRATIONS: readonly Migration[] = [
     CREATE INDEX IF NOT EXISTS svc_knowledge_contents_by_knowledge ON svc_knowledge_contents (knowledge_id, created_at)
     --;;
     CREATE INDEX IF NOT EXISTS svc_knowledge_contents_by_status ON svc_knowledge_contents (knowledge_id, status)`,
+  },
+  {
+    version: 31,
+    name: 'knowledge_content_identity',
+    // content_hash: SHA-256 of the bytes last ingested, so a refresh that reads the same bytes
+    // changes nothing; chunks: how many chunks the completed content has.
+    sqlite: `ALTER TABLE svc_knowledge_contents ADD COLUMN content_hash TEXT
+    --;;
+    ALTER TABLE svc_knowledge_contents ADD COLUMN chunks INTEGER`,
+    postgres: `ALTER TABLE svc_knowledge_contents ADD COLUMN IF NOT EXISTS content_hash TEXT
+    --;;
+    ALTER TABLE svc_knowledge_contents ADD COLUMN IF NOT EXISTS chunks INTEGER`,
   },
 ];
 

@@ -10,7 +10,7 @@
  * word, FNV-1a into `dimensions` buckets with a hashed sign, L2-normalised), so texts that
  * share words are close and cosine similarity means something in search tests.
  *
- * With `apiKey` set, OpenAI requests without `Authorization: Bearer <apiKey>` get the real
+ * `delayMs` delays every answer. With `apiKey` set, OpenAI requests without `Authorization: Bearer <apiKey>` get the real
  * API's 401 body. `script(...)` queues one-shot faults; `requests` records what was sent.
  */
 import { createServer, type IncomingHttpHeaders } from 'node:http';
@@ -96,7 +96,7 @@ export function embeddingsReply(path: string, body: unknown, options: { dimensio
   return { status: 200, body: { model: request?.model, embeddings: options.dropFirst ? embeddings.slice(1) : embeddings } };
 }
 
-export async function startFakeEmbeddings(options: { apiKey?: string; dimensions?: number } = {}): Promise<FakeEmbeddings> {
+export async function startFakeEmbeddings(options: { apiKey?: string; dimensions?: number; delayMs?: number } = {}): Promise<FakeEmbeddings> {
   const requests: FakeEmbeddingsRequest[] = [];
   const faults: FakeEmbeddingsFault[] = [];
   const server = createServer((req, res) => {
@@ -127,8 +127,10 @@ export async function startFakeEmbeddings(options: { apiKey?: string; dimensions
         return send(401, { error: { message: 'Incorrect API key provided', type: 'invalid_request_error', code: 'invalid_api_key' } });
       }
       const reply = embeddingsReply(path, body, { dimensions: options.dimensions, dropFirst: fault?.kind === 'wrong-count' });
-      if (reply) return send(reply.status, reply.body);
-      send(404, { error: 'not found' });
+      if (!reply) return send(404, { error: 'not found' });
+      // A slow provider, so a test can act while a batch is in flight.
+      if (options.delayMs) setTimeout(() => send(reply.status, reply.body), options.delayMs);
+      else send(reply.status, reply.body);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -1,0 +1,76 @@
+/**
+ * @module knowledge/ingest-job
+ * Content ingestion as a durable job: the upload route records the content and a job in one
+ * transaction and answers 202; a job worker (in any runtime hosting the knowledge base) reads,
+ * chunks, embeds and stores it, then marks the record completed. A crash mid-job hands the job
+ * to the next worker once its lease runs out; chunks are replaced atomically per content, so a
+ * retry never duplicates them, and a job that fails for good removes what it stored.
+ */
+import { RuntimeError } from '../errors.js';
+import type { Job } from '../jobs/job-store.js';
+import type { JobHandler } from '../jobs/job-worker.js';
+import type { Logger } from '../server/logger.js';
+import type { ContentKnowledge } from './content-routes.js';
+import type { ContentStore } from './content-store.js';
+import type { InsertChoices, InsertOptions } from './knowledge.js';
+
+/** Jobs are per knowledge base, so only runtimes hosting that base claim them. */
+export function ingestKind(knowledgeId: string): string {
+  return `knowledge.ingest:${knowledgeId}`;
+}
+
+/** The job's ref: content ids are per knowledge base. */
+export function ingestRef(knowledgeId: string, contentId: string): string {
+  return `${knowledgeId}/${contentId}`;
+}
+
+export interface IngestPayload {
+  content_id: string;
+  /** Where the content comes from; file bytes and text travel in the job's data. */
+  source: 'file' | 'text' | 'url';
+  url?: string;
+  /** The choices the upload made (reader, chunker, sizes, metadata, the name to read as). */
+  choices: InsertChoices;
+  /** A URL record without a given name takes the page's title. */
+  titleFromPage?: boolean;
+}
+
+export function ingestHandler(knowledge: ContentKnowledge, store: ContentStore, log: Logger): JobHandler {
+  return {
+    async run(job: Job, signal: AbortSignal): Promise<void> {
+      const p = job.payload as unknown as IngestPayload;
+      const record = await store.get(knowledge.id, p.content_id);
+      // Deleted before its turn came: nothing to do.
+      if (!record) return;
+      const source: Pick<InsertOptions, 'text' | 'buffer' | 'url'> =
+        p.source === 'url' ? { url: p.url! } : p.source === 'text' ? { text: Buffer.from(job.data ?? new Uint8Array()).toString('utf8') } : { buffer: job.data ?? new Uint8Array() };
+      if (p.source !== 'url' && job.data === null) throw new RuntimeError('INTERNAL_SERVER_ERROR', 'The job lost its content');
+      const result = await knowledge.insert({
+        ...p.choices,
+        ...source,
+        contentId: p.content_id,
+        signal,
+        // A refresh (a URL read again) keeps the stored chunks when the bytes did not change.
+        ...(record.content_hash ? { unlessHash: record.content_hash } : {}),
+      });
+      const size = result.size ?? (source.buffer?.byteLength ?? (source.text !== undefined ? Buffer.byteLength(source.text) : null));
+      const updated = await store.update(knowledge.id, p.content_id, {
+        status: 'completed',
+        status_message: null,
+        file_type: result.reader,
+        size,
+        content_hash: result.hash,
+        ...(result.unchanged ? {} : { chunks: result.chunks }),
+        ...(p.titleFromPage && !result.unchanged ? { name: result.name } : {}),
+      });
+      // Deleted while it was being processed: its chunks must not outlive the record.
+      if (!updated) await knowledge.remove(p.content_id);
+    },
+    async failed(job: Job, message: string): Promise<void> {
+      const p = job.payload as unknown as IngestPayload;
+      // No chunks of a failed version may stay searchable.
+      await knowledge.remove(p.content_id).catch((e: unknown) => log.error(`knowledge "${knowledge.id}": could not remove the chunks of failed content ${p.content_id}`, e));
+      await store.update(knowledge.id, p.content_id, { status: 'failed', status_message: message, content_hash: null, chunks: null });
+    },
+  };
+}

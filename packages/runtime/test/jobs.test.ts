@@ -1,0 +1,132 @@
+/**
+ * The durable job contract, run on SQLite and PostgreSQL: claims with leases, takeover after a
+ * lease runs out, each job claimed once among competing workers, retries with backoff, giving
+ * up, and handing work back at shutdown.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RuntimeError } from '../src/errors.js';
+import { JobStore } from '../src/jobs/job-store.js';
+import { JobWorker } from '../src/jobs/job-worker.js';
+import { silentLogger } from '../src/server/logger.js';
+import type { Db } from '../src/storage/db.js';
+import { testDatabaseKinds, type TestDatabase } from './support/databases.js';
+import { eventually } from './support/eventually.js';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+for (const kind of testDatabaseKinds) {
+  describe.skipIf(!kind.available)(`durable jobs on ${kind.kind}`, () => {
+    let database: TestDatabase;
+    let db: Db;
+    let other: Db;
+    let store: JobStore;
+
+    beforeAll(async () => {
+      database = await kind.create();
+      db = database.open();
+      await db.migrate();
+      other = database.open();
+      store = new JobStore(db);
+    });
+    afterAll(async () => {
+      await other?.close();
+      await db?.close();
+      await database?.cleanup();
+    });
+
+    it('a claimed job is leased to one owner, with its payload and data, until the lease runs out', async () => {
+      const id = await store.enqueue({ kind: 'lease-test', ref: 'r1', payload: { n: 1 }, data: new Uint8Array([1, 2, 3]) });
+      const job = await store.claim('a', ['lease-test'], 200);
+      expect(job).toMatchObject({ id, ref: 'r1', payload: { n: 1 }, status: 'running', attempts: 1 });
+      expect([...job!.data!]).toEqual([1, 2, 3]);
+      expect(await store.claim('b', ['lease-test'], 200)).toBeUndefined();
+      await sleep(250);
+      // a died: its lease ran out, so b takes the job over, and a can no longer finish it.
+      const takeover = await store.claim('b', ['lease-test'], 10_000);
+      expect(takeover).toMatchObject({ id, attempts: 2 });
+      expect(await store.complete(id, 'a')).toBe(false);
+      expect(await store.complete(id, 'b')).toBe(true);
+      expect(await store.get(id)).toBeUndefined();
+    });
+
+    it('claims only the kinds asked for, and a retried job waits for its time', async () => {
+      const id = await store.enqueue({ kind: 'retry-test', payload: {} });
+      expect(await store.claim('a', ['other-kind'], 1000)).toBeUndefined();
+      await store.claim('a', ['retry-test'], 1000);
+      expect(await store.retry(id, 'a', 'try later', Date.now() + 300)).toBe(true);
+      expect(await store.claim('a', ['retry-test'], 1000)).toBeUndefined();
+      await sleep(350);
+      expect(await store.claim('a', ['retry-test'], 1000)).toMatchObject({ id, attempts: 2, lastError: 'try later' });
+      await store.complete(id, 'a');
+    });
+
+    it('competing workers on separate connections claim each job exactly once', async () => {
+      const ids = new Set<string>();
+      for (let i = 0; i < 20; i++) ids.add(await store.enqueue({ kind: 'race', payload: { i } }));
+      const stores = [new JobStore(db), new JobStore(other)];
+      const claimed: string[] = [];
+      await Promise.all(
+        stores.flatMap((s, w) =>
+          [0, 1, 2].map(async (slot) => {
+            for (;;) {
+              const job = await s.claim(`w${w}-${slot}`, ['race'], 60_000);
+              if (!job) return;
+              claimed.push(job.id);
+            }
+          }),
+        ),
+      );
+      expect(claimed.toSorted()).toEqual([...ids].toSorted());
+    });
+
+    it('a worker runs jobs, retries failures with backoff, and gives up on bad input at once', async () => {
+      const worker = new JobWorker({ store, log: silentLogger, pollMs: 20, retryBaseMs: 50 });
+      const calls: string[] = [];
+      const failures: string[] = [];
+      worker.register('work', {
+        run: async (job) => {
+          calls.push(`${String(job.payload.name)}#${job.attempts}`);
+          if (job.payload.name === 'flaky' && job.attempts < 3) throw new Error('connection reset');
+          if (job.payload.name === 'bad') throw new RuntimeError('VALIDATION_ERROR', 'not a PDF');
+          if (job.payload.name === 'doomed') throw new Error('always down');
+        },
+        failed: async (job, message) => {
+          failures.push(`${String(job.payload.name)}: ${message}`);
+        },
+      });
+      worker.start();
+      const ok = await store.enqueue({ kind: 'work', payload: { name: 'ok' } });
+      const flaky = await store.enqueue({ kind: 'work', payload: { name: 'flaky' } });
+      const bad = await store.enqueue({ kind: 'work', payload: { name: 'bad' } });
+      const doomed = await store.enqueue({ kind: 'work', payload: { name: 'doomed' }, maxAttempts: 2 });
+      await eventually(async () => ((await store.get(ok)) === undefined && (await store.get(flaky)) === undefined ? true : undefined), 5000, 'ok and flaky to finish');
+      await eventually(async () => ((await store.get(doomed))?.status === 'failed' ? true : undefined), 5000, 'doomed to fail');
+      expect(calls).toEqual(expect.arrayContaining(['ok#1', 'flaky#1', 'flaky#2', 'flaky#3', 'bad#1', 'doomed#1', 'doomed#2']));
+      expect(calls.filter((c) => c.startsWith('bad'))).toEqual(['bad#1']);
+      expect(await store.get(bad)).toMatchObject({ status: 'failed', lastError: 'not a PDF', data: null });
+      // Only the typed error's message is kept; an unexpected one is logged, not stored.
+      expect(failures.toSorted()).toEqual(['bad: not a PDF', 'doomed: The job failed because of an internal error (see the runtime log)']);
+      await worker.stop();
+    });
+
+    it('stopping a worker hands its running job back, without counting the attempt', async () => {
+      const worker = new JobWorker({ store, log: silentLogger, pollMs: 20 });
+      let started = false;
+      worker.register('slow', {
+        run: (_job, signal) =>
+          new Promise((_resolve, reject) => {
+            started = true;
+            signal.addEventListener('abort', () => reject(signal.reason as Error), { once: true });
+          }),
+      });
+      worker.start();
+      const id = await store.enqueue({ kind: 'slow', payload: {} });
+      await eventually(() => (started ? true : undefined), 5000, 'the job to start');
+      await worker.stop(2000);
+      expect(await store.get(id)).toMatchObject({ status: 'queued', attempts: 0 });
+      const next = await store.claim('someone-else', ['slow'], 1000);
+      expect(next).toMatchObject({ id, attempts: 1 });
+      await store.complete(id, 'someone-else');
+    });
+  });
+}

@@ -1,0 +1,133 @@
+/**
+ * Ingestion as durable jobs, on SQLite and PostgreSQL: content identity and write modes, and a
+ * runtime killed with SIGKILL in the middle of embedding whose job another runtime (or the
+ * restarted one) finishes, with nothing lost and nothing stored twice.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort, startChildRuntime } from './support/child-runtime.js';
+import { testKnowledge } from './support/components.js';
+import { testDatabaseKinds, type TestDatabase } from './support/databases.js';
+import { eventually } from './support/eventually.js';
+import { startFakeEmbeddings, type FakeEmbeddings } from './support/fake-embeddings.js';
+import { call } from './support/http.js';
+import { settled } from './support/knowledge-content.js';
+import { startRuntimeOn, type StartedRuntime } from './support/runtime.js';
+
+type Json = Record<string, any>;
+
+/** 2,500 numbered sentences: about 500 chunks of 200 characters, 5 embedding batches. */
+const LONG_TEXT = Array.from({ length: 2500 }, (_, i) => `Sentence ${i} about durable ingestion.`).join(' ');
+
+const searchAll = async (url: string, query: string): Promise<Json[]> =>
+  (await call(url, 'POST', '/knowledge/search', { body: { query, search_type: 'keyword', max_results: 1000, meta: { limit: 1000 } } })).body.data;
+
+for (const kind of testDatabaseKinds) {
+  describe.skipIf(!kind.available)(`durable ingestion on ${kind.kind}`, () => {
+    let embeddings: FakeEmbeddings;
+    let database: TestDatabase;
+    let dir: string;
+    let knowledgePath: string | undefined;
+    const stops: (() => Promise<void>)[] = [];
+
+    const runtime = async (internals: { runLeaseMs?: number } = {}): Promise<StartedRuntime> => {
+      const rt = await startRuntimeOn(database, { knowledge: [testKnowledge(embeddings.url, knowledgePath, database.url)] }, internals);
+      stops.push(() => rt.stop());
+      return rt;
+    };
+
+    beforeAll(async () => {
+      embeddings = await startFakeEmbeddings({ delayMs: 250 });
+      database = await kind.create();
+      dir = mkdtempSync(join(tmpdir(), 'svc-kjobs-'));
+      knowledgePath = kind.kind === 'sqlite' ? join(dir, 'knowledge.db') : undefined;
+    });
+    afterAll(async () => {
+      for (const stop of stops.toReversed()) await stop();
+      await database?.cleanup();
+      await embeddings?.close();
+      rmSync(dir, { recursive: true, force: true });
+    });
+
+    it('the same bytes are one content: upsert and skip leave it, insert is 409, metadata is not part of its id', async () => {
+      const rt = await runtime();
+      const first = await call(rt.url, 'POST', '/knowledge/content', { body: { name: 'note.txt', text_content: 'The quokka smiles at visitors.' } });
+      expect(first.status).toBe(202);
+      expect(await settled(rt.url, first.body.id)).toMatchObject({ status: 'completed' });
+      const batches = embeddings.requests.length;
+
+      const again = await call(rt.url, 'POST', '/knowledge/content', {
+        body: { name: 'note.txt', text_content: 'The quokka smiles at visitors.', metadata: { team: 'zoo' } },
+      });
+      expect(again.status).toBe(200);
+      expect(again.body).toMatchObject({ id: first.body.id, status: 'completed' });
+      const skipped = await call(rt.url, 'POST', '/knowledge/content', { body: { name: 'note.txt', text_content: 'The quokka smiles at visitors.', write_mode: 'skip' } });
+      expect(skipped).toMatchObject({ status: 200, body: { id: first.body.id } });
+      const refused = await call(rt.url, 'POST', '/knowledge/content', { body: { name: 'note.txt', text_content: 'The quokka smiles at visitors.', write_mode: 'insert' } });
+      expect(refused.status).toBe(409);
+      expect(refused.body).toMatchObject({ error_code: 'CONFLICT', detail: expect.stringContaining(first.body.id) });
+      // Nothing was read or embedded again.
+      expect(embeddings.requests.length).toBe(batches);
+      expect(await searchAll(rt.url, 'quokka')).toHaveLength(1);
+
+      // Other settings build other chunks: a different content.
+      const resized = await call(rt.url, 'POST', '/knowledge/content', { body: { name: 'note.txt', text_content: 'The quokka smiles at visitors.', chunk_size: 10 } });
+      expect(resized.status).toBe(202);
+      expect(resized.body.id).not.toBe(first.body.id);
+      await settled(rt.url, resized.body.id);
+      const list = await call(rt.url, 'GET', '/knowledge/content');
+      expect(list.body.data.filter((r: Json) => r.name === 'note.txt')).toHaveLength(2);
+    });
+
+    it('failed content is retried by an upsert of the same bytes, and leaves no chunks behind', async () => {
+      const rt = await runtime();
+      const bad = await call(rt.url, 'POST', '/knowledge/content', { body: { name: 'broken.json', text_content: '{"not": json', reader_id: 'json' } });
+      expect(await settled(rt.url, bad.body.id)).toMatchObject({ status: 'failed', status_message: expect.stringMatching(/JSON/i) });
+      const retried = await call(rt.url, 'POST', '/knowledge/content', { body: { name: 'broken.json', text_content: '{"not": json', reader_id: 'json' } });
+      expect(retried).toMatchObject({ status: 202, body: { id: bad.body.id, status: 'processing' } });
+      expect(await settled(rt.url, bad.body.id)).toMatchObject({ status: 'failed' });
+      expect(await searchAll(rt.url, 'not')).toEqual([]);
+    });
+
+    it('kill -9 in the middle of embedding: another runtime takes the job over and finishes it, nothing lost or stored twice', async () => {
+      const child = await startChildRuntime({
+        DATABASE_URL: database.url,
+        EMBEDDINGS_URL: embeddings.url,
+        ...(knowledgePath ? { KNOWLEDGE_PATH: knowledgePath } : {}),
+        FAKE_LLM_URL: 'http://127.0.0.1:9',
+        RUN_LEASE_SECONDS: '2',
+        PORT: String(await freePort()),
+      });
+      stops.push(child.kill);
+      const before = embeddings.requests.length;
+      const accepted = await call(child.url, 'POST', '/knowledge/content', { body: { name: 'long.txt', text_content: LONG_TEXT, chunk_size: 200 } });
+      expect(accepted.status).toBe(202);
+      // Killed while the second of five batches is being embedded.
+      await eventually(() => (embeddings.requests.length >= before + 2 ? true : undefined), 10_000, 'embedding to be under way');
+      await child.kill();
+
+      const survivor = await runtime({ runLeaseMs: 1000 });
+      const status = await eventually(async () => {
+        const s = (await call(survivor.url, 'GET', `/knowledge/content/${accepted.body.id}/status`)).body as Json;
+        return s.status === 'processing' ? undefined : s;
+      }, 30_000, 'the survivor to finish the job');
+      expect(status).toEqual({ id: accepted.body.id, status: 'completed', status_message: null });
+      const record = (await call(survivor.url, 'GET', `/knowledge/content/${accepted.body.id}`)).body as Json;
+      const hits = await searchAll(survivor.url, 'durable');
+      expect(hits.length).toBeGreaterThan(400);
+      // Every chunk once: no leftovers of the killed attempt, no duplicates.
+      expect(new Set(hits.map((h) => h.id)).size).toBe(hits.length);
+      expect(hits.every((h) => h.content_id === accepted.body.id)).toBe(true);
+      expect(record).toMatchObject({ status: 'completed', name: 'long.txt' });
+      const jobs = await database.open();
+      try {
+        // The finished job is gone; only the failed one of the test above is kept, with its error.
+        expect(await jobs.query("SELECT status FROM svc_jobs WHERE status <> 'failed'")).toEqual([]);
+      } finally {
+        await jobs.close();
+      }
+    });
+  });
+}
