@@ -10,6 +10,7 @@ import type { AppEnv, ServerContext } from './context.js';
 import { errorResponse, handleError, toFieldErrors, validationError } from './errors.js';
 import { normalizedPath } from './normalize-path.js';
 import { authGuard } from './auth-guard.js';
+import { realmFor } from '../auth/challenge.js';
 import { routeEntry, type RouteDefinition, type RouteEntry } from './route.js';
 import { componentRoutes } from './routes/components.js';
 import { configRoutes } from './routes/config.js';
@@ -98,7 +99,7 @@ export function buildApp(ctx: ServerContext, parts: AppParts = {}): BuiltApp {
   }
 
   app.notFound(() => errorResponse('NOT_FOUND', 'Not Found'));
-  app.onError(handleError(ctx.log));
+  app.onError(handleError(ctx.log, realmFor(ctx.name)));
   return { app, routes };
 }
 
