@@ -94,7 +94,7 @@ export function registerTools(server: McpServer, ctx: ServerContext, caller: Mcp
     server.registerTool(
       `run_${type}`,
       {
-        description: `Run a ${type} with a message and return its answer. Pass session_id to continue a conversation.`,
+        description: `Run ${type === 'agent' ? 'an' : 'a'} ${type} with a message and return its answer. Pass session_id to continue a conversation.`,
         inputSchema: {
           [idKey]: z.string().min(1).describe(`Id of the ${type} (see get_agentos_config)`),
           message: z.string().min(1).describe('The message or task'),

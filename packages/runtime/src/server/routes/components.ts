@@ -22,13 +22,15 @@ interface Kind {
   plural: 'agents' | 'teams' | 'workflows';
   param: 'agent_id' | 'team_id' | 'workflow_id';
   label: string;
+  /** The type with its indefinite article: "an agent", "a team". */
+  aType: string;
   tag: string;
 }
 
 const KINDS: Kind[] = [
-  { type: 'agent', plural: 'agents', param: 'agent_id', label: 'Agent', tag: 'Agents' },
-  { type: 'team', plural: 'teams', param: 'team_id', label: 'Team', tag: 'Teams' },
-  { type: 'workflow', plural: 'workflows', param: 'workflow_id', label: 'Workflow', tag: 'Workflows' },
+  { type: 'agent', plural: 'agents', param: 'agent_id', label: 'Agent', aType: 'an agent', tag: 'Agents' },
+  { type: 'team', plural: 'teams', param: 'team_id', label: 'Team', aType: 'a team', tag: 'Teams' },
+  { type: 'workflow', plural: 'workflows', param: 'workflow_id', label: 'Workflow', aType: 'a workflow', tag: 'Workflows' },
 ];
 
 const ComponentSchema = z
@@ -118,7 +120,7 @@ function routesFor(ctx: ServerContext, kind: Kind): RouteDefinition[] {
         method: 'post',
         path: `${item}/runs`,
         tags: [kind.tag],
-        summary: `Run a ${kind.type}`,
+        summary: `Run ${kind.aType}`,
         description:
           'With `stream` true (the default) the answer is a stream of server-sent events, `event: <Name>` then a JSON `data:` line ' +
           '(RunStarted, RunContent, ToolCallStarted, ToolCallCompleted, RunCompleted, RunError, RunCancelled; Team* variants for teams; ' +
@@ -195,7 +197,7 @@ function routesFor(ctx: ServerContext, kind: Kind): RouteDefinition[] {
         method: 'post',
         path: `${item}/runs/{run_id}/cancel`,
         tags: [kind.tag],
-        summary: `Cancel a running ${kind.type} run`,
+        summary: `Cancel ${kind.aType} run`,
         request: { params: runParams },
         responses: {
           200: {
@@ -224,7 +226,7 @@ function routesFor(ctx: ServerContext, kind: Kind): RouteDefinition[] {
         method: 'get',
         path: `${item}/runs`,
         tags: [kind.tag],
-        summary: `List runs of a ${kind.type}`,
+        summary: `List the runs of ${kind.aType}`,
         request: {
           params: idParam,
           query: z.object({
@@ -252,7 +254,7 @@ function routesFor(ctx: ServerContext, kind: Kind): RouteDefinition[] {
         method: 'get',
         path: `${item}/runs/{run_id}`,
         tags: [kind.tag],
-        summary: `Get one run of a ${kind.type}`,
+        summary: `Get one run of ${kind.aType}`,
         request: { params: runParams },
         responses: { 200: { description: 'The run, with its messages', content: { 'application/json': { schema: RunSchema } } }, ...standardErrors },
       },
