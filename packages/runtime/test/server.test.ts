@@ -166,6 +166,8 @@ for (const kind of testDatabaseKinds) {
         const res = await get(path);
         expect(res.status).toBe(200);
         expect(res.headers.get('content-type')).toMatch(/text\/html/);
+        // The browser itself refuses anything not served by the runtime (see docs-browser.test.ts).
+        expect(res.headers.get('content-security-policy')).toMatch(/^default-src 'self'; script-src 'self';/);
         const html = await res.text();
         expect(html).not.toMatch(/https?:\/\//);
         for (const [, src] of html.matchAll(/(?:src|href)="([^"]+)"/g)) {
@@ -174,6 +176,8 @@ for (const kind of testDatabaseKinds) {
           expect((await asset.arrayBuffer()).byteLength, src).toBeGreaterThan(0);
         }
       }
+      expect(await (await get('/redoc/redoc.standalone.js')).text()).not.toContain('cdn.redoc.ly');
+      expect(await (await get('/docs/assets/init.js')).text()).toContain('validatorUrl: null');
       const redirect = await get('/docs/oauth2-redirect');
       expect(redirect.status).toBe(200);
       expect(await redirect.text()).toMatch(/oauth2-redirect\.js/);
