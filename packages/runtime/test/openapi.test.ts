@@ -2,7 +2,11 @@
  * The OpenAPI document as clients and generators read it, from a real server hosting every kind
  * of component.
  */
+import { z } from '@hono/zod-openapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Runtime } from '../src/runtime.js';
+import { silentLogger } from '../src/server/logger.js';
+import { apiRoute, PUBLIC } from '../src/server/route.js';
 import { sqliteTestDatabase } from './support/databases.js';
 import { call } from './support/http.js';
 import { startRuntime, type StartedRuntime } from './support/runtime.js';
@@ -44,9 +48,56 @@ describe('the OpenAPI document', () => {
     await rt?.stop();
   });
 
+  it('gives every operation a unique camelCase operationId', () => {
+    const ids = operations(doc).map(({ method, path, op }) => op.operationId ?? `(none on ${method.toUpperCase()} ${path})`);
+    expect(ids.length).toBeGreaterThanOrEqual(44);
+    expect(ids.filter((id) => !/^[a-z][A-Za-z0-9]*$/.test(id))).toEqual([]);
+    expect(ids.filter((id, i) => ids.indexOf(id) !== i)).toEqual([]);
+  });
+
+  it('keeps the operationIds clients were generated from', () => {
+    // Renaming one of these breaks every generated client: change them only on purpose.
+    const pinned: Record<string, string> = {
+      'GET /': 'getHome',
+      'GET /health': 'getHealth',
+      'GET /agents': 'listAgents',
+      'GET /agents/{agent_id}': 'getAgent',
+      'POST /agents/{agent_id}/runs': 'runAgent',
+      'GET /agents/{agent_id}/runs/{run_id}': 'getAgentRun',
+      'POST /teams/{team_id}/runs/{run_id}/cancel': 'cancelTeamRun',
+      'POST /workflows/{workflow_id}/runs/{run_id}/continue': 'continueWorkflowRun',
+      'GET /sessions': 'listSessions',
+      'DELETE /sessions': 'deleteSessions',
+      'POST /service-accounts': 'createServiceAccount',
+      'DELETE /service-accounts/{service_account_id}': 'revokeServiceAccount',
+      'POST /knowledge/content': 'uploadContent',
+      'POST /knowledge/search': 'searchKnowledge',
+    };
+    const ids = new Map(operations(doc).map(({ method, path, op }) => [`${method.toUpperCase()} ${path}`, op.operationId]));
+    expect(Object.fromEntries(Object.keys(pinned).map((key) => [key, ids.get(key)]))).toEqual(pinned);
+  });
+
   it('uses "an" before a vowel in every summary and description', () => {
     const texts = operations(doc).flatMap(({ op }) => [op.summary ?? '', op.description ?? '']);
     expect(texts.filter((text) => /\ba [aeio]/i.test(text))).toEqual([]);
     expect(operations(doc).find(({ method, path }) => method === 'post' && path === '/agents/{agent_id}/runs')?.op.summary).toBe('Run an agent');
+  });
+});
+
+describe('operationIds', () => {
+  it('refuses two routes with one operationId when the app is built', async () => {
+    const database = await sqliteTestDatabase.create();
+    const clash = apiRoute(
+      PUBLIC,
+      { method: 'get', path: '/test/health', operationId: 'getHealth', responses: { 200: { description: 'ok', content: { 'application/json': { schema: z.object({}) } } } } },
+      (c) => c.json({}, 200),
+    );
+    const runtime = new Runtime({ env: {}, db: database.open() }, { logger: silentLogger, parts: { routes: () => [clash] } });
+    try {
+      expect(() => runtime.app).toThrow('Two routes declare the operationId "getHealth"');
+    } finally {
+      await runtime.close();
+      await database.cleanup();
+    }
   });
 });

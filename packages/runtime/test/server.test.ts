@@ -21,6 +21,7 @@ const testRoutes = () => [
     {
       method: 'post',
       path: '/test/echo',
+      operationId: 'echoTest',
       request: { body: { content: { 'application/json': { schema: echoBody } }, required: true } },
       responses: { 200: { description: 'echo', content: { 'application/json': { schema: echoBody } } } },
     },

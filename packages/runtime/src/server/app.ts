@@ -6,6 +6,7 @@
  */
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { bodyLimit } from 'hono/body-limit';
+import { ConfigurationError } from '../errors.js';
 import type { AppEnv, ServerContext } from './context.js';
 import { errorResponse, handleError, toFieldErrors, validationError } from './errors.js';
 import { normalizedPath } from './normalize-path.js';
@@ -80,11 +81,15 @@ export function buildApp(ctx: ServerContext, parts: AppParts = {}): BuiltApp {
   ];
 
   const routes: RouteEntry[] = [];
+  const operationIds = new Set<string>();
   for (const route of definitions) {
     const entry = routeEntry(route);
     // Auth runs before request validation, so an unauthenticated caller learns nothing from a 422.
     const guard = authGuard(ctx, entry, { unauthenticated: mcpChallenge(ctx, entry) });
     if (route.kind === 'api') {
+      const { operationId } = route.config;
+      if (operationIds.has(operationId)) throw new ConfigurationError(`Two routes declare the operationId "${operationId}"`);
+      operationIds.add(operationId);
       const config = guard ? { ...route.config, security: [{ HTTPBearer: [] }], middleware: [guard] } : route.config;
       app.openapi(config, route.handler);
     } else if (route.method === 'ALL') {

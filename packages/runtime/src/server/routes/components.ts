@@ -92,6 +92,7 @@ function routesFor(ctx: ServerContext, kind: Kind): RouteDefinition[] {
       {
         method: 'get',
         path: base,
+        operationId: `list${kind.tag}`,
         tags: [kind.tag],
         summary: `List ${kind.plural}`,
         responses: { 200: { description: `The ${kind.plural} this runtime hosts`, content: { 'application/json': { schema: z.array(ComponentSchema) } } }, ...standardErrors },
@@ -107,6 +108,7 @@ function routesFor(ctx: ServerContext, kind: Kind): RouteDefinition[] {
       {
         method: 'get',
         path: item,
+        operationId: `get${kind.label}`,
         tags: [kind.tag],
         summary: `Describe one ${kind.type}`,
         request: { params: idParam },
@@ -119,6 +121,7 @@ function routesFor(ctx: ServerContext, kind: Kind): RouteDefinition[] {
       {
         method: 'post',
         path: `${item}/runs`,
+        operationId: `run${kind.label}`,
         tags: [kind.tag],
         summary: `Run ${kind.aType}`,
         description:
@@ -158,6 +161,7 @@ function routesFor(ctx: ServerContext, kind: Kind): RouteDefinition[] {
       {
         method: 'post',
         path: `${item}/runs/{run_id}/continue`,
+        operationId: `continue${kind.label}Run`,
         tags: [kind.tag],
         summary: `Continue a paused ${kind.type} run`,
         description:
@@ -196,6 +200,7 @@ function routesFor(ctx: ServerContext, kind: Kind): RouteDefinition[] {
       {
         method: 'post',
         path: `${item}/runs/{run_id}/cancel`,
+        operationId: `cancel${kind.label}Run`,
         tags: [kind.tag],
         summary: `Cancel ${kind.aType} run`,
         request: { params: runParams },
@@ -225,6 +230,7 @@ function routesFor(ctx: ServerContext, kind: Kind): RouteDefinition[] {
       {
         method: 'get',
         path: `${item}/runs`,
+        operationId: `list${kind.label}Runs`,
         tags: [kind.tag],
         summary: `List the runs of ${kind.aType}`,
         request: {
@@ -253,6 +259,7 @@ function routesFor(ctx: ServerContext, kind: Kind): RouteDefinition[] {
       {
         method: 'get',
         path: `${item}/runs/{run_id}`,
+        operationId: `get${kind.label}Run`,
         tags: [kind.tag],
         summary: `Get one run of ${kind.aType}`,
         request: { params: runParams },
