@@ -18,6 +18,9 @@ interface Operation {
   security?: Record<string, string[]>[];
 }
 interface Document {
+  openapi: string;
+  info: unknown;
+  servers?: { url: string }[];
   paths: Record<string, Record<string, Operation>>;
 }
 
@@ -77,6 +80,24 @@ describe('the OpenAPI document', () => {
     expect(Object.fromEntries(Object.keys(pinned).map((key) => [key, ids.get(key)]))).toEqual(pinned);
   });
 
+  it('marks public operations with security: [] and keeps the bearer on every other one', () => {
+    const publicPaths = new Set(rt.runtime.routes.filter((r) => r.documented && r.access.kind === 'public').map((r) => `${r.method} ${r.path}`));
+    expect([...publicPaths].sort()).toEqual(['GET /', 'GET /health', 'GET /info']);
+    for (const { method, path, op } of operations(doc)) {
+      const expected = publicPaths.has(`${method.toUpperCase()} ${path}`) ? [] : [{ HTTPBearer: [] }];
+      expect(op.security, `${method} ${path}`).toEqual(expected);
+    }
+  });
+
+  it('names the server it was fetched from, after info', async () => {
+    expect(doc.servers).toEqual([{ url: rt.url }]);
+    expect(Object.keys(doc).slice(0, 3)).toEqual(['openapi', 'info', 'servers']);
+    // Built once, but the origin is each request's own.
+    const other = (await (await rt.runtime.fetch(new Request('http://runtime.example:8080/openapi.json'))).json()) as Document;
+    expect(other.servers).toEqual([{ url: 'http://runtime.example:8080' }]);
+    expect(other.paths).toEqual(doc.paths);
+  });
+
   it('uses "an" before a vowel in every summary and description', () => {
     const texts = operations(doc).flatMap(({ op }) => [op.summary ?? '', op.description ?? '']);
     expect(texts.filter((text) => /\ba [aeio]/i.test(text))).toEqual([]);
@@ -84,7 +105,19 @@ describe('the OpenAPI document', () => {
   });
 });
 
-describe('operationIds', () => {
+describe('OpenAPI servers and operationIds', () => {
+  it('uses the configured public URL when the runtime has one', async () => {
+    const rt = await startRuntime(sqliteTestDatabase, {
+      mcp_server: { oauth: { authorization_servers: ['https://login.example.com'], resource: 'https://agents.example.com/mcp' } },
+      authorization_config: { verification_keys: ['a-shared-secret-of-some-length'], algorithm: 'HS256' },
+    });
+    try {
+      expect((await call(rt.url, 'GET', '/openapi.json')).body.servers).toEqual([{ url: 'https://agents.example.com' }]);
+    } finally {
+      await rt.stop();
+    }
+  });
+
   it('refuses two routes with one operationId when the app is built', async () => {
     const database = await sqliteTestDatabase.create();
     const clash = apiRoute(

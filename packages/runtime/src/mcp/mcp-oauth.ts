@@ -9,19 +9,14 @@ import { bearerFrom } from '../auth/credentials.js';
 import { realmFor } from '../auth/challenge.js';
 import type { AppEnv, ServerContext } from '../server/context.js';
 import { challengeFor } from '../server/errors.js';
+import { publicOrigin } from '../server/public-origin.js';
 import { PUBLIC, rawRoute, type RouteDefinition, type RouteEntry } from '../server/route.js';
 import type { RuntimeError } from '../errors.js';
 
 const WELL_KNOWN = '/.well-known/oauth-protected-resource';
 
-/** The public origin: from the configured resource URL when there is one, else from the request. */
-function origin(ctx: ServerContext, c: Context<AppEnv>): string {
-  const configured = ctx.mcp.oauth?.resource;
-  return configured ? new URL(configured).origin : new URL(c.req.url).origin;
-}
-
 export function metadataUrl(ctx: ServerContext, c: Context<AppEnv>): string {
-  return `${origin(ctx, c)}${WELL_KNOWN}${ctx.mcp.path ?? ''}`;
+  return `${publicOrigin(ctx, c)}${WELL_KNOWN}${ctx.mcp.path ?? ''}`;
 }
 
 export function mcpOAuthRoutes(ctx: ServerContext): RouteDefinition[] {
@@ -30,7 +25,7 @@ export function mcpOAuthRoutes(ctx: ServerContext): RouteDefinition[] {
   return [
     rawRoute(PUBLIC, 'GET', `${WELL_KNOWN}${ctx.mcp.path}`, (c) =>
       c.json({
-        resource: oauth.resource ?? `${origin(ctx, c)}${ctx.mcp.path}`,
+        resource: oauth.resource ?? `${publicOrigin(ctx, c)}${ctx.mcp.path}`,
         authorization_servers: oauth.authorization_servers ?? [],
         bearer_methods_supported: ['header'],
       }),

@@ -90,8 +90,9 @@ export function buildApp(ctx: ServerContext, parts: AppParts = {}): BuiltApp {
       const { operationId } = route.config;
       if (operationIds.has(operationId)) throw new ConfigurationError(`Two routes declare the operationId "${operationId}"`);
       operationIds.add(operationId);
-      const config = guard ? { ...route.config, security: [{ HTTPBearer: [] }], middleware: [guard] } : route.config;
-      app.openapi(config, route.handler);
+      // Public routes say so (`security: []`) rather than leaving clients to guess.
+      const security = route.access.kind === 'public' ? [] : [{ HTTPBearer: [] }];
+      app.openapi(guard ? { ...route.config, security, middleware: [guard] } : { ...route.config, security }, route.handler);
     } else if (route.method === 'ALL') {
       if (guard) app.all(route.path, guard, route.handler);
       else app.all(route.path, route.handler);
@@ -108,7 +109,7 @@ export function buildApp(ctx: ServerContext, parts: AppParts = {}): BuiltApp {
   return { app, routes };
 }
 
-function openApiDocument(app: OpenAPIHono<AppEnv>, ctx: ServerContext): unknown {
+function openApiDocument(app: OpenAPIHono<AppEnv>, ctx: ServerContext): { openapi: string; info: object } {
   return app.getOpenAPI31Document({
     openapi: '3.1.0',
     info: {

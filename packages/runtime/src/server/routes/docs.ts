@@ -8,6 +8,7 @@ import { dirname, join } from 'node:path';
 import type { Context } from 'hono';
 import type { AppEnv, ServerContext } from '../context.js';
 import { errorResponse } from '../errors.js';
+import { publicOrigin } from '../public-origin.js';
 import { PUBLIC, rawRoute, type RouteDefinition } from '../route.js';
 
 const require = createRequire(import.meta.url);
@@ -123,12 +124,30 @@ function redocPage(title: string): string {
 </html>`;
 }
 
-export function docsRoutes(ctx: ServerContext, openApiDocument: () => unknown): RouteDefinition[] {
-  let openApiJson: string | undefined;
+/** What this module needs to know of the generated document. */
+interface OpenApiDocument {
+  openapi: string;
+  info: object;
+}
+
+/**
+ * The document as JSON on either side of its `servers`, which depend on the request: built once,
+ * so each request only joins three strings. `servers` follows `info`, where readers expect it.
+ */
+function aroundServers(doc: OpenApiDocument): (servers: unknown) => string {
+  const { openapi, info, ...rest } = doc;
+  const head = JSON.stringify({ openapi, info }).slice(0, -1);
+  const tail = JSON.stringify(rest).slice(1);
+  return (servers) => `${head},"servers":${JSON.stringify(servers)}${tail === '}' ? '' : ','}${tail}`;
+}
+
+export function docsRoutes(ctx: ServerContext, openApiDocument: () => OpenApiDocument): RouteDefinition[] {
+  let withServers: ((servers: unknown) => string) | undefined;
   return [
     rawRoute(PUBLIC, 'GET', '/openapi.json', (c) => {
-      openApiJson ??= JSON.stringify(openApiDocument());
-      return c.body(openApiJson, 200, { 'content-type': 'application/json' });
+      withServers ??= aroundServers(openApiDocument());
+      // Clients and "Try it out" call the runtime where it was reached, or at its configured public URL.
+      return c.body(withServers([{ url: publicOrigin(ctx, c) }]), 200, { 'content-type': 'application/json' });
     }),
     rawRoute(PUBLIC, 'GET', '/docs', (c) => html(c, swaggerPage(ctx.name))),
     rawRoute(PUBLIC, 'GET', '/docs/oauth2-redirect', () =>
