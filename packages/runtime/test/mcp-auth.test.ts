@@ -129,11 +129,15 @@ for (const kind of testDatabaseKinds) {
     it('challenges unauthenticated clients towards the protected-resource metadata', async () => {
       const res = await call(rt.url, 'POST', '/mcp', { body: { jsonrpc: '2.0', id: 0, method: 'ping' } });
       expect(res.status).toBe(401);
-      expect(res.body).toEqual({ error: 'invalid_token', error_description: 'Authorization header missing' });
+      // No credential was sent, so nothing claims it was invalid (RFC 6750 §3.1).
+      expect(res.body).toEqual({ error_description: 'Authorization header missing' });
       const challenge = res.headers.get('www-authenticate')!;
-      expect(challenge).toMatch(/^Bearer error="invalid_token"/);
+      expect(challenge).toMatch(/^Bearer realm="Runtime", resource_metadata=/);
+      expect(challenge).not.toContain('error=');
       expect(challenge).toContain(`resource_metadata="${rt.url}/.well-known/oauth-protected-resource/mcp"`);
-      expect((await call(rt.url, 'POST', '/mcp', { token: 'bad', body: {} })).headers.get('www-authenticate')).toContain('resource_metadata=');
+      const bad = await call(rt.url, 'POST', '/mcp', { token: 'bad', body: {} });
+      expect(bad.body).toMatchObject({ error: 'invalid_token' });
+      expect(bad.headers.get('www-authenticate')).toMatch(/^Bearer realm="Runtime", error="invalid_token", error_description="[^"]+", resource_metadata=/);
       // REST keeps its usual error body.
       expect((await call(rt.url, 'GET', '/config')).body).toEqual({ detail: 'Authorization header missing', error_code: 'UNAUTHENTICATED' });
     });

@@ -54,6 +54,8 @@ for (const kind of testDatabaseKinds) {
       );
       const runAgent = tools.find((t) => t.name === 'run_agent')!;
       expect(runAgent.inputSchema.required).toEqual(expect.arrayContaining(['agent_id', 'message']));
+      expect(runAgent.description).toMatch(/^Run an agent with a message/);
+      expect(tools.find((t) => t.name === 'run_team')!.description).toMatch(/^Run a team with a message/);
     });
 
     it('describes the runtime', async () => {

@@ -21,6 +21,7 @@ const testRoutes = () => [
     {
       method: 'post',
       path: '/test/echo',
+      operationId: 'echoTest',
       request: { body: { content: { 'application/json': { schema: echoBody } }, required: true } },
       responses: { 200: { description: 'echo', content: { 'application/json': { schema: echoBody } } } },
     },
@@ -155,7 +156,7 @@ for (const kind of testDatabaseKinds) {
       expect(doc.info.version).toBe('2.7.2');
       expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/', '/health', '/info', '/config']));
       expect(doc.paths['/config']?.get?.security).toEqual([{ HTTPBearer: [] }]);
-      expect(doc.paths['/health']?.get?.security).toBeUndefined();
+      expect(doc.paths['/health']?.get?.security).toEqual([]);
       expect(doc.components.schemas).toHaveProperty('InfoResponse');
       expect(doc.components.schemas).toHaveProperty('ErrorResponse');
       expect(doc.components.securitySchemes).toHaveProperty('HTTPBearer');
@@ -166,6 +167,8 @@ for (const kind of testDatabaseKinds) {
         const res = await get(path);
         expect(res.status).toBe(200);
         expect(res.headers.get('content-type')).toMatch(/text\/html/);
+        // The browser itself refuses anything not served by the runtime (see docs-browser.test.ts).
+        expect(res.headers.get('content-security-policy')).toMatch(/^default-src 'self'; script-src 'self';/);
         const html = await res.text();
         expect(html).not.toMatch(/https?:\/\//);
         for (const [, src] of html.matchAll(/(?:src|href)="([^"]+)"/g)) {
@@ -174,6 +177,8 @@ for (const kind of testDatabaseKinds) {
           expect((await asset.arrayBuffer()).byteLength, src).toBeGreaterThan(0);
         }
       }
+      expect(await (await get('/redoc/redoc.standalone.js')).text()).not.toContain('cdn.redoc.ly');
+      expect(await (await get('/docs/assets/init.js')).text()).toContain('validatorUrl: null');
       const redirect = await get('/docs/oauth2-redirect');
       expect(redirect.status).toBe(200);
       expect(await redirect.text()).toMatch(/oauth2-redirect\.js/);

@@ -80,6 +80,7 @@ export function knowledgeConfigRoutes(ctx: ServerContext): RouteDefinition[] {
       {
         method: 'get',
         path: '/knowledge/config',
+        operationId: 'getKnowledgeConfig',
         tags: ['Knowledge'],
         summary: 'Readers, chunkers, filters and vector databases available for content processing',
         request: { query: QuerySchema },

@@ -330,6 +330,7 @@ export function knowledgeContentRoutes(ctx: ServerContext): RouteDefinition[] {
       {
         method: 'post',
         path: '/knowledge/content',
+        operationId: 'uploadContent',
         tags: ['Knowledge'],
         summary: 'Upload content (a file, text or URLs); it is processed in the background',
         request: {
@@ -430,6 +431,7 @@ export function knowledgeContentRoutes(ctx: ServerContext): RouteDefinition[] {
       {
         method: 'get',
         path: '/knowledge/content',
+        operationId: 'listContent',
         tags: ['Knowledge'],
         summary: 'List content records',
         request: {
@@ -460,6 +462,7 @@ export function knowledgeContentRoutes(ctx: ServerContext): RouteDefinition[] {
       {
         method: 'get',
         path: '/knowledge/content/{content_id}',
+        operationId: 'getContent',
         tags: ['Knowledge'],
         summary: 'Get a content record',
         request: { params: idParam, query: SelectQuery },
@@ -476,6 +479,7 @@ export function knowledgeContentRoutes(ctx: ServerContext): RouteDefinition[] {
       {
         method: 'get',
         path: '/knowledge/content/{content_id}/status',
+        operationId: 'getContentStatus',
         tags: ['Knowledge'],
         summary: 'The processing status of a content record',
         request: { params: idParam, query: SelectQuery },
@@ -493,6 +497,7 @@ export function knowledgeContentRoutes(ctx: ServerContext): RouteDefinition[] {
       {
         method: 'patch',
         path: '/knowledge/content/{content_id}',
+        operationId: 'updateContent',
         tags: ['Knowledge'],
         summary: "Edit a content record's name, description or metadata",
         request: {
@@ -528,6 +533,7 @@ export function knowledgeContentRoutes(ctx: ServerContext): RouteDefinition[] {
       {
         method: 'delete',
         path: '/knowledge/content/{content_id}',
+        operationId: 'deleteContent',
         tags: ['Knowledge'],
         summary: 'Delete a content record and its chunks',
         request: { params: idParam, query: SelectQuery },
@@ -547,6 +553,7 @@ export function knowledgeContentRoutes(ctx: ServerContext): RouteDefinition[] {
       {
         method: 'delete',
         path: '/knowledge/content',
+        operationId: 'deleteAllContent',
         tags: ['Knowledge'],
         summary: 'Delete every content record of a knowledge base, with its chunks',
         request: { query: SelectQuery },
@@ -564,6 +571,7 @@ export function knowledgeContentRoutes(ctx: ServerContext): RouteDefinition[] {
       {
         method: 'post',
         path: '/knowledge/search',
+        operationId: 'searchKnowledge',
         tags: ['Knowledge'],
         summary: 'Search a knowledge base',
         request: { query: SelectQuery, body: { required: true, content: { 'application/json': { schema: SearchBodySchema } } } },

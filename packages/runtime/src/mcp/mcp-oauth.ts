@@ -5,20 +5,18 @@
  * server(s) where they sign in. The bearer they come back with is verified like any other.
  */
 import type { Context } from 'hono';
+import { bearerFrom } from '../auth/credentials.js';
+import { realmFor } from '../auth/challenge.js';
 import type { AppEnv, ServerContext } from '../server/context.js';
+import { challengeFor } from '../server/errors.js';
+import { publicOrigin } from '../server/public-origin.js';
 import { PUBLIC, rawRoute, type RouteDefinition, type RouteEntry } from '../server/route.js';
 import type { RuntimeError } from '../errors.js';
 
 const WELL_KNOWN = '/.well-known/oauth-protected-resource';
 
-/** The public origin: from the configured resource URL when there is one, else from the request. */
-function origin(ctx: ServerContext, c: Context<AppEnv>): string {
-  const configured = ctx.mcp.oauth?.resource;
-  return configured ? new URL(configured).origin : new URL(c.req.url).origin;
-}
-
 export function metadataUrl(ctx: ServerContext, c: Context<AppEnv>): string {
-  return `${origin(ctx, c)}${WELL_KNOWN}${ctx.mcp.path ?? ''}`;
+  return `${publicOrigin(ctx, c)}${WELL_KNOWN}${ctx.mcp.path ?? ''}`;
 }
 
 export function mcpOAuthRoutes(ctx: ServerContext): RouteDefinition[] {
@@ -27,7 +25,7 @@ export function mcpOAuthRoutes(ctx: ServerContext): RouteDefinition[] {
   return [
     rawRoute(PUBLIC, 'GET', `${WELL_KNOWN}${ctx.mcp.path}`, (c) =>
       c.json({
-        resource: oauth.resource ?? `${origin(ctx, c)}${ctx.mcp.path}`,
+        resource: oauth.resource ?? `${publicOrigin(ctx, c)}${ctx.mcp.path}`,
         authorization_servers: oauth.authorization_servers ?? [],
         bearer_methods_supported: ['header'],
       }),
@@ -35,13 +33,18 @@ export function mcpOAuthRoutes(ctx: ServerContext): RouteDefinition[] {
   ];
 }
 
-/** For the MCP route of an OAuth-protected runtime: the 401 challenge replacing the plain 401. */
+/**
+ * For the MCP route of an OAuth-protected runtime: the 401 that starts a client's sign-in. The
+ * challenge is the standard one plus `resource_metadata`; a request without a credential gets
+ * no `error` (RFC 6750 §3.1), a refused token gets `invalid_token`. The body repeats that in
+ * OAuth's own terms (`error`, `error_description`) rather than the REST envelope.
+ */
 export function mcpChallenge(ctx: ServerContext, entry: RouteEntry): ((c: Context<AppEnv>, error: RuntimeError) => Response) | undefined {
   if (!ctx.mcp.oauth || entry.path !== ctx.mcp.path) return undefined;
+  const realm = realmFor(ctx.name);
   return (c, error) => {
-    const description = error.message.replace(/["\\]/g, '');
-    return c.json({ error: 'invalid_token', error_description: description }, 401, {
-      'www-authenticate': `Bearer error="invalid_token", error_description="${description}", resource_metadata="${metadataUrl(ctx, c)}"`,
-    });
+    const sent = bearerFrom(c.req.header('authorization')) !== undefined;
+    const body = sent ? { error: 'invalid_token', error_description: error.message } : { error_description: error.message };
+    return c.json(body, 401, { 'www-authenticate': challengeFor(c, realm, error.message, metadataUrl(ctx, c)) });
   };
 }

@@ -6,10 +6,12 @@
  */
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { bodyLimit } from 'hono/body-limit';
+import { ConfigurationError } from '../errors.js';
 import type { AppEnv, ServerContext } from './context.js';
 import { errorResponse, handleError, toFieldErrors, validationError } from './errors.js';
 import { normalizedPath } from './normalize-path.js';
 import { authGuard } from './auth-guard.js';
+import { realmFor } from '../auth/challenge.js';
 import { routeEntry, type RouteDefinition, type RouteEntry } from './route.js';
 import { componentRoutes } from './routes/components.js';
 import { configRoutes } from './routes/config.js';
@@ -79,13 +81,18 @@ export function buildApp(ctx: ServerContext, parts: AppParts = {}): BuiltApp {
   ];
 
   const routes: RouteEntry[] = [];
+  const operationIds = new Set<string>();
   for (const route of definitions) {
     const entry = routeEntry(route);
     // Auth runs before request validation, so an unauthenticated caller learns nothing from a 422.
     const guard = authGuard(ctx, entry, { unauthenticated: mcpChallenge(ctx, entry) });
     if (route.kind === 'api') {
-      const config = guard ? { ...route.config, security: [{ HTTPBearer: [] }], middleware: [guard] } : route.config;
-      app.openapi(config, route.handler);
+      const { operationId } = route.config;
+      if (operationIds.has(operationId)) throw new ConfigurationError(`Two routes declare the operationId "${operationId}"`);
+      operationIds.add(operationId);
+      // Public routes say so (`security: []`) rather than leaving clients to guess.
+      const security = route.access.kind === 'public' ? [] : [{ HTTPBearer: [] }];
+      app.openapi(guard ? { ...route.config, security, middleware: [guard] } : { ...route.config, security }, route.handler);
     } else if (route.method === 'ALL') {
       if (guard) app.all(route.path, guard, route.handler);
       else app.all(route.path, route.handler);
@@ -98,11 +105,11 @@ export function buildApp(ctx: ServerContext, parts: AppParts = {}): BuiltApp {
   }
 
   app.notFound(() => errorResponse('NOT_FOUND', 'Not Found'));
-  app.onError(handleError(ctx.log));
+  app.onError(handleError(ctx.log, realmFor(ctx.name)));
   return { app, routes };
 }
 
-function openApiDocument(app: OpenAPIHono<AppEnv>, ctx: ServerContext): unknown {
+function openApiDocument(app: OpenAPIHono<AppEnv>, ctx: ServerContext): { openapi: string; info: object } {
   return app.getOpenAPI31Document({
     openapi: '3.1.0',
     info: {

@@ -8,6 +8,8 @@ import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { z } from '@hono/zod-openapi';
+import { bearerChallenge } from '../auth/challenge.js';
+import { bearerFrom } from '../auth/credentials.js';
 import type { FieldError } from '../errors.js';
 import { ERROR_CODES, RuntimeError, type ErrorCode } from '../errors.js';
 import type { Logger } from './logger.js';
@@ -57,12 +59,26 @@ export function validationError(errors: FieldError[]): RuntimeError {
   return new RuntimeError('VALIDATION_ERROR', detail, { errors });
 }
 
-/** Hono's `onError`: typed errors keep their status; anything else is a 500 with no detail leaked. */
-export function handleError(log: Logger) {
+/**
+ * The `WWW-Authenticate` value for a 401 answering `c`. Whether a credential was sent decides
+ * between a bare challenge and `invalid_token`; `reason` is the error's detail, which says why
+ * a token failed but never contains it.
+ */
+export function challengeFor(c: Context, realm: string, reason: string, resourceMetadata?: string): string {
+  const sent = bearerFrom(c.req.header('authorization')) !== undefined;
+  return bearerChallenge({ realm, invalidToken: sent ? { description: reason } : undefined, resourceMetadata });
+}
+
+/**
+ * Hono's `onError`: typed errors keep their status; anything else is a 500 with no detail
+ * leaked. Every 401 carries a `WWW-Authenticate` challenge for `realm`.
+ */
+export function handleError(log: Logger, realm: string) {
   return (error: Error, c: Context): Response => {
     if (RuntimeError.isInstance(error)) {
       if (error.status >= 500) log.error(`${c.req.method} ${c.req.path} failed: ${error.message}`, error);
-      return errorResponse(error.code, error.message, { errors: error.errors, headers: error.headers });
+      const headers = error.status === 401 ? { 'www-authenticate': challengeFor(c, realm, error.message), ...error.headers } : error.headers;
+      return errorResponse(error.code, error.message, { errors: error.errors, headers });
     }
     if (error instanceof HTTPException) {
       const code = STATUS_TO_CODE[error.status] ?? (error.status >= 500 ? 'INTERNAL_SERVER_ERROR' : 'BAD_REQUEST');

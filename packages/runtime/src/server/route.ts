@@ -32,11 +32,17 @@ export function listing(scope: string): Access {
   return { kind: 'scoped', scopes: [scope], listing: true };
 }
 
+/**
+ * The declaration of a documented route. `operationId` is required: it is what client
+ * generators name their methods after (camelCase, `runAgent`), so it must be stable and unique.
+ */
+export type ApiRouteConfig = RouteConfig & { operationId: string };
+
 /** A documented JSON route (it appears in `/openapi.json`). */
 export interface ApiRoute {
   kind: 'api';
   access: Access;
-  config: RouteConfig;
+  config: ApiRouteConfig;
   // The handler's precise type is checked where the route is declared (see `apiRoute`).
   handler: RouteHandler<RouteConfig, AppEnv>;
 }
@@ -52,7 +58,7 @@ export interface RawRoute {
 
 export type RouteDefinition = ApiRoute | RawRoute;
 
-export function apiRoute<R extends RouteConfig>(access: Access, config: R, handler: RouteHandler<R, AppEnv>): ApiRoute {
+export function apiRoute<R extends ApiRouteConfig>(access: Access, config: R, handler: RouteHandler<R, AppEnv>): ApiRoute {
   return { kind: 'api', access, config, handler: handler as unknown as RouteHandler<RouteConfig, AppEnv> };
 }
 

@@ -22,13 +22,15 @@ interface Kind {
   plural: 'agents' | 'teams' | 'workflows';
   param: 'agent_id' | 'team_id' | 'workflow_id';
   label: string;
+  /** The type with its indefinite article: "an agent", "a team". */
+  aType: string;
   tag: string;
 }
 
 const KINDS: Kind[] = [
-  { type: 'agent', plural: 'agents', param: 'agent_id', label: 'Agent', tag: 'Agents' },
-  { type: 'team', plural: 'teams', param: 'team_id', label: 'Team', tag: 'Teams' },
-  { type: 'workflow', plural: 'workflows', param: 'workflow_id', label: 'Workflow', tag: 'Workflows' },
+  { type: 'agent', plural: 'agents', param: 'agent_id', label: 'Agent', aType: 'an agent', tag: 'Agents' },
+  { type: 'team', plural: 'teams', param: 'team_id', label: 'Team', aType: 'a team', tag: 'Teams' },
+  { type: 'workflow', plural: 'workflows', param: 'workflow_id', label: 'Workflow', aType: 'a workflow', tag: 'Workflows' },
 ];
 
 const ComponentSchema = z
@@ -95,6 +97,7 @@ function routesFor(ctx: ServerContext, kind: Kind): RouteDefinition[] {
       {
         method: 'get',
         path: base,
+        operationId: `list${kind.tag}`,
         tags: [kind.tag],
         summary: `List ${kind.plural}`,
         responses: { 200: { description: `The ${kind.plural} this runtime hosts`, content: { 'application/json': { schema: z.array(ComponentSchema) } } }, ...standardErrors },
@@ -110,6 +113,7 @@ function routesFor(ctx: ServerContext, kind: Kind): RouteDefinition[] {
       {
         method: 'get',
         path: item,
+        operationId: `get${kind.label}`,
         tags: [kind.tag],
         summary: `Describe one ${kind.type}`,
         request: { params: idParam },
@@ -122,8 +126,9 @@ function routesFor(ctx: ServerContext, kind: Kind): RouteDefinition[] {
       {
         method: 'post',
         path: `${item}/runs`,
+        operationId: `run${kind.label}`,
         tags: [kind.tag],
-        summary: `Run a ${kind.type}`,
+        summary: `Run ${kind.aType}`,
         description:
           'With `stream` true (the default) the answer is a stream of server-sent events, `event: <Name>` then a JSON `data:` line ' +
           '(RunStarted, RunContent, ToolCallStarted, ToolCallCompleted, RunCompleted, RunError, RunCancelled; Team* variants for teams; ' +
@@ -161,6 +166,7 @@ function routesFor(ctx: ServerContext, kind: Kind): RouteDefinition[] {
       {
         method: 'post',
         path: `${item}/runs/{run_id}/continue`,
+        operationId: `continue${kind.label}Run`,
         tags: [kind.tag],
         summary: `Continue a paused ${kind.type} run`,
         description:
@@ -199,8 +205,9 @@ function routesFor(ctx: ServerContext, kind: Kind): RouteDefinition[] {
       {
         method: 'post',
         path: `${item}/runs/{run_id}/cancel`,
+        operationId: `cancel${kind.label}Run`,
         tags: [kind.tag],
-        summary: `Cancel a running ${kind.type} run`,
+        summary: `Cancel ${kind.aType} run`,
         request: { params: runParams },
         responses: {
           200: {
@@ -231,8 +238,9 @@ function routesFor(ctx: ServerContext, kind: Kind): RouteDefinition[] {
       {
         method: 'get',
         path: `${item}/runs`,
+        operationId: `list${kind.label}Runs`,
         tags: [kind.tag],
-        summary: `List runs of a ${kind.type}`,
+        summary: `List the runs of ${kind.aType}`,
         request: {
           params: idParam,
           query: z.object({
@@ -259,8 +267,9 @@ function routesFor(ctx: ServerContext, kind: Kind): RouteDefinition[] {
       {
         method: 'get',
         path: `${item}/runs/{run_id}`,
+        operationId: `get${kind.label}Run`,
         tags: [kind.tag],
-        summary: `Get one run of a ${kind.type}`,
+        summary: `Get one run of ${kind.aType}`,
         request: { params: runParams },
         responses: { 200: { description: 'The run, with its messages', content: { 'application/json': { schema: RunSchema } } }, ...standardErrors },
       },

@@ -49,6 +49,7 @@ export function configRoutes(ctx: ServerContext): RouteDefinition[] {
       {
         method: 'get',
         path: '/config',
+        operationId: 'getConfig',
         tags: ['Core'],
         summary: 'The runtime’s components, databases and knowledge instances',
         responses: {

@@ -18,6 +18,7 @@ export function healthRoutes(ctx: ServerContext): RouteDefinition[] {
       {
         method: 'get',
         path: '/health',
+        operationId: 'getHealth',
         tags: ['Core'],
         summary: 'Liveness check',
         responses: { 200: { description: 'The runtime is up', content: { 'application/json': { schema: HealthSchema } } } },

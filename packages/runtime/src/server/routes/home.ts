@@ -18,6 +18,7 @@ export function homeRoutes(ctx: ServerContext): RouteDefinition[] {
       {
         method: 'get',
         path: '/',
+        operationId: 'getHome',
         tags: ['Core'],
         summary: 'Identify this runtime',
         responses: { 200: { description: 'Name, id and version', content: { 'application/json': { schema: HomeSchema } } } },

@@ -28,6 +28,7 @@ export function infoRoutes(ctx: ServerContext): RouteDefinition[] {
       {
         method: 'get',
         path: '/info',
+        operationId: 'getInfo',
         tags: ['Core'],
         summary: 'What this runtime hosts, and how clients should connect',
         description: 'Used by `svc` for discovery: counts, the MCP endpoint and the auth mode.',

@@ -111,6 +111,7 @@ export function serviceAccountRoutes(ctx: ServerContext): RouteDefinition[] {
       {
         method: 'post',
         path: '/service-accounts',
+        operationId: 'createServiceAccount',
         tags: ['Service accounts'],
         summary: 'Create a service account and its token',
         request: { body: { required: true, content: { 'application/json': { schema: CreateSchema } } } },
@@ -153,6 +154,7 @@ export function serviceAccountRoutes(ctx: ServerContext): RouteDefinition[] {
       {
         method: 'get',
         path: '/service-accounts',
+        operationId: 'listServiceAccounts',
         tags: ['Service accounts'],
         summary: 'List service accounts (revoked ones included by default)',
         request: { query: ListQuerySchema },
@@ -202,6 +204,7 @@ export function serviceAccountRoutes(ctx: ServerContext): RouteDefinition[] {
       {
         method: 'delete',
         path: '/service-accounts/{service_account_id}',
+        operationId: 'revokeServiceAccount',
         tags: ['Service accounts'],
         summary: 'Revoke a service account (idempotent); its token stops working on its next request',
         request: { params: idParam },

@@ -83,6 +83,7 @@ export function sessionRoutes(ctx: ServerContext): RouteDefinition[] {
       {
         method: 'get',
         path: '/sessions',
+        operationId: 'listSessions',
         tags: ['Sessions'],
         summary: 'List sessions',
         request: {
@@ -122,6 +123,7 @@ export function sessionRoutes(ctx: ServerContext): RouteDefinition[] {
       {
         method: 'get',
         path: '/sessions/{session_id}',
+        operationId: 'getSession',
         tags: ['Sessions'],
         summary: 'Get a session with its chat history',
         request: { params: sessionIdParam },
@@ -138,6 +140,7 @@ export function sessionRoutes(ctx: ServerContext): RouteDefinition[] {
       {
         method: 'get',
         path: '/sessions/{session_id}/runs',
+        operationId: 'listSessionRuns',
         tags: ['Sessions'],
         summary: 'List the runs of a session, oldest first',
         request: { params: sessionIdParam },
@@ -154,6 +157,7 @@ export function sessionRoutes(ctx: ServerContext): RouteDefinition[] {
       {
         method: 'get',
         path: '/sessions/{session_id}/runs/{run_id}',
+        operationId: 'getSessionRun',
         tags: ['Sessions'],
         summary: 'Get one run of a session',
         request: { params: sessionIdParam.extend({ run_id: z.string().min(1).openapi({ param: { name: 'run_id', in: 'path' } }) }) },
@@ -172,6 +176,7 @@ export function sessionRoutes(ctx: ServerContext): RouteDefinition[] {
       {
         method: 'post',
         path: '/sessions/{session_id}/rename',
+        operationId: 'renameSession',
         tags: ['Sessions'],
         summary: 'Rename a session',
         request: {
@@ -193,6 +198,7 @@ export function sessionRoutes(ctx: ServerContext): RouteDefinition[] {
       {
         method: 'delete',
         path: '/sessions/{session_id}',
+        operationId: 'deleteSession',
         tags: ['Sessions'],
         summary: 'Delete a session and its runs',
         request: { params: sessionIdParam },
@@ -212,6 +218,7 @@ export function sessionRoutes(ctx: ServerContext): RouteDefinition[] {
       {
         method: 'delete',
         path: '/sessions',
+        operationId: 'deleteSessions',
         tags: ['Sessions'],
         summary: 'Delete several sessions and their runs',
         request: {
