@@ -5,7 +5,7 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, rmdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const cliDir = fileURLToPath(new URL('../..', import.meta.url));
@@ -82,9 +82,18 @@ export interface RunOptions {
   timeoutMs?: number;
 }
 
+/**
+ * PATH without the node_modules/.bin directories npm adds when it runs the tests: they hold the
+ * pinned MCP clients (claude, codex), which the CLI would otherwise detect as installed.
+ */
+const USER_PATH = (process.env.PATH ?? '')
+  .split(delimiter)
+  .filter((dir) => !/node_modules[\\/]\.bin[\\/]?$/.test(dir))
+  .join(delimiter);
+
 /** A clean environment: PATH and the sandbox HOME only, plus what the test adds. */
 export function cliEnv(options: RunOptions): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH ?? '', HOME: options.home, NO_COLOR: '1', LANG: 'C.UTF-8' };
+  const env: NodeJS.ProcessEnv = { PATH: USER_PATH, HOME: options.home, NO_COLOR: '1', LANG: 'C.UTF-8' };
   for (const [key, value] of Object.entries(options.env ?? {})) {
     if (value === undefined) delete env[key];
     else env[key] = value;
@@ -93,14 +102,27 @@ export function cliEnv(options: RunOptions): NodeJS.ProcessEnv {
 }
 
 export function runCli(args: string[], options: RunOptions): Promise<CliResult> {
+  return runProgram(process.execPath, [CLI_PATH, ...args], options);
+}
+
+/** Any program (the MCP clients the CLI configures, say) in the same clean environment, stdin closed. */
+export function runProgram(command: string, args: string[], options: RunOptions): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI_PATH, ...args], { cwd: options.cwd, env: cliEnv(options), stdio: ['pipe', 'pipe', 'pipe'] });
+    // A process group of its own, so a timeout also ends what the program started (Codex's npm
+    // launcher runs the real binary as a child).
+    const child = spawn(command, args, { cwd: options.cwd, env: cliEnv(options), stdio: ['pipe', 'pipe', 'pipe'], detached: true });
     child.stdin.end();
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
     child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
-    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 20_000);
+    const timer = setTimeout(() => {
+      try {
+        if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        child.kill('SIGKILL');
+      }
+    }, options.timeoutMs ?? 20_000);
     child.on('error', reject);
     child.on('close', (code) => {
       clearTimeout(timer);

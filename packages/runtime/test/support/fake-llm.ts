@@ -1,11 +1,15 @@
 /**
  * A loopback fake LLM for tests and benchmarks: a real `node:http` server on 127.0.0.1 that
  * speaks the three wire formats the runtime's model providers use, so their real HTTP, SSE and
- * NDJSON code runs in every offline test.
+ * NDJSON code runs in every offline test, and the OpenAI Responses API, so real coding clients
+ * (Codex) can be driven offline too.
  *
  *   POST /v1/chat/completions   OpenAI-compatible: JSON, or SSE when `stream: true`
  *   POST /v1/messages           Anthropic Messages: JSON, or SSE when `stream: true`
  *   POST /api/chat              Ollama: NDJSON unless `stream: false` (Ollama streams by default)
+ *   POST /v1/responses          OpenAI Responses: JSON, or SSE when `stream: true`. Functions
+ *                               inside a `namespace` tool are named `<namespace>.<function>`
+ *                               in `toolNames` and tool calls (real names cannot contain dots)
  *   POST /v1/embeddings, /api/embed   embeddings, as `fake-embeddings.ts` answers them (not
  *                               recorded in `requests`, which stays a log of chat calls)
  *
@@ -19,14 +23,16 @@
  * several chunks, as real providers do.
  *
  * Requests are checked against the rules the real APIs enforce (Anthropic: `x-api-key`,
- * `anthropic-version`, `max_tokens`, only user/assistant roles, `input_schema`, non-empty text
- * blocks, every `tool_result` answering a `tool_use` of the previous message; Ollama: tool-call
- * arguments are objects) and answered with that API's 400/401, so an adapter cannot pass here
- * with a request the real service would reject.
+ * `anthropic-version`, `max_tokens`, only user/assistant roles (and `system` under Claude
+ * Code's beta header), `input_schema`, non-empty text blocks, every `tool_result` answering a
+ * `tool_use` of the previous message; Ollama: tool-call arguments are objects; Responses: a bearer key, `model`, every `function_call_output`
+ * answering an earlier `function_call`) and answered with that API's 400/401, so an adapter
+ * cannot pass here with a request the real service would reject.
  *
  * `script(...)` queues one-shot replies (faults or fixed answers) consumed by the next requests
- * in order; `setBehaviour(...)` changes what every later request does. `requests` records what
- * the clients sent.
+ * in order; `setBehaviour(...)` changes what every later request does (`reply` picks a reply
+ * from the conversation, for clients that interleave side requests with the one under test).
+ * `requests` records what the clients sent.
  *
  * @example
  *   const fake = await startFakeLlm();
@@ -39,7 +45,7 @@ import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Serv
 import type { AddressInfo } from 'node:net';
 import { embeddingsReply } from './fake-embeddings.js';
 
-export type FakeWire = 'openai' | 'anthropic' | 'ollama';
+export type FakeWire = 'openai' | 'anthropic' | 'ollama' | 'responses';
 
 export interface FakeRequest {
   wire: FakeWire;
@@ -49,6 +55,8 @@ export interface FakeRequest {
   body: unknown;
   /** True once the client closed the connection before the response was complete. */
   clientClosed: boolean;
+  /** What the request's conversation holds, as the default answer reads it. */
+  conversation: FakeConversation;
 }
 
 /** What the default answer may depend on. */
@@ -69,6 +77,8 @@ export interface FakeBehaviour {
   chunkDelayMs: number;
   /** Token usage reported with every answer. */
   usage: { inputTokens: number; outputTokens: number };
+  /** The reply to a request no scripted reply answers; undefined keeps the default answer. */
+  reply: (conversation: FakeConversation) => FakeReply | undefined;
 }
 
 export type FakeFinish = 'stop' | 'length' | 'content-filter';
@@ -106,11 +116,19 @@ export interface FakeLlm {
   close(): Promise<void>;
 }
 
+const WIRES: Record<string, FakeWire | undefined> = {
+  '/v1/chat/completions': 'openai',
+  '/v1/messages': 'anthropic',
+  '/api/chat': 'ollama',
+  '/v1/responses': 'responses',
+};
+
 const defaultBehaviour = (): FakeBehaviour => ({
   toolArguments: { get_weather: { city: 'Paris' } },
   answer: (conversation) => `You said: ${conversation.lastUserMessage}`,
   chunkDelayMs: 0,
   usage: { inputTokens: 12, outputTokens: 5 },
+  reply: () => undefined,
 });
 
 export async function startFakeLlm(options: Partial<FakeBehaviour> = {}): Promise<FakeLlm> {
@@ -125,8 +143,7 @@ export async function startFakeLlm(options: Partial<FakeBehaviour> = {}): Promis
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = (req.url ?? '/').split('?')[0] ?? '/';
-    const wire: FakeWire | undefined =
-      path === '/v1/chat/completions' ? 'openai' : path === '/v1/messages' ? 'anthropic' : path === '/api/chat' ? 'ollama' : undefined;
+    const wire: FakeWire | undefined = WIRES[path];
     const raw = await readAll(req);
     const embeddings = req.method === 'POST' ? embeddingsReply(path, parseJson(raw)) : undefined;
     if (embeddings) {
@@ -143,7 +160,8 @@ export async function startFakeLlm(options: Partial<FakeBehaviour> = {}): Promis
     } catch {
       body = undefined;
     }
-    const record: FakeRequest = { wire, path, headers: req.headers, body, clientClosed: false };
+    const conversation = readConversation(wire, body);
+    const record: FakeRequest = { wire, path, headers: req.headers, body, clientClosed: false, conversation };
     requests.push(record);
     res.on('close', () => {
       if (!res.writableFinished) record.clientClosed = true;
@@ -155,10 +173,9 @@ export async function startFakeLlm(options: Partial<FakeBehaviour> = {}): Promis
       return;
     }
 
-    const reply = takeReply();
+    const reply = takeReply() ?? behaviour.reply(conversation);
     const streaming = wire === 'ollama' ? field(body, 'stream') !== false : field(body, 'stream') === true;
     const model = field(body, 'model');
-    const conversation = readConversation(wire, body);
     const answer = answerFor(reply, conversation);
     const n = ++counter;
 
@@ -291,6 +308,7 @@ function contentText(content: unknown): string {
 }
 
 function readConversation(wire: FakeWire, body: unknown): FakeConversation {
+  if (wire === 'responses') return readResponsesConversation(body);
   const toolNames = list(field(body, 'tools'))
     .map((tool) => (wire === 'anthropic' ? field(tool, 'name') : field(field(tool, 'function'), 'name')))
     .filter((name): name is string => typeof name === 'string');
@@ -311,6 +329,33 @@ function readConversation(wire: FakeWire, body: unknown): FakeConversation {
     }
   }
   return { wire, lastUserMessage, toolNames, toolResults };
+}
+
+/** The Responses API's `input`: a string, or items (messages, function calls and their outputs). */
+function readResponsesConversation(body: unknown): FakeConversation {
+  const toolNames: string[] = [];
+  for (const tool of list(field(body, 'tools'))) {
+    const name = field(tool, 'name');
+    if (typeof name !== 'string') continue;
+    if (field(tool, 'type') === 'namespace') {
+      for (const inner of list(field(tool, 'tools'))) {
+        const innerName = field(inner, 'name');
+        if (typeof innerName === 'string') toolNames.push(`${name}.${innerName}`);
+      }
+    } else if (field(tool, 'type') === 'function') {
+      toolNames.push(name);
+    }
+  }
+  const input = field(body, 'input');
+  if (typeof input === 'string') return { wire: 'responses', lastUserMessage: input, toolNames, toolResults: [] };
+  const toolResults: string[] = [];
+  let lastUserMessage = '';
+  for (const item of list(input)) {
+    const type = field(item, 'type') ?? 'message';
+    if (type === 'function_call_output') toolResults.push(contentText(field(item, 'output')));
+    else if (type === 'message' && field(item, 'role') === 'user') lastUserMessage = contentText(field(item, 'content'));
+  }
+  return { wire: 'responses', lastUserMessage, toolNames, toolResults };
 }
 
 /** Words with their trailing spaces, so the chunks join back to the text. */
@@ -338,9 +383,15 @@ function errorBody(wire: FakeWire, status: number, message: string): unknown {
 const OPENAI_FINISH = { stop: 'stop', length: 'length', 'content-filter': 'content_filter', 'tool-calls': 'tool_calls' } as const;
 const ANTHROPIC_STOP = { stop: 'end_turn', length: 'max_tokens', 'content-filter': 'refusal', 'tool-calls': 'tool_use' } as const;
 const OLLAMA_DONE = { stop: 'stop', length: 'length', 'content-filter': 'stop', 'tool-calls': 'stop' } as const;
+/** Why a Responses answer stopped short; other finishes complete normally. */
+const RESPONSES_INCOMPLETE: Partial<Record<Answer['finish'], string>> = { length: 'max_output_tokens', 'content-filter': 'content_filter' };
 
 function jsonAnswer(wire: FakeWire, answer: Answer, model: unknown, n: number): unknown {
   const { inputTokens, outputTokens } = answer.usage;
+  if (wire === 'responses') {
+    const calls = answer.toolCalls.map((call, i) => functionCallItem(call, n, i));
+    return responseObject(answer, model, n, finalStatus(answer), [...(hasMessage(answer) ? [messageItem(answer, n)] : []), ...calls]);
+  }
   if (wire === 'openai') {
     return {
       id: `chatcmpl-${n}`,
@@ -394,6 +445,76 @@ function ollamaToolCalls(calls: FakeToolCall[]): unknown[] {
   return calls.map((call, index) => ({ function: { index, name: call.name, arguments: call.arguments } }));
 }
 
+const finalStatus = (answer: Answer): 'completed' | 'incomplete' => (RESPONSES_INCOMPLETE[answer.finish] ? 'incomplete' : 'completed');
+
+/** A Responses answer has a message item when it says something, or when it calls nothing. */
+const hasMessage = (answer: Answer): boolean => answer.text !== undefined || answer.toolCalls.length === 0;
+
+function messageItem(answer: Answer, n: number) {
+  return { id: `msg_${n}`, type: 'message', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: answer.text ?? '', annotations: [] }] };
+}
+
+/** A `<namespace>.<function>` name becomes the function's name plus its `namespace`. */
+function functionCallItem(call: FakeToolCall, n: number, i: number) {
+  const dot = call.name.lastIndexOf('.');
+  const name = dot < 0 ? { name: call.name } : { name: call.name.slice(dot + 1), namespace: call.name.slice(0, dot) };
+  return { id: `fc_${n}_${i}`, type: 'function_call', status: 'completed', call_id: `call_${n}_${i}`, ...name, arguments: JSON.stringify(call.arguments) };
+}
+
+function responseObject(answer: Answer, model: unknown, n: number, status: 'in_progress' | 'completed' | 'incomplete', output: unknown[]): unknown {
+  const { inputTokens, outputTokens } = answer.usage;
+  const reason = RESPONSES_INCOMPLETE[answer.finish];
+  return {
+    id: `resp_${n}`,
+    object: 'response',
+    created_at: 0,
+    status,
+    model,
+    output,
+    error: null,
+    incomplete_details: status === 'incomplete' && reason ? { reason } : null,
+    usage:
+      status === 'in_progress'
+        ? null
+        : { input_tokens: inputTokens, input_tokens_details: { cached_tokens: 0 }, output_tokens: outputTokens, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: inputTokens + outputTokens },
+  };
+}
+
+/** Every Responses event carries a sequence number; items are announced, streamed, then repeated whole. */
+function responsesFrames(answer: Answer, model: unknown, n: number): string[] {
+  let sequence = 0;
+  const frame = (type: string, data: Record<string, unknown>) => event(type, { ...data, sequence_number: sequence++ });
+  const frames = [frame('response.created', { response: responseObject(answer, model, n, 'in_progress', []) }), frame('response.in_progress', { response: responseObject(answer, model, n, 'in_progress', []) })];
+  const output: unknown[] = [];
+  if (hasMessage(answer)) {
+    const item = messageItem(answer, n);
+    const text = answer.text ?? '';
+    const at = { item_id: item.id, output_index: output.length, content_index: 0 };
+    frames.push(
+      frame('response.output_item.added', { output_index: output.length, item: { ...item, status: 'in_progress', content: [] } }),
+      frame('response.content_part.added', { ...at, part: { type: 'output_text', text: '', annotations: [] } }),
+    );
+    for (const word of words(text)) frames.push(frame('response.output_text.delta', { ...at, delta: word }));
+    frames.push(
+      frame('response.output_text.done', { ...at, text }),
+      frame('response.content_part.done', { ...at, part: item.content[0] }),
+      frame('response.output_item.done', { output_index: output.length, item }),
+    );
+    output.push(item);
+  }
+  for (const [i, call] of answer.toolCalls.entries()) {
+    const item = functionCallItem(call, n, i);
+    const at = { item_id: item.id, output_index: output.length };
+    frames.push(frame('response.output_item.added', { output_index: output.length, item: { ...item, status: 'in_progress', arguments: '' } }));
+    for (const piece of pieces(item.arguments)) frames.push(frame('response.function_call_arguments.delta', { ...at, delta: piece }));
+    frames.push(frame('response.function_call_arguments.done', { ...at, arguments: item.arguments }), frame('response.output_item.done', { output_index: output.length, item }));
+    output.push(item);
+  }
+  const status = finalStatus(answer);
+  frames.push(frame(`response.${status}`, { response: responseObject(answer, model, n, status, output) }));
+  return frames;
+}
+
 function event(type: string, data: Record<string, unknown>): string {
   return `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
 }
@@ -403,17 +524,23 @@ const MALFORMED_FRAME: Record<FakeWire, string> = {
   openai: 'data: {"choices": [\n\n',
   anthropic: 'event: content_block_delta\ndata: {"type": "content_block_delta", "index": 0,\n\n',
   ollama: '{"message": {"content": "x"\n',
+  responses: 'event: response.output_text.delta\ndata: {"type": "response.output_text.delta", "delta":\n\n',
 };
 
 /** How each API reports a failure after it already answered 200 and began streaming. */
 function errorFrame(wire: FakeWire, status: number, message: string): string {
   if (wire === 'openai') return `data: ${JSON.stringify(errorBody(wire, status, message))}\n\n`;
   if (wire === 'anthropic') return `event: error\ndata: ${JSON.stringify(errorBody(wire, status, message))}\n\n`;
+  if (wire === 'responses') {
+    const error = { code: status === 429 ? 'rate_limit_exceeded' : 'server_error', message };
+    return event('response.failed', { response: { id: 'resp_failed', object: 'response', status: 'failed', output: [], error, incomplete_details: null, usage: null } });
+  }
   return `${JSON.stringify({ error: message })}\n`;
 }
 
 function streamFrames(wire: FakeWire, answer: Answer, model: unknown, n: number, includeUsage: boolean): string[] {
   const { inputTokens, outputTokens } = answer.usage;
+  if (wire === 'responses') return responsesFrames(answer, model, n);
   if (wire === 'openai') {
     const chunk = (delta: unknown, finish: string | null = null) =>
       `data: ${JSON.stringify({ id: `chatcmpl-${n}`, object: 'chat.completion.chunk', created: 0, model, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
@@ -472,6 +599,7 @@ function streamFrames(wire: FakeWire, answer: Answer, model: unknown, n: number,
 function checkRequest(wire: FakeWire, headers: IncomingHttpHeaders, body: unknown): { status: number; message: string } | undefined {
   if (wire === 'anthropic') return checkAnthropic(headers, body);
   if (wire === 'ollama') return checkOllama(body);
+  if (wire === 'responses') return checkResponses(headers, body);
   return undefined;
 }
 
@@ -487,9 +615,14 @@ function checkAnthropic(headers: IncomingHttpHeaders, body: unknown): { status: 
   for (const [i, tool] of list(field(body, 'tools')).entries()) {
     if (typeof field(tool, 'input_schema') !== 'object') return bad(`tools.${i}.input_schema: Field required`);
   }
+  // Claude Code sends `system` messages between turns under its own beta header (seen with
+  // 2.1.331, which works against the real API), so only that beta unlocks the role here.
+  const betas = String(headers['anthropic-beta'] ?? '').split(',');
+  const systemRole = betas.some((beta) => beta.trim().startsWith('claude-code-'));
   let previousToolUses = new Set<string>();
   for (const [i, message] of list(field(body, 'messages')).entries()) {
     const role = field(message, 'role');
+    if (role === 'system' && systemRole) continue;
     if (role !== 'user' && role !== 'assistant') return bad(`messages.${i}.role: Input should be 'user' or 'assistant'`);
     const content = field(message, 'content');
     const blocks = typeof content === 'string' ? [{ type: 'text', text: content }] : list(content);
@@ -520,6 +653,20 @@ function checkOllama(body: unknown): { status: number; message: string } | undef
         return bad('json: cannot unmarshal string into Go struct field ToolCallFunction.messages.tool_calls.function.arguments of type api.ToolCallFunctionArguments');
       }
     }
+  }
+  return undefined;
+}
+
+function checkResponses(headers: IncomingHttpHeaders, body: unknown): { status: number; message: string } | undefined {
+  if (!/^Bearer \S/.test(headers.authorization ?? '')) {
+    return { status: 401, message: "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY)." };
+  }
+  if (typeof field(body, 'model') !== 'string') return bad("Missing required parameter: 'model'.");
+  const calls = new Set<string>();
+  for (const item of list(field(body, 'input'))) {
+    const callId = String(field(item, 'call_id'));
+    if (field(item, 'type') === 'function_call') calls.add(callId);
+    if (field(item, 'type') === 'function_call_output' && !calls.has(callId)) return bad(`No tool call found for function call output with call_id ${callId}.`);
   }
   return undefined;
 }
