@@ -1,6 +1,7 @@
 /**
  * What authorization costs: GET /config open, with an RS256 JWT (scopes checked), and with a
- * service-account token (looked up in SQLite on every request), measured in one run.
+ * service-account token (verified once, then served from the revocation-coherent cache), measured
+ * in one run.
  *   npx tsx --conditions=source bench/auth.ts
  */
 import { exportSPKI, generateKeyPair, SignJWT } from 'jose';

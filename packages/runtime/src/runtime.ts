@@ -15,6 +15,7 @@ import type { OpenAPIHono } from '@hono/zod-openapi';
 import { resolveAuthMode, type AuthMode } from './auth/auth-mode.js';
 import type { Authenticator } from './auth/authenticator.js';
 import { createAuthenticator } from './auth/setup.js';
+import type { Revocations } from './auth/service-accounts/revocations.js';
 import type { ServiceAccountStore } from './auth/service-accounts/service-account-store.js';
 import type { HostedComponent, KnowledgeComponent } from './components/component.js';
 import { readSettings, type Settings } from './config/settings.js';
@@ -95,6 +96,8 @@ export class Runtime implements ServerContext {
   readonly defaultModel: Model | undefined;
   readonly auth: Authenticator;
   readonly serviceAccountStore: ServiceAccountStore;
+  /** Keeps every runtime's token cache honest about revocations. */
+  private readonly revocations: Revocations;
   protected readonly options: RuntimeOptions;
   private built: BuiltApp | undefined;
   private migrated: Promise<void> | undefined;
@@ -143,7 +146,7 @@ export class Runtime implements ServerContext {
     this.defaultModel = options.model ?? modelFromEnvironment(this.settings.env);
     // Opened last: nothing above can fail after a database file has been created.
     this.db = options.db ?? openDb(this.settings.databaseUrl);
-    ({ auth: this.auth, store: this.serviceAccountStore } = createAuthenticator({
+    ({ auth: this.auth, store: this.serviceAccountStore, revocations: this.revocations } = createAuthenticator({
       mode: this.authMode,
       authorization: options.authorization,
       config: options.authorization_config,
@@ -186,9 +189,10 @@ export class Runtime implements ServerContext {
   /** Prepares storage (migrations). Idempotent; `serve()` calls it. */
   start(): Promise<void> {
     // Once the schema is there, runs left behind by dead processes are finalised.
-    this.migrated ??= this.db.migrate().then(() => {
+    this.migrated ??= this.db.migrate().then(async () => {
       this.runner.startMaintenance();
       this.jobs.start();
+      await this.revocations.start();
     });
     return this.migrated;
   }
@@ -224,6 +228,7 @@ export class Runtime implements ServerContext {
       .shutdown()
       .then(() => this.jobs.stop())
       .then(() => this.tasks.drain())
+      .then(() => this.revocations.stop())
       .then(() => this.db.close());
     return this.closing;
   }

@@ -29,6 +29,10 @@ export class BoundedCache<V> {
     }
   }
 
+  clear(): void {
+    this.entries.clear();
+  }
+
   delete(key: string): void {
     this.entries.delete(key);
   }

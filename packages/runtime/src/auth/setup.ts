@@ -13,6 +13,7 @@ import { FailureLimiter } from './failure-limiter.js';
 import { JwtVerifier } from './jwt-verifier.js';
 import { DEFAULT_ADMIN_SCOPE } from './scopes.js';
 import { ServiceAccountStore } from './service-accounts/service-account-store.js';
+import { Revocations } from './service-accounts/revocations.js';
 import { ServiceAccountVerifier } from './service-accounts/service-account-verifier.js';
 
 /** Failed authentications tolerated per client address and window before 429s. */
@@ -37,11 +38,16 @@ function envInt(env: Record<string, string | undefined>, name: string, fallback:
   return Number(raw);
 }
 
-export function createAuthenticator(inputs: AuthSetupInputs): { auth: Authenticator; store: ServiceAccountStore } {
+/** How long a verified service-account token is cached; revocations still apply at once. */
+export const DEFAULT_TOKEN_CACHE_SECONDS = 300;
+
+export function createAuthenticator(inputs: AuthSetupInputs): { auth: Authenticator; store: ServiceAccountStore; revocations: Revocations } {
   const { config, env } = inputs;
   const store = new ServiceAccountStore(inputs.db);
+  const revocations = new Revocations(inputs.db, inputs.log);
   const serviceAccounts = new ServiceAccountVerifier(store, inputs.log, {
-    cacheTtlMs: envInt(env, 'SERVICE_ACCOUNT_CACHE_TTL_SECONDS', 0, 0) * 1000,
+    cacheTtlMs: envInt(env, 'SERVICE_ACCOUNT_CACHE_TTL_SECONDS', DEFAULT_TOKEN_CACHE_SECONDS, 0) * 1000,
+    revocations,
   });
   const limit = config?.failed_auth_limit;
   const limiter = new FailureLimiter({
@@ -71,5 +77,5 @@ export function createAuthenticator(inputs: AuthSetupInputs): { auth: Authentica
     serviceAccounts,
     limiter,
   });
-  return { auth, store };
+  return { auth, store, revocations };
 }

@@ -9,6 +9,14 @@ import type { Db } from './db.js';
 import { MIGRATIONS } from './migrations.js';
 import { isUniqueViolation } from './sql-errors.js';
 
+async function waitFor(check: () => boolean, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
 export function describeDbContract(kind: TestDatabaseKind): void {
   describe.skipIf(!kind.available)(`Db contract: ${kind.kind}`, () => {
     let database: TestDatabase;
@@ -131,6 +139,26 @@ export function describeDbContract(kind: TestDatabaseKind): void {
       const error = await other.query('SELECT 1').catch((e: unknown) => e);
       expect((error as RuntimeError).code).toBe('SERVICE_UNAVAILABLE');
       await other.close(); // closing twice is harmless
+    });
+
+    it('delivers notifications to every connection of the database, and stops after close', async () => {
+      const other = database.open();
+      try {
+        const received: string[] = [];
+        const bus = other.notifications();
+        const off = bus.subscribe('contract_test', (payload) => received.push(payload));
+        await waitFor(() => bus.connected);
+        await db.notifications().publish('contract_test', 'hello');
+        await waitFor(() => received.length === 1);
+        expect(received).toEqual(['hello']);
+        off();
+        await db.notifications().publish('contract_test', 'unheard');
+        await new Promise((r) => setTimeout(r, 50));
+        expect(received).toEqual(['hello']);
+        expect(() => bus.subscribe('Bad Channel', () => {})).toThrow(/Invalid notification channel/);
+      } finally {
+        await other.close();
+      }
     });
 
     it('keeps data across reopening', async () => {

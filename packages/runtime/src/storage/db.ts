@@ -4,6 +4,8 @@
  * it; everything above storage talks only to this.
  */
 
+import type { NotificationBus } from './notifications.js';
+
 export type DbKind = 'sqlite' | 'postgres';
 
 /** A value that can be bound to a statement parameter. */
@@ -44,6 +46,8 @@ export interface Db extends SqlClient {
   appliedMigrations(): Promise<number[]>;
   /** Cheap round trip used by health checks. */
   ping(): Promise<void>;
+  /** Messages to every runtime sharing this database (created on first use; closed with it). */
+  notifications(): NotificationBus;
   /** Releases the connection(s); further calls reject with SERVICE_UNAVAILABLE. */
   close(): Promise<void>;
 }

@@ -223,7 +223,21 @@ export const MIGRATIONS: readonly Migration[] = [
     CREATE INDEX IF NOT EXISTS svc_jobs_ref ON svc_jobs (ref)`,
   },
   {
-    // Versions 13-29 are left to other capabilities in flight; knowledge owns 30 and up.
+    version: 13,
+    name: 'auth_listeners',
+    // The runtimes that cache verified tokens, each with the time it last proved it is listening
+    // for revocations. A revocation waits for every live one to acknowledge it.
+    sqlite: `CREATE TABLE IF NOT EXISTS svc_auth_listeners (
+      listener_id TEXT PRIMARY KEY,
+      seen_ms INTEGER NOT NULL
+    )`,
+    postgres: `CREATE TABLE IF NOT EXISTS svc_auth_listeners (
+      listener_id TEXT PRIMARY KEY,
+      seen_ms BIGINT NOT NULL
+    )`,
+  },
+  {
+    // Versions 14-29 are left to other capabilities in flight; knowledge owns 30 and up.
     version: 30,
     name: 'knowledge_contents',
     // One row per piece of content uploaded through /knowledge/content. Its id is the

@@ -1,9 +1,9 @@
 /**
  * @module auth/service-accounts/service-account-verifier
- * Turns a `svc_pat_` bearer into a principal. By default every request looks the token up in
- * the database (one indexed read), so a revocation by any runtime sharing the database takes
- * effect on the token's next request. A positive cache can be enabled with a TTL for
- * deployments that accept that delay.
+ * Turns a `svc_pat_` bearer into a principal. Verified tokens are cached in memory, and a
+ * revocation by any runtime sharing the database reaches every cache before the revoking request
+ * returns (see revocations.ts). Whenever that cannot be guaranteed (the notification bus is down,
+ * the heartbeat is stale) the cache is bypassed and the token is looked up in the database.
  */
 import { timingSafeEqual } from 'node:crypto';
 import { RuntimeError } from '../../errors.js';
@@ -11,12 +11,15 @@ import type { Logger } from '../../server/logger.js';
 import { BoundedCache } from '../bounded-cache.js';
 import { sha256Hex } from '../credentials.js';
 import type { Principal } from '../principal.js';
+import type { Revocations } from './revocations.js';
 import type { ServiceAccountStore } from './service-account-store.js';
 import { isActive, principalOf, type ServiceAccount } from './types.js';
 
 export interface ServiceAccountVerifierOptions {
-  /** Keep verified accounts this long (0, the default, looks up every request). */
+  /** Keep verified accounts this long; 0 looks up every request. */
   cacheTtlMs?: number;
+  /** Makes the cache coherent across runtimes; without it, cached tokens live out their TTL. */
+  revocations?: Revocations | undefined;
   /** At most one `last_used_at` write per account per this interval, per process. */
   touchIntervalMs?: number;
 }
@@ -26,6 +29,7 @@ export class ServiceAccountVerifier {
   private readonly touched = new BoundedCache<true>(2048);
   private readonly cacheTtlMs: number;
   private readonly touchIntervalMs: number;
+  private readonly revocations: Revocations | undefined;
 
   constructor(
     private readonly store: ServiceAccountStore,
@@ -34,6 +38,8 @@ export class ServiceAccountVerifier {
   ) {
     this.cacheTtlMs = options.cacheTtlMs ?? 0;
     this.touchIntervalMs = options.touchIntervalMs ?? 60_000;
+    this.revocations = options.revocations;
+    this.revocations?.onEvict((hash) => (hash === undefined ? this.cache.clear() : this.cache.delete(hash)));
   }
 
   /**
@@ -42,7 +48,8 @@ export class ServiceAccountVerifier {
    */
   async verify(token: string, now = Date.now()): Promise<Principal | undefined> {
     const hash = sha256Hex(token);
-    let account = this.cache.get(hash, now);
+    const cacheable = this.cacheTtlMs > 0 && (this.revocations?.trusted(now) ?? true);
+    let account = cacheable ? this.cache.get(hash, now) : undefined;
     if (!account) {
       try {
         account = await this.store.findByTokenHash(hash);
@@ -51,7 +58,7 @@ export class ServiceAccountVerifier {
         throw new RuntimeError('SERVICE_UNAVAILABLE', 'Authentication is temporarily unavailable');
       }
       if (!account || !sameHash(account.token_hash, hash)) return undefined;
-      if (this.cacheTtlMs > 0 && account.revoked_at === null) this.cache.set(hash, account, now + this.cacheTtlMs);
+      if (cacheable && account.revoked_at === null) this.cache.set(hash, account, now + this.cacheTtlMs);
     }
     // Checked on cache hits too, so a token expiring while cached stops at once.
     if (!isActive(account, Math.floor(now / 1000))) {
@@ -68,9 +75,13 @@ export class ServiceAccountVerifier {
     };
   }
 
-  /** Drops a revoked account from this process's cache at once. */
-  forget(tokenHash: string): void {
+  /**
+   * Drops a revoked token from this process's cache and, through the notification bus, from
+   * every other runtime's, resolving once they have confirmed (bounded).
+   */
+  async revoked(tokenHash: string): Promise<void> {
     this.cache.delete(tokenHash);
+    await this.revocations?.announce(tokenHash);
   }
 
   private touch(account: ServiceAccount, now: number): void {

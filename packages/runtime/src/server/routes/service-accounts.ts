@@ -214,7 +214,8 @@ export function serviceAccountRoutes(ctx: ServerContext): RouteDefinition[] {
         const { service_account_id: id } = c.req.valid('param');
         const account = await store.revoke(id, epochSeconds());
         if (!account) throw new RuntimeError('NOT_FOUND', `Service account '${id}' not found`);
-        ctx.auth.serviceAccounts?.forget(account.token_hash);
+        // Every runtime's token cache drops it before this answers.
+        await ctx.auth.serviceAccounts?.revoked(account.token_hash);
         return c.body(null, 204);
       },
     ),

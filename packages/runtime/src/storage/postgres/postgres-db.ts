@@ -6,7 +6,9 @@ import pg from 'pg';
 import type { Db, MigrationReport, SqlClient, SqlValue } from '../db.js';
 import { MIGRATIONS } from '../migrations.js';
 import { applyPending, readApplied } from '../migrator.js';
+import type { NotificationBus } from '../notifications.js';
 import { closedError, storageError } from '../sql-errors.js';
+import { PgBus } from './pg-bus.js';
 
 export interface PostgresDbOptions {
   /** `postgres://user:pass@host:port/db` */
@@ -52,9 +54,12 @@ export class PostgresDb implements Db {
   readonly id: string;
   private pool: pg.Pool | undefined;
   private readonly client: SqlClient;
+  private readonly url: string;
+  private bus: PgBus | undefined;
 
   constructor(options: PostgresDbOptions) {
     this.id = options.id ?? 'postgres';
+    this.url = options.url;
     const pool = new pg.Pool({
       connectionString: options.url,
       max: options.maxConnections ?? 10,
@@ -122,7 +127,13 @@ export class PostgresDb implements Db {
     await this.query('SELECT 1');
   }
 
+  notifications(): NotificationBus {
+    this.bus ??= new PgBus(this.url, (sql, params) => this.query(sql, params));
+    return this.bus;
+  }
+
   async close(): Promise<void> {
+    await this.bus?.close();
     const pool = this.pool;
     this.pool = undefined;
     await pool?.end();

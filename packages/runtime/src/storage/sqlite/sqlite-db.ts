@@ -9,6 +9,8 @@ import type { Db, MigrationReport, SqlClient, SqlValue } from '../db.js';
 import { MIGRATIONS } from '../migrations.js';
 import { applyPending, readApplied } from '../migrator.js';
 import { closedError, storageError } from '../sql-errors.js';
+import type { NotificationBus } from '../notifications.js';
+import { localBus } from './local-bus.js';
 
 export interface SqliteDbOptions {
   /** File path, or `:memory:`. Parent directories are created. */
@@ -212,7 +214,15 @@ export class SqliteDb implements Db {
     await this.query('SELECT 1');
   }
 
+  private bus: NotificationBus | undefined;
+
+  notifications(): NotificationBus {
+    this.bus ??= localBus(this.path);
+    return this.bus;
+  }
+
   async close(): Promise<void> {
+    await this.bus?.close();
     await this.idle();
     const db = this.db;
     this.db = undefined;
