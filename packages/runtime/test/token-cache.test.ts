@@ -5,7 +5,7 @@
  * the notification channel is down, the cache is bypassed rather than trusted.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { testDatabaseKinds, type TestDatabase } from './support/databases.js';
+import { postgresTestDatabase, testDatabaseKinds, type TestDatabase } from './support/databases.js';
 import { eventually } from './support/eventually.js';
 import { call } from './support/http.js';
 import { startRuntimeOn, type StartedRuntime } from './support/runtime.js';
@@ -39,9 +39,9 @@ for (const kind of testDatabaseKinds) {
       const { id, token } = await mint('hammered');
       expect((await call(b.url, 'GET', '/config', { token })).status).toBe(200);
       const results: { sentAt: number; status: number }[] = [];
-      let stop = false;
+      const state = { stop: false };
       const hammer = async () => {
-        while (!stop) {
+        while (!state.stop) {
           const sentAt = performance.now();
           const res = await fetch(`${b.url}/config`, { headers: { authorization: `Bearer ${token}` } });
           await res.arrayBuffer();
@@ -54,7 +54,7 @@ for (const kind of testDatabaseKinds) {
       const revokedAt = performance.now();
       expect(revoke.status).toBe(204);
       await new Promise((r) => setTimeout(r, 300));
-      stop = true;
+      state.stop = true;
       await Promise.all(workers);
 
       const before = results.filter((r) => r.sentAt < revokedAt);
@@ -67,24 +67,47 @@ for (const kind of testDatabaseKinds) {
       expect(after.filter((r) => r.status === 200)).toEqual([]);
       expect(after.every((r) => r.status === 401 || r.status === 429)).toBe(true);
     });
-
-    // PostgreSQL only: SQLite's bus lives inside the process and cannot go down.
-    if (kind.kind === 'postgres') it('with the notification channel down, tokens are checked in the database, not the cache', async () => {
-      const { token } = await mint('unheard');
-      expect((await call(b.url, 'GET', '/config', { token })).status).toBe(200);
-      // Cut every runtime's LISTEN connection: revocations can no longer be heard.
-      const db = database.open();
-      try {
-        await db.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE 'LISTEN svc_token%' AND pid <> pg_backend_pid()");
-        // A revocation nobody announces (as if the notification were lost), straight in the table.
-        await db.execute("UPDATE svc_service_accounts SET revoked_at = 1 WHERE name = 'unheard'");
-        expect([401, 429]).toContain((await call(b.url, 'GET', '/config', { token })).status);
-      } finally {
-        await db.close();
-      }
-      // The channel comes back by itself, and a fresh token is cached again.
-      const fresh = await mint('after-reconnect');
-      await eventually(async () => ((await call(b.url, 'GET', '/config', { token: fresh.token })).status === 200 ? true : undefined), 10_000);
-    });
   });
 }
+
+// PostgreSQL only: SQLite's bus lives inside the process and cannot go down.
+describe.skipIf(!postgresTestDatabase.available)('token cache on postgresql with the notification channel down', () => {
+  let database: TestDatabase;
+  let a: StartedRuntime;
+  let b: StartedRuntime;
+
+  const mint = async (name: string): Promise<{ id: string; token: string }> => {
+    const res = await call(a.url, 'POST', '/service-accounts', { token: KEY, body: { name, scopes: [{ scope: 'config:read' }] } });
+    expect(res.status).toBe(201);
+    return { id: res.body.id as string, token: res.body.token as string };
+  };
+
+  beforeAll(async () => {
+    database = await postgresTestDatabase.create();
+    a = await startRuntimeOn(database, { env: { OS_SECURITY_KEY: KEY } });
+    b = await startRuntimeOn(database, { env: { OS_SECURITY_KEY: KEY } });
+  });
+  afterAll(async () => {
+    await b?.stop();
+    await a?.stop();
+    await database?.cleanup();
+  });
+
+it('with the notification channel down, tokens are checked in the database, not the cache', async () => {
+    const { token } = await mint('unheard');
+    expect((await call(b.url, 'GET', '/config', { token })).status).toBe(200);
+    // Cut every runtime's LISTEN connection: revocations can no longer be heard.
+    const db = database.open();
+    try {
+      await db.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE 'LISTEN svc_token%' AND pid <> pg_backend_pid()");
+      // A revocation nobody announces (as if the notification were lost), straight in the table.
+      await db.execute("UPDATE svc_service_accounts SET revoked_at = 1 WHERE name = 'unheard'");
+      expect([401, 429]).toContain((await call(b.url, 'GET', '/config', { token })).status);
+    } finally {
+      await db.close();
+    }
+    // The channel comes back by itself, and a fresh token is cached again.
+    const fresh = await mint('after-reconnect');
+    await eventually(async () => ((await call(b.url, 'GET', '/config', { token: fresh.token })).status === 200 ? true : undefined), 10_000);
+  });
+});
