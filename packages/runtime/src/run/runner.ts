@@ -9,6 +9,7 @@ import { RuntimeError } from '../errors.js';
 import type { ChatMessage, Model, Usage } from '../model/model.js';
 import { ModelError } from '../model/model.js';
 import type { Logger } from '../server/logger.js';
+import { RUN_EVENTS_CHANNEL, RunEventStore, type StoredRunEvent } from '../sessions/run-event-store.js';
 import { RunLeaseStore, type RunLease } from '../sessions/run-lease-store.js';
 import type { SessionStore } from '../sessions/session-store.js';
 import { emptyMetrics, epochSeconds, isWaitingForDecision, type RunRecord, type RunStatus, type SessionType, type ToolExecution } from '../sessions/types.js';
@@ -86,6 +87,8 @@ export interface RunnerOptions {
   leaseMs?: number;
   /** How often partial output is stored and cancel requests are read (default 1 s). */
   progressIntervalMs?: number;
+  /** How often streamed events are stored for clients following from elsewhere (default 250 ms). */
+  eventsIntervalMs?: number;
 }
 
 interface ActiveRun {
@@ -94,17 +97,25 @@ interface ActiveRun {
   /** The text streamed so far, and how much of it is stored. */
   streamed: () => string;
   storedLength: number;
+  /** Events streamed but not stored yet (consecutive text deltas merged). */
+  unstored: StoredRunEvent[];
 }
+
+/** Text deltas, merged when stored so a long answer is a few rows rather than one per token. */
+const CONTENT_EVENTS = new Set(['RunContent', 'TeamRunContent']);
 
 export class Runner {
   private readonly active = new Map<string, ActiveRun>();
   private readonly store: SessionStore;
   private readonly leases: RunLeaseStore;
+  readonly events: RunEventStore;
   /** This process, as the owner of the runs it executes. */
   readonly owner = randomUUID();
   private node: string | null = null;
   private readonly leaseMs: number;
   private readonly progressIntervalMs: number;
+  private readonly eventsIntervalMs: number;
+  private progressDueAt = 0;
   private progressTimer: NodeJS.Timeout | undefined;
   private sweepTimer: NodeJS.Timeout | undefined;
   private renewAt = 0;
@@ -122,6 +133,8 @@ export class Runner {
     this.leases = new RunLeaseStore(options.store.db);
     this.leaseMs = options.leaseMs ?? 30_000;
     this.progressIntervalMs = options.progressIntervalMs ?? 1000;
+    this.eventsIntervalMs = Math.min(options.eventsIntervalMs ?? 250, this.progressIntervalMs);
+    this.events = new RunEventStore(options.store.db);
   }
 
   private lease(mcpRequest?: string): RunLease {
@@ -166,7 +179,7 @@ export class Runner {
       updated_at: epochSeconds(startedMs),
     };
     await this.store.saveRun(record, this.lease(input.mcpRequest));
-    return this.launch(component, record, { message: input.message, history, userId, started: LIFECYCLE[component.kind].started });
+    return this.launch(component, record, { message: input.message, history, userId, started: LIFECYCLE[component.kind].started, lastSeq: 0 });
   }
 
   /**
@@ -211,7 +224,9 @@ export class Runner {
     }
     record.status = 'RUNNING';
     const history = await this.history(record.session_id);
+    const lastSeq = await this.events.lastSeq(record.run_id);
     return this.launch(component, record, {
+      lastSeq,
       message: record.input.message,
       history,
       userId: record.user_id ?? undefined,
@@ -224,7 +239,15 @@ export class Runner {
   private launch(
     component: Runnable,
     record: RunRecord,
-    options: { message: string; history: ChatMessage[]; userId: string | undefined; started: string; resume?: ExecutionContext['resume'] },
+    options: {
+      message: string;
+      history: ChatMessage[];
+      userId: string | undefined;
+      started: string;
+      resume?: ExecutionContext['resume'];
+      /** Events of this run stored before (a continued run goes on numbering them). */
+      lastSeq: number;
+    },
   ): StartedRun {
     const runId = record.run_id;
     const sessionId = record.session_id;
@@ -236,8 +259,23 @@ export class Runner {
     const base = () => ({ created_at: epochSeconds(), run_id: runId, session_id: sessionId });
     const identity = identityFields(component);
     let streamed = '';
+    let seq = options.lastSeq;
+    const unstored: StoredRunEvent[] = [];
 
-    const send = (event: string, fields: Record<string, unknown> = {}) => queue.push({ event, ...base(), ...identity, ...fields });
+    const send = (event: string, fields: Record<string, unknown> = {}) => {
+      const payload: RunEvent = { event, ...base(), ...identity, ...fields };
+      queue.push(payload);
+      const last = unstored.at(-1);
+      if (last && CONTENT_EVENTS.has(event) && last.event === event && typeof payload.content === 'string') {
+        const merged = JSON.parse(last.data) as RunEvent;
+        if (typeof merged.content === 'string') {
+          merged.content += payload.content;
+          last.data = JSON.stringify(merged);
+          return;
+        }
+      }
+      unstored.push({ seq: ++seq, event, data: JSON.stringify(payload) });
+    };
     const context: ExecutionContext = {
       runId,
       sessionId,
@@ -305,6 +343,8 @@ export class Runner {
         send(names.error, errorFields);
         return saved;
       } finally {
+        // The last events (the final one included) are stored before the run counts as ended.
+        await this.storeEvents(runId, unstored).catch((e: unknown) => this.log.warn(`could not store the events of run ${runId}: ${describeError(e)}`));
         this.active.delete(runId);
         if (this.active.size === 0) this.stopProgressTimer();
         queue.close();
@@ -314,7 +354,7 @@ export class Runner {
     const cancel = (reason = 'cancelled') => {
       if (!controller.signal.aborted) controller.abort(reason);
     };
-    this.active.set(runId, { cancel, done, streamed: () => streamed, storedLength: 0 });
+    this.active.set(runId, { cancel, done, streamed: () => streamed, storedLength: 0, unstored });
     this.startProgressTimer();
     return { runId, sessionId, events: queue, done, cancel };
   }
@@ -392,8 +432,30 @@ export class Runner {
   private startProgressTimer(): void {
     if (this.progressTimer) return;
     this.renewAt = Date.now() + this.leaseMs / 3;
-    this.progressTimer = setInterval(() => this.queueChore(() => this.progress()), this.progressIntervalMs);
+    this.progressDueAt = Date.now() + this.progressIntervalMs;
+    this.progressTimer = setInterval(() => this.queueChore(() => this.tick()), this.eventsIntervalMs);
     this.progressTimer.unref();
+  }
+
+  /** Stores new events often (followers wait on them), and the rest of the progress less often. */
+  private async tick(): Promise<void> {
+    for (const [runId, run] of this.active) await this.storeEvents(runId, run.unstored);
+    if (Date.now() < this.progressDueAt) return;
+    this.progressDueAt = Date.now() + this.progressIntervalMs;
+    await this.progress();
+  }
+
+  /** Stores (and empties) a run's unstored events, then tells followers on every runtime. */
+  private async storeEvents(runId: string, unstored: StoredRunEvent[]): Promise<void> {
+    if (unstored.length === 0) return;
+    const batch = unstored.splice(0, unstored.length);
+    try {
+      await this.events.append(runId, batch);
+    } catch (error) {
+      unstored.unshift(...batch);
+      throw error;
+    }
+    await this.store.db.notifications().publish(RUN_EVENTS_CHANNEL, runId).catch(() => undefined);
   }
 
   private stopProgressTimer(): void {

@@ -172,6 +172,7 @@ export class SessionStore {
       let deleted = 0;
       for (const id of sessionIds) {
         // Runs go first explicitly: SQLite enforces ON DELETE CASCADE only with foreign_keys on.
+        await tx.execute('DELETE FROM svc_run_events WHERE run_id IN (SELECT run_id FROM svc_runs WHERE session_id = $1)', [id]);
         await tx.execute('DELETE FROM svc_runs WHERE session_id = $1', [id]);
         deleted += await tx.execute('DELETE FROM svc_sessions WHERE session_id = $1', [id]);
       }

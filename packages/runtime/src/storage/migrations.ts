@@ -237,7 +237,29 @@ export const MIGRATIONS: readonly Migration[] = [
     )`,
   },
   {
-    // Versions 14-29 are left to other capabilities in flight; knowledge owns 30 and up.
+    version: 14,
+    name: 'run_events',
+    // The events of each run as it streamed them (consecutive text deltas merged), numbered per
+    // run, so a client can follow a run from any runtime: replay what is stored, then what comes.
+    sqlite: `CREATE TABLE IF NOT EXISTS svc_run_events (
+      run_id TEXT NOT NULL,
+      seq INTEGER NOT NULL,
+      event TEXT NOT NULL,
+      data TEXT NOT NULL,
+      created_ms INTEGER NOT NULL,
+      PRIMARY KEY (run_id, seq)
+    )`,
+    postgres: `CREATE TABLE IF NOT EXISTS svc_run_events (
+      run_id TEXT NOT NULL,
+      seq INTEGER NOT NULL,
+      event TEXT NOT NULL,
+      data TEXT NOT NULL,
+      created_ms BIGINT NOT NULL,
+      PRIMARY KEY (run_id, seq)
+    )`,
+  },
+  {
+    // Versions 15-29 are left to other capabilities in flight; knowledge owns 30 and up.
     version: 30,
     name: 'knowledge_contents',
     // One row per piece of content uploaded through /knowledge/content. Its id is the

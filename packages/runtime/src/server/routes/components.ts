@@ -15,6 +15,7 @@ import { apiRoute, listing, scoped, type RouteDefinition } from '../route.js';
 import { standardErrors } from '../standard-errors.js';
 import type { StartedRun } from '../../run/runner.js';
 import { ContinueRequestSchema, RunRequestSchema, RunSchema, toRunResponse } from './run-schemas.js';
+import { followRun } from './follow-run.js';
 import { streamRun } from './stream-run.js';
 
 interface Kind {
@@ -260,6 +261,38 @@ function routesFor(ctx: ServerContext, kind: Kind): RouteDefinition[] {
           ...(query.status ? { status: query.status } : {}),
         });
         return c.json(runs.map((r) => toRunResponse(r)), 200);
+      },
+    ),
+    apiRoute(
+      scoped(`${kind.plural}:read`),
+      {
+        method: 'get',
+        path: `${item}/runs/{run_id}/events`,
+        operationId: `follow${kind.label}RunEvents`,
+        tags: [kind.tag],
+        summary: `Follow the events of ${kind.type === 'agent' ? 'an' : 'a'} ${kind.type} run`,
+        description:
+          'Server-sent events of the run as it streamed them, from any runtime sharing the database: the stored events first, ' +
+          'then new ones as they are stored (within about a quarter second), ending when the run completes, fails, is cancelled ' +
+          'or pauses. Each event has an `id`; reconnect with `Last-Event-ID` (or `?after=`) to resume. Text deltas may arrive merged. ' +
+          'Unlike the run request, closing this stream does not cancel the run.',
+        request: {
+          params: runParams,
+          query: z.object({ after: z.coerce.number().int().min(0).optional().openapi({ description: 'Send only events after this id' }) }),
+        },
+        responses: {
+          200: { description: 'The events', content: { 'text/event-stream': { schema: z.string() } } },
+          ...standardErrors,
+        },
+      },
+      async (c) => {
+        const component = find(c.req.param(kind.param)!);
+        const runId = c.req.param('run_id')!;
+        const run = await ctx.sessions.getRun(runId);
+        if (!run || run.session_type !== kind.type || run.component_id !== component.id) throw new RuntimeError('NOT_FOUND', 'Run not found');
+        const lastEventId = Number(c.req.header('last-event-id'));
+        const after = Number.isInteger(lastEventId) && lastEventId > 0 ? lastEventId : (c.req.valid('query').after ?? 0);
+        return streamSSE(c, (sse) => followRun(sse, { runId, after, events: ctx.runner.events, sessions: ctx.sessions, bus: ctx.db.notifications() }));
       },
     ),
     apiRoute(
