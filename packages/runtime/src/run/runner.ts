@@ -49,6 +49,9 @@ export interface CancelOutcome {
   alreadyFinished: boolean;
 }
 
+/** Bus channel: "cancel run <id>", acted on by whichever runtime executes it. */
+const CANCEL_CHANNEL = 'svc_run_cancel';
+
 const FINAL: ReadonlySet<RunStatus> = new Set(['COMPLETED', 'ERROR', 'CANCELLED']);
 
 export interface StartedRun {
@@ -384,7 +387,11 @@ export class Runner {
         continue; // continued or cancelled meanwhile: look again
       }
       if (await this.leases.finishOrphan(runId, 'CANCELLED', null)) return { cancelled: true, status: 'CANCELLED', alreadyFinished: false };
-      if (!requested) requested = await this.leases.requestCancel(runId);
+      if (!requested) {
+        requested = await this.leases.requestCancel(runId);
+        // The owner also polls for the request; the message only makes it act at once.
+        if (requested) await this.store.db.notifications().publish(CANCEL_CHANNEL, runId).catch(() => undefined);
+      }
       if (Date.now() >= deadline) return { cancelled: false, status: record.status, alreadyFinished: false };
       await new Promise((r) => setTimeout(r, 100));
     }
@@ -404,6 +411,7 @@ export class Runner {
    */
   startMaintenance(): void {
     if (this.sweepTimer || this.shuttingDown) return;
+    this.store.db.notifications().subscribe(CANCEL_CHANNEL, (runId) => void this.cancelLocal(runId, 'cancelled by request'));
     this.queueChore(() => this.sweep());
     this.sweepTimer = setInterval(() => this.queueChore(() => this.sweep()), Math.max(50, this.leaseMs / 2));
     this.sweepTimer.unref();
@@ -482,7 +490,8 @@ export class Runner {
   /** Cancels the run an MCP request started, wherever it executes; no wait. */
   async cancelMcpRequest(digest: string, reason: string): Promise<void> {
     const runId = await this.leases.findByMcpRequest(digest);
-    if (runId && !this.cancelLocal(runId, reason)) await this.leases.requestCancel(runId);
+    if (!runId || this.cancelLocal(runId, reason)) return;
+    if (await this.leases.requestCancel(runId)) await this.store.db.notifications().publish(CANCEL_CHANNEL, runId).catch(() => undefined);
   }
 
   /** Ids of the runs in progress in this process. */
