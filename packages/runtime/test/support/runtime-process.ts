@@ -7,13 +7,25 @@
  *
  *   node --import tsx test/support/runtime-process.ts
  */
+import { z } from 'zod';
+import { Agent } from '../../src/agent/agent.js';
 import { OpenAIChatModel } from '../../src/model/openai-chat-model.js';
+import { tool } from '../../src/tools/function-tool.js';
 import { Runtime } from '../../src/runtime.js';
 import { silentLogger } from '../../src/server/logger.js';
 import { testComponents, testKnowledge } from './components.js';
 
 const model = new OpenAIChatModel({ model: 'fake-model', baseURL: `${process.env.FAKE_LLM_URL}/v1`, maxRetries: 0 });
 const { agents, teams, workflows } = testComponents(model);
+// An agent whose tool needs a person's confirmation, so a run can pause and be continued.
+const deleteFile = tool({
+  name: 'delete_file',
+  description: 'Delete a file',
+  input: z.object({ path: z.string() }),
+  requiresConfirmation: true,
+  execute: ({ path }) => `Deleted ${path}`,
+});
+agents.push(new Agent({ id: 'files', instructions: 'Manage files.', tools: [deleteFile], model }));
 const knowledge = process.env.EMBEDDINGS_URL ? [testKnowledge(process.env.EMBEDDINGS_URL, process.env.KNOWLEDGE_PATH, process.env.DATABASE_URL)] : [];
 const runtime = new Runtime({ agents, teams, workflows, knowledge, mcp_server: true, env: process.env }, { logger: silentLogger });
 const server = await runtime.serve({ host: '127.0.0.1' });
