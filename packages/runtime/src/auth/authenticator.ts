@@ -8,6 +8,7 @@ import { RuntimeError } from '../errors.js';
 import type { AuthMode } from './auth-mode.js';
 import { bearerFrom, MAX_TOKEN_LENGTH, secretsEqual } from './credentials.js';
 import type { FailureLimiter } from './failure-limiter.js';
+import type { SharedFailureCounter } from './shared-failures.js';
 import type { JwtVerifier } from './jwt-verifier.js';
 import { ANONYMOUS, isReservedSubject, SECURITY_KEY_PRINCIPAL, scopesFromClaims, type Principal } from './principal.js';
 import { accessibleIds, contextualize, hasScopes, parseScope, resourceContext } from './scopes.js';
@@ -23,6 +24,8 @@ export interface AuthenticatorOptions {
   securityKey?: string | undefined;
   serviceAccounts?: ServiceAccountVerifier | undefined;
   limiter: FailureLimiter;
+  /** Counts failures across every runtime on the database, after the local limiter. */
+  sharedFailures?: SharedFailureCounter | undefined;
 }
 
 /** What a listing route may show: everything, or only these ids. */
@@ -125,8 +128,11 @@ export class Authenticator {
     }
   }
 
-  private fail(client: string, detail: string): never {
-    const retryAfter = this.options.limiter.fail(client);
+  private async fail(client: string, detail: string): Promise<never> {
+    let retryAfter = this.options.limiter.fail(client);
+    // The database is asked only when this process alone has not seen enough; if it cannot
+    // answer, the local limit still holds.
+    if (retryAfter === undefined && this.options.sharedFailures) retryAfter = await this.options.sharedFailures.fail(client).catch(() => undefined);
     if (retryAfter !== undefined) {
       throw new RuntimeError('RATE_LIMITED', 'Too many failed authentication attempts', { headers: { 'retry-after': String(retryAfter) } });
     }

@@ -10,6 +10,7 @@ import type { Db } from '../storage/db.js';
 import { isTruthyEnv, type AuthMode } from './auth-mode.js';
 import { Authenticator } from './authenticator.js';
 import { FailureLimiter } from './failure-limiter.js';
+import { SharedFailureCounter } from './shared-failures.js';
 import { JwtVerifier } from './jwt-verifier.js';
 import { DEFAULT_ADMIN_SCOPE } from './scopes.js';
 import { ServiceAccountStore } from './service-accounts/service-account-store.js';
@@ -50,10 +51,12 @@ export function createAuthenticator(inputs: AuthSetupInputs): { auth: Authentica
     revocations,
   });
   const limit = config?.failed_auth_limit;
-  const limiter = new FailureLimiter({
+  const failureLimit = {
     maxFailures: limit?.max_failures ?? envInt(env, 'AUTH_FAILURE_LIMIT', DEFAULT_FAILURE_LIMIT, 1),
     windowMs: (limit?.window_seconds ?? envInt(env, 'AUTH_FAILURE_WINDOW_SECONDS', DEFAULT_FAILURE_WINDOW_SECONDS, 1)) * 1000,
-  });
+  };
+  const limiter = new FailureLimiter(failureLimit);
+  const sharedFailures = new SharedFailureCounter(inputs.db, failureLimit);
 
   let jwt: JwtVerifier | undefined;
   if (inputs.mode === 'jwt') {
@@ -76,6 +79,7 @@ export function createAuthenticator(inputs: AuthSetupInputs): { auth: Authentica
     securityKey: env.OS_SECURITY_KEY?.trim() || undefined,
     serviceAccounts,
     limiter,
+    sharedFailures,
   });
   return { auth, store, revocations };
 }

@@ -259,7 +259,25 @@ export const MIGRATIONS: readonly Migration[] = [
     )`,
   },
   {
-    // Versions 15-29 are left to other capabilities in flight; knowledge owns 30 and up.
+    version: 15,
+    name: 'auth_failures',
+    // Failed authentications per client address and fixed window, counted by every runtime, so
+    // the 429 after repeated failures holds however a load balancer spreads the attempts.
+    sqlite: `CREATE TABLE IF NOT EXISTS svc_auth_failures (
+      client TEXT NOT NULL,
+      window_ms INTEGER NOT NULL,
+      failures INTEGER NOT NULL,
+      PRIMARY KEY (client, window_ms)
+    )`,
+    postgres: `CREATE TABLE IF NOT EXISTS svc_auth_failures (
+      client TEXT NOT NULL,
+      window_ms BIGINT NOT NULL,
+      failures INTEGER NOT NULL,
+      PRIMARY KEY (client, window_ms)
+    )`,
+  },
+  {
+    // Versions 16-29 are left to other capabilities in flight; knowledge owns 30 and up.
     version: 30,
     name: 'knowledge_contents',
     // One row per piece of content uploaded through /knowledge/content. Its id is the
