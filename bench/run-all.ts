@@ -3,6 +3,7 @@
  */
 import { benchAuth } from './auth.js';
 import { benchCli } from './cli.js';
+import { benchCluster } from './cluster.js';
 import { benchHttp } from './http.js';
 import { benchRuns } from './runs.js';
 
@@ -10,3 +11,4 @@ await benchHttp();
 await benchRuns();
 await benchAuth();
 await benchCli();
+await benchCluster();
