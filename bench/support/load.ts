@@ -1,7 +1,17 @@
 /**
- * One autocannon run and the figures we report from it.
+ * One load run and the figures we report from it. Debian's wrk, when installed, generates the
+ * load from a process of its own (a load generator in the benchmark's own event loop competes
+ * with the servers for this machine's two cores); otherwise autocannon, in process.
  */
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import autocannon from 'autocannon';
+
+const WRK = ['/usr/bin/wrk', '/usr/local/bin/wrk'].find((p) => existsSync(p));
+export const LOAD_GENERATOR = process.env.BENCH_LOAD === 'autocannon' || !WRK ? 'autocannon (in process)' : 'wrk (separate process)';
 
 export interface LoadResult {
   label: string;
@@ -26,6 +36,7 @@ export interface LoadRequest {
 }
 
 export async function load(label: string, url: string, request: LoadRequest = {}): Promise<LoadResult> {
+  if (WRK && process.env.BENCH_LOAD !== 'autocannon') return loadWithWrk(WRK, label, url, request);
   const { method = 'GET', headers = {}, body, connections = CONNECTIONS } = request;
   const options = { url, method, headers, ...(body === undefined ? {} : { body }) };
   // A short warm-up lets the JIT settle before the measured run.
@@ -44,7 +55,7 @@ export async function load(label: string, url: string, request: LoadRequest = {}
 }
 
 export function printTable(title: string, rows: LoadResult[], baseline: LoadResult): void {
-  process.stdout.write(`\n${title} (${DURATION_S}s per case, loopback)\n`);
+  process.stdout.write(`\n${title} (${DURATION_S}s per case, loopback, load from ${LOAD_GENERATOR})\n`);
   const header = ['case', 'conns', 'req/s', 'vs baseline', 'p50 ms', 'p99 ms', 'errors', 'non-2xx'];
   const lines = rows.map((r) => [
     r.label,
@@ -60,4 +71,50 @@ export function printTable(title: string, rows: LoadResult[], baseline: LoadResu
   const fmt = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
   process.stdout.write(`${fmt(header)}\n${widths.map((w) => '-'.repeat(w)).join('  ')}\n`);
   for (const l of lines) process.stdout.write(`${fmt(l)}\n`);
+}
+
+/** wrk reports latencies with units; the table shows milliseconds. */
+function millis(value: string, unit: string): number {
+  const n = Number(value);
+  if (unit === 'us') return n / 1000;
+  if (unit === 's') return n * 1000;
+  if (unit === 'm') return n * 60_000;
+  return n;
+}
+
+async function loadWithWrk(wrk: string, label: string, url: string, request: LoadRequest): Promise<LoadResult> {
+  const { method = 'GET', headers = {}, body, connections = CONNECTIONS } = request;
+  const dir = mkdtempSync(join(tmpdir(), 'svc-bench-wrk-'));
+  try {
+    // The request (method, headers, body) goes through a Lua script, the way wrk takes bodies.
+    const script = join(dir, 'request.lua');
+    const lua = [
+      `wrk.method = ${JSON.stringify(method)}`,
+      ...Object.entries(headers).map(([k, v]) => `wrk.headers[${JSON.stringify(k)}] = ${JSON.stringify(v)}`),
+      ...(body === undefined ? [] : [`wrk.body = ${JSON.stringify(body)}`]),
+    ];
+    writeFileSync(script, `${lua.join('\n')}\n`);
+    const run = (seconds: number, conns: number) =>
+      promisify(execFile)(wrk, ['-t1', `-c${conns}`, `-d${seconds}s`, '--latency', '-s', script, url], { maxBuffer: 1 << 20 });
+    await run(1, Math.min(10, connections));
+    const { stdout } = await run(DURATION_S, connections);
+    const latency = (p: string) => {
+      const m = new RegExp(`^\\s*${p}%\\s+([\\d.]+)(us|ms|s|m)\\s*$`, 'm').exec(stdout);
+      return m ? Math.round(millis(m[1]!, m[2]!) * 100) / 100 : NaN;
+    };
+    const mean = /^\s*Latency\s+([\d.]+)(us|ms|s|m)/m.exec(stdout);
+    const errors = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(stdout);
+    return {
+      label,
+      connections,
+      requestsPerSecond: Math.round(Number(/Requests\/sec:\s+([\d.]+)/.exec(stdout)?.[1] ?? 0)),
+      p50Ms: latency('50'),
+      p99Ms: latency('99'),
+      meanMs: mean ? millis(mean[1]!, mean[2]!) : NaN,
+      errors: errors ? errors.slice(1).reduce((sum, n) => sum + Number(n), 0) : 0,
+      non2xx: Number(/Non-2xx or 3xx responses: (\d+)/.exec(stdout)?.[1] ?? 0),
+    };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
