@@ -11,6 +11,7 @@ import type { AppEnv, ServerContext } from './context.js';
 import { errorResponse, handleError, toFieldErrors, validationError } from './errors.js';
 import { normalizedPath } from './normalize-path.js';
 import { authGuard } from './auth-guard.js';
+import { inputGuard } from './input-guard.js';
 import { realmFor } from '../auth/challenge.js';
 import { routeEntry, type RouteDefinition, type RouteEntry } from './route.js';
 import { componentRoutes } from './routes/components.js';
@@ -92,7 +93,13 @@ export function buildApp(ctx: ServerContext, parts: AppParts = {}): BuiltApp {
       operationIds.add(operationId);
       // Public routes say so (`security: []`) rather than leaving clients to guess.
       const security = route.access.kind === 'public' ? [] : [{ HTTPBearer: [] }];
-      app.openapi(guard ? { ...route.config, security, middleware: [guard] } : { ...route.config, security }, route.handler);
+      const request = route.config.request;
+      const middleware = [
+        ...(guard ? [guard] : []),
+        // After auth (an unauthenticated caller learns nothing), before validation and handlers.
+        ...(request ? [inputGuard(request.body !== undefined)] : []),
+      ];
+      app.openapi(middleware.length ? { ...route.config, security, middleware } : { ...route.config, security }, route.handler);
     } else if (route.method === 'ALL') {
       if (guard) app.all(route.path, guard, route.handler);
       else app.all(route.path, route.handler);

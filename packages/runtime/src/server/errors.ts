@@ -31,7 +31,8 @@ export function errorResponse(
   detail: string,
   extra: { errors?: FieldError[] | undefined; headers?: Record<string, string> | undefined } = {},
 ): Response {
-  const body: ErrorBody = { detail, error_code: code };
+  // A detail may quote the request (an id that was not found); a huge input is not sent back.
+  const body: ErrorBody = { detail: detail.length > MAX_DETAIL ? `${detail.slice(0, MAX_DETAIL)}…` : detail, error_code: code };
   if (extra.errors) body.errors = extra.errors;
   return new Response(JSON.stringify(body), {
     status: ERROR_CODES[code],
@@ -42,6 +43,9 @@ export function errorResponse(
 const STATUS_TO_CODE: Record<number, ErrorCode> = Object.fromEntries(
   Object.entries(ERROR_CODES).map(([code, status]) => [status, code as ErrorCode]),
 );
+
+/** The longest `detail` sent; longer ones are cut. */
+const MAX_DETAIL = 300;
 
 /** Converts a zod failure into field errors whose `loc` starts with the request part. */
 export function toFieldErrors(part: string, error: z.ZodError): FieldError[] {

@@ -22,3 +22,16 @@ export function isUniqueViolation(error: unknown): boolean {
   const code = e?.code;
   return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
 }
+
+/**
+ * Refuses text no store may hold: PostgreSQL cannot store a NUL character (SQLite could), and
+ * both stores must answer the same. Requests are checked long before this (server/input-guard);
+ * this is the backstop for every other way text reaches a store (MCP tool arguments, code).
+ */
+export function checkParams(params: readonly unknown[]): void {
+  for (const p of params) {
+    if (typeof p === 'string' && p.includes('\u0000')) {
+      throw new RuntimeError('VALIDATION_ERROR', 'Text values may not contain a NUL character');
+    }
+  }
+}

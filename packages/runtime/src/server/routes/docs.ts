@@ -159,7 +159,8 @@ export function docsRoutes(ctx: ServerContext, openApiDocument: () => OpenApiDoc
     rawRoute(PUBLIC, 'GET', '/docs/assets/:file', (c) => {
       const file = c.req.param('file') ?? '';
       if (file === 'init.js') return c.body(SWAGGER_INIT, 200, { 'content-type': 'text/javascript; charset=utf-8' });
-      const type = SWAGGER_ASSETS[file];
+      // An own property only: `constructor` or `__proto__` must not be found on the prototype.
+      const type = Object.hasOwn(SWAGGER_ASSETS, file) ? SWAGGER_ASSETS[file] : undefined;
       if (!type) return errorResponse('NOT_FOUND', 'Not Found');
       return sendFile(join(swaggerDir, file), type);
     }),

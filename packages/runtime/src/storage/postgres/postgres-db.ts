@@ -7,7 +7,7 @@ import type { Db, MigrationReport, SqlClient, SqlValue } from '../db.js';
 import { MIGRATIONS } from '../migrations.js';
 import { applyPending, readApplied } from '../migrator.js';
 import type { NotificationBus } from '../notifications.js';
-import { closedError, storageError } from '../sql-errors.js';
+import { checkParams, closedError, storageError } from '../sql-errors.js';
 import { PgBus } from './pg-bus.js';
 
 export interface PostgresDbOptions {
@@ -33,6 +33,7 @@ const types = {
 function clientFor(run: (sql: string, params: unknown[]) => Promise<pg.QueryResult>): SqlClient {
   return {
     async query<Row>(sql: string, params: readonly SqlValue[] = []) {
+      checkParams(params);
       try {
         return (await run(sql, [...params])).rows as Row[];
       } catch (e) {
@@ -40,6 +41,7 @@ function clientFor(run: (sql: string, params: unknown[]) => Promise<pg.QueryResu
       }
     },
     async execute(sql: string, params: readonly SqlValue[] = []) {
+      checkParams(params);
       try {
         return (await run(sql, [...params])).rowCount ?? 0;
       } catch (e) {

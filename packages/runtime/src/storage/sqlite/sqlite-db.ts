@@ -8,7 +8,7 @@ import Database from 'better-sqlite3';
 import type { Db, MigrationReport, SqlClient, SqlValue } from '../db.js';
 import { MIGRATIONS } from '../migrations.js';
 import { applyPending, readApplied } from '../migrator.js';
-import { closedError, storageError } from '../sql-errors.js';
+import { checkParams, closedError, storageError } from '../sql-errors.js';
 import type { NotificationBus } from '../notifications.js';
 import { localBus } from './local-bus.js';
 
@@ -116,6 +116,7 @@ export class SqliteDb implements Db {
   private statement(sql: string, params: readonly SqlValue[]): { stmt: Database.Statement; values: unknown[] } {
     // Asked first, so a closed database fails the same way whether or not the text is cached.
     const db = this.handle();
+    checkParams(params);
     const translated = translate(sql);
     let stmt = this.statements.get(translated.sql);
     if (!stmt) {

@@ -1,0 +1,202 @@
+/**
+ * Every route and method of /openapi.json (plus the raw routes: docs assets, /mcp) gets
+ * generated bad input on SQLite and PostgreSQL. Nothing may answer 5xx or drop the connection;
+ * every REST error is the JSON envelope with `detail` and `error_code` (JSON-RPC errors on
+ * /mcp); the server stays healthy with bounded memory. Fixed seed and count in CI; set
+ * FUZZ_RUNS (requests per operation) and FUZZ_SEED for a longer or different run.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Knowledge } from '../../src/knowledge/knowledge.js';
+import { PostgresVectorStore } from '../../src/knowledge/vector-stores/postgres.js';
+import { SqliteVectorStore } from '../../src/knowledge/vector-stores/sqlite.js';
+import { OpenAIChatModel } from '../../src/model/openai-chat-model.js';
+import type { Db } from '../../src/storage/db.js';
+import { testComponents } from '../support/components.js';
+import { testDatabaseKinds } from '../support/databases.js';
+import { startFakeLlm, type FakeLlm } from '../support/fake-llm.js';
+import { startRuntime, type StartedRuntime } from '../support/runtime.js';
+import { badRequestsFor, badString, deepJson, operations, type BadRequest } from './bad-requests.js';
+
+type Json = Record<string, any>;
+
+const KEY = 'fuzz-security-key-0123456789';
+const RUNS = Number(process.env.FUZZ_RUNS ?? 30);
+const SEED = Number(process.env.FUZZ_SEED ?? 20261124);
+
+interface Finding {
+  label: string;
+  request: string;
+  status: number | string;
+  body: string;
+}
+
+/**
+ * One request on a connection of its own, so each answer is judged alone (a keep-alive pool
+ * would blame the next request for a connection the previous one left).
+ */
+function exchange(base: string, r: BadRequest): Promise<{ status: number; type: string; text: string }> {
+  return new Promise((resolveExchange, reject) => {
+    const body = r.body instanceof FormData ? new Response(r.body) : undefined;
+    const transmit = (payload: Buffer | undefined, extra: Record<string, string>) => {
+      // Content-Length always: Node's client sends a DELETE body without any framing otherwise.
+      const length = payload ? { 'content-length': String(payload.byteLength) } : {};
+      let answered = false;
+      const req = httpRequest(`${base}${r.path}`, { method: r.method, headers: { ...r.headers, ...extra, ...length }, agent: false, timeout: 20_000 }, (res) => {
+        answered = true;
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolveExchange({ status: res.statusCode ?? 0, type: String(res.headers['content-type'] ?? ''), text: Buffer.concat(chunks).toString('utf8') }));
+        res.on('error', reject);
+      });
+      req.on('timeout', () => req.destroy(new Error('timed out')));
+      // A server may answer (413) before the client has sent the whole body; the write then
+      // fails, but the answer is what counts: give it a moment to arrive.
+      req.on('error', (error) => setTimeout(() => (answered ? undefined : reject(error)), 200));
+      req.end(payload);
+    };
+    if (body) {
+      // A form is encoded the way fetch would, boundary included.
+      void body.arrayBuffer().then((buf) => transmit(Buffer.from(buf), { 'content-type': body.headers.get('content-type') ?? '' }), reject);
+    } else {
+      transmit(typeof r.body === 'string' ? Buffer.from(r.body, 'utf8') : undefined, {});
+    }
+  });
+}
+
+async function send(base: string, r: BadRequest): Promise<Finding | undefined> {
+  const request = `${r.method} ${r.path.slice(0, 120)}`;
+  let res: { status: number; type: string; text: string };
+  try {
+    res = await exchange(base, r);
+  } catch (error) {
+    return { label: r.label, request, status: 'no response', body: String(error).slice(0, 200) };
+  }
+  const { text, type } = res;
+  if (res.status >= 500) return { label: r.label, request, status: res.status, body: text.slice(0, 200) };
+  if (res.status < 400) return undefined;
+  if (r.path.startsWith('/mcp')) {
+    // MCP transport errors are JSON-RPC errors, as the protocol requires.
+    let body: Json | undefined;
+    try {
+      body = JSON.parse(text) as Json;
+    } catch {
+      body = undefined;
+    }
+    const isJsonRpc = body?.jsonrpc === '2.0' && typeof body.error?.message === 'string';
+    const isEnvelope = typeof body?.detail === 'string';
+    return isJsonRpc || isEnvelope ? undefined : { label: r.label, request, status: res.status, body: `not a JSON-RPC error: ${text.slice(0, 160)}` };
+  }
+  let body: Json | undefined;
+  try {
+    body = type.includes('json') ? (JSON.parse(text) as Json) : undefined;
+  } catch {
+    body = undefined;
+  }
+  if (typeof body?.detail !== 'string' || typeof body.error_code !== 'string') {
+    return { label: r.label, request, status: res.status, body: `not the JSON envelope (${type}): ${text.slice(0, 160)}` };
+  }
+  if (body.detail.length > 500) return { label: r.label, request, status: res.status, body: `detail of ${body.detail.length} characters echoes the input` };
+  return undefined;
+}
+
+/** Runs the requests a few at a time and collects what went wrong. */
+async function sendAll(base: string, requests: BadRequest[]): Promise<Finding[]> {
+  const findings: Finding[] = [];
+  let next = 0;
+  const worker = async () => {
+    while (next < requests.length) {
+      const finding = await send(base, requests[next++]!);
+      if (finding) findings.push(finding);
+    }
+  };
+  await Promise.all([worker(), worker(), worker(), worker()]);
+  return findings;
+}
+
+/** One line per kind of finding (status, operation, what was sent), with one example request. */
+function summary(findings: Finding[]): string[] {
+  const byKind = new Map<string, string>();
+  for (const f of findings) {
+    const kind = `${f.status} ${f.label}: ${f.body.replace(/\(request [0-9a-f-]+\)/, '').slice(0, 120)}`;
+    if (!byKind.has(kind)) byKind.set(kind, `${kind} <- ${f.request}`);
+  }
+  return [...byKind.values()].slice(0, 40);
+}
+
+for (const kind of testDatabaseKinds) {
+  describe.skipIf(!kind.available)(`fuzzing every route on ${kind.kind}`, () => {
+    let fake: FakeLlm;
+    let rt: StartedRuntime;
+    let dir: string;
+    let storeDb: Db | undefined;
+    let doc: Json;
+    const auth = `Bearer ${KEY}`;
+
+    beforeAll(async () => {
+      fake = await startFakeLlm();
+      dir = mkdtempSync(join(tmpdir(), 'svc-fuzz-'));
+      const model = new OpenAIChatModel({ model: 'fake-model', baseURL: `${fake.url}/v1`, maxRetries: 0 });
+      const { agents, teams, workflows } = testComponents(model);
+      const database = kind.kind === 'postgres' ? await kind.create() : undefined;
+      storeDb = database?.open();
+      const store = storeDb ? new PostgresVectorStore({ db: storeDb, table: 'fuzz_docs' }) : new SqliteVectorStore({ path: join(dir, 'k.db'), table: 'fuzz_docs' });
+      const knowledge = new Knowledge({ id: 'docs', store });
+      rt = await startRuntime(kind, { agents, teams, workflows, knowledge: [knowledge], mcp_server: true, env: { OS_SECURITY_KEY: KEY, AUTH_FAILURE_LIMIT: '1000000' } });
+      doc = (await (await fetch(`${rt.url}/openapi.json`)).json()) as Json;
+    });
+    afterAll(async () => {
+      await rt?.stop();
+      await storeDb?.close();
+      await fake?.close();
+      rmSync(dir, { recursive: true, force: true });
+    });
+
+    it(`${RUNS} generated bad requests per operation: no 5xx, the JSON envelope on every error`, async () => {
+      const requests = operations(doc).flatMap((op, i) => fc.sample(badRequestsFor(doc, op, auth), { seed: SEED + i, numRuns: RUNS }));
+      expect(requests.length).toBeGreaterThan(40 * RUNS);
+      const findings = await sendAll(rt.url, requests);
+      expect(summary(findings)).toEqual([]);
+    }, 300_000);
+
+    it('fixed hard cases: docs asset names, oversized bodies, headers and URLs, bad MCP messages', async () => {
+      const requests: BadRequest[] = [];
+      const add = (method: string, path: string, headers: Record<string, string>, body: string | undefined, label: string) =>
+        requests.push({ method, path, headers, ...(body !== undefined ? { body } : {}), label });
+      for (const name of ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf', '..%2F..%2Fpackage.json', '%00', 'x'.repeat(5000)]) {
+        add('GET', `/docs/assets/${name}`, {}, undefined, `docs asset ${name.slice(0, 20)}`);
+      }
+      const huge = JSON.stringify({ message: 'x'.repeat(11 * 1024 * 1024) });
+      for (const op of operations(doc).filter((o) => o.jsonBody)) add(op.method, op.path.replace(/\{[^}]+\}/g, 'x'), { authorization: auth, 'content-type': 'application/json' }, huge, 'an 11 MB body');
+      const deepMetadata = `{"text_content":"hello","metadata":${deepJson(10_000, 'object')}}`;
+      add('POST', '/knowledge/content', { authorization: auth, 'content-type': 'application/json' }, deepMetadata, 'knowledge metadata nested 10,000 deep');
+      add('PATCH', '/knowledge/content/x', { authorization: auth, 'content-type': 'application/json' }, `{"metadata":${deepJson(10_000, 'object')}}`, 'metadata patch nested 10,000 deep');
+      add('POST', '/knowledge/search', { authorization: auth, 'content-type': 'application/json' }, `{"query":"q","filters":${deepJson(10_000, 'object')}}`, 'search filters nested 10,000 deep');
+      add('GET', `/knowledge/content?knowledge_id=${'k'.repeat(9_000)}`, { authorization: auth }, undefined, 'a 9 KB knowledge_id');
+      add('GET', '/config', { authorization: `Bearer ${'z'.repeat(100_000)}` }, undefined, 'a 100 KB bearer token');
+      add('GET', `/agents/${'a'.repeat(40_000)}`, { authorization: auth }, undefined, 'a 40 KB URL');
+      add('GET', '/config', { 'x-filler': 'f'.repeat(20_000), authorization: auth }, undefined, 'a 20 KB header');
+      const mcp = { authorization: auth, 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+      for (const body of ['{', '[]', '{}', 'null', '{"jsonrpc":"2.0"}', '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"run_agent","arguments":{"agent_id":"\\u0000","message":"x"}}}', '[{"jsonrpc":"1.0"}]']) {
+        add('POST', '/mcp', mcp, body, `mcp ${body.slice(0, 30)}`);
+      }
+      add('GET', '/mcp', { authorization: auth }, undefined, 'mcp GET');
+      add('PUT', '/mcp', mcp, '{}', 'mcp PUT');
+      for (const s of fc.sample(badString, { seed: SEED, numRuns: 20 })) {
+        add('POST', '/mcp', mcp, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_session_runs', arguments: { session_id: s } } }), 'mcp tool argument');
+      }
+      const findings = await sendAll(rt.url, requests);
+      expect(summary(findings)).toEqual([]);
+    }, 300_000);
+
+    it('is still healthy afterwards, with bounded memory', async () => {
+      expect((await fetch(`${rt.url}/health`)).status).toBe(200);
+      expect((await fetch(`${rt.url}/config`, { headers: { authorization: auth } })).status).toBe(200);
+      expect(process.memoryUsage().rss).toBeLessThan(2 * 1024 ** 3);
+    });
+  });
+}
