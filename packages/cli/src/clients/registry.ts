@@ -6,9 +6,9 @@
  * Reads apply the application's own precedence (the entry it would actually use) and are
  * lenient; writes and removals read strictly and refuse files they cannot parse.
  */
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve, win32 } from 'node:path';
 import { isObject } from '../http/request.js';
 import { which } from '../system/which.js';
 import {
@@ -92,7 +92,29 @@ function httpEntry(url: string, token: string | undefined, withType: boolean): R
   return entry;
 }
 
-const claudeJson = (e: ClientEnv): string => join(e.home, '.claude.json');
+/** An environment variable naming a directory: unset and empty are the same. */
+function envDir(e: ClientEnv, name: string): string | undefined {
+  const value = e.env[name];
+  return value === undefined || value.trim() === '' ? undefined : resolve(e.cwd, value);
+}
+
+/**
+ * Claude Code's own directory: CLAUDE_CONFIG_DIR, else ~/.claude. Its global config (MCP
+ * servers in user and local scope) is `.claude.json` in CLAUDE_CONFIG_DIR, else in the home
+ * directory, unless a legacy `.config.json` exists in the config directory, which then wins.
+ * This is the resolution the claude binary itself performs (checked against Claude Code 2.1).
+ */
+export function claudeConfigDir(e: ClientEnv): string {
+  return envDir(e, 'CLAUDE_CONFIG_DIR') ?? join(e.home, '.claude');
+}
+
+export function claudeJsonPath(e: ClientEnv): string {
+  const legacy = join(claudeConfigDir(e), '.config.json');
+  if (existsSync(legacy)) return legacy;
+  return join(envDir(e, 'CLAUDE_CONFIG_DIR') ?? e.home, '.claude.json');
+}
+
+const claudeJson = claudeJsonPath;
 const mcpJson = (e: ClientEnv): string => join(e.cwd, '.mcp.json');
 
 function terminalScopes(e: ClientEnv): { servers: Record<string, unknown>; location: string }[] {
@@ -109,7 +131,7 @@ function terminalScopes(e: ClientEnv): { servers: Record<string, unknown>; locat
 const terminalAgent: ClientAdapter = {
   id: 'terminal-agent',
   display: 'Claude Code',
-  detect: (e) => which('claude', e.env) !== undefined || existsSync(claudeJson(e)),
+  detect: (e) => which('claude', e.env) !== undefined || existsSync(claudeJson(e)) || (envDir(e, 'CLAUDE_CONFIG_DIR') !== undefined && isDirectory(claudeConfigDir(e))),
   readExisting: (name, e) => terminalAgent.listEntries(e).get(name),
   listEntries: (e) => firstWins(terminalScopes(e)),
   write(name, url, token, e) {
@@ -135,13 +157,38 @@ const terminalAgent: ClientAdapter = {
   },
 };
 
-export function desktopConfigPath(e: ClientEnv): string {
-  if (process.platform === 'darwin') return join(e.home, 'Library', 'Application Support', 'Claude', 'claude_desktop_config.json');
-  if (process.platform === 'win32') {
-    const base = e.env.APPDATA ?? join(e.home, 'AppData', 'Roaming');
-    return join(base, 'Claude', 'claude_desktop_config.json');
+/**
+ * Claude Desktop keeps its config in the application's user-data directory:
+ * - macOS: ~/Library/Application Support/Claude
+ * - Windows: the MSIX package's redirected roaming folder
+ *   (%LOCALAPPDATA%\Packages\Claude_<publisher>\LocalCache\Roaming\Claude) when the app is
+ *   installed as a package, which is how it has shipped since early 2026 (the packaged app never
+ *   reads %APPDATA%); else %APPDATA%\Claude (the older installer)
+ * - Linux (community builds of the Electron app): $XDG_CONFIG_HOME/Claude, else ~/.config/Claude
+ */
+export function desktopConfigPath(e: ClientEnv, platform: NodeJS.Platform = process.platform, listDir: (path: string) => string[] = readdirSync): string {
+  const file = 'claude_desktop_config.json';
+  if (platform === 'darwin') return join(e.home, 'Library', 'Application Support', 'Claude', file);
+  if (platform === 'win32') {
+    const w = win32;
+    const local = e.env.LOCALAPPDATA?.trim() || w.join(e.home, 'AppData', 'Local');
+    const packaged = msixPackage(w.join(local, 'Packages'), listDir);
+    if (packaged) return w.join(local, 'Packages', packaged, 'LocalCache', 'Roaming', 'Claude', file);
+    return w.join(e.env.APPDATA?.trim() || w.join(e.home, 'AppData', 'Roaming'), 'Claude', file);
   }
-  return join(e.home, '.config', 'Claude', 'claude_desktop_config.json');
+  // Electron's appData on Linux is Chromium's XDG config directory.
+  return join(envDir(e, 'XDG_CONFIG_HOME') ?? join(e.home, '.config'), 'Claude', file);
+}
+
+/** The installed Claude package folder (Claude_<publisher id>), if there is one. */
+function msixPackage(packages: string, listDir: (path: string) => string[]): string | undefined {
+  try {
+    return listDir(packages)
+      .filter((name) => /^Claude_[a-z0-9]+$/i.test(name))
+      .sort()[0];
+  } catch {
+    return undefined;
+  }
 }
 
 /** The env entry through which the desktop bridge receives the Authorization header. */
@@ -198,12 +245,17 @@ const desktopApp: ClientAdapter = {
   },
 };
 
-const codexToml = (e: ClientEnv): string => join(e.home, '.codex', 'config.toml');
+/** Codex's home: CODEX_HOME (relative to the working directory, as Codex resolves it), else ~/.codex. */
+export function codexHome(e: ClientEnv): string {
+  return envDir(e, 'CODEX_HOME') ?? join(e.home, '.codex');
+}
+
+const codexToml = (e: ClientEnv): string => join(codexHome(e), 'config.toml');
 
 const cliAgent: ClientAdapter = {
   id: 'cli-agent',
   display: 'Codex',
-  detect: (e) => isDirectory(join(e.home, '.codex')),
+  detect: (e) => isDirectory(codexHome(e)),
   readExisting: (name, e) => cliAgent.listEntries(e).get(name),
   listEntries(e) {
     const entries = new Map<string, ClientEntry>();
