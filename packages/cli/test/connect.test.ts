@@ -248,7 +248,7 @@ describe('svc connect (security-key runtime)', () => {
   it('fails before anything else without a credential, or with a rejected one', async () => {
     const missing = await run(['--json'], {});
     expect(missing.code).toBe(1);
-    expect(jsonOf(missing).error).toBe('This runtime requires an admin credential (auth mode: security_key).');
+    expect(jsonOf(missing).error).toBe('This runtime requires an admin credential to mint tokens (auth mode: security_key).');
     const rejected = await run([], { SVC_ADMIN_TOKEN: 'wrong' });
     expect(rejected.code).toBe(1);
     expect(rejected.stderr).toContain('rejected the admin credential');
@@ -277,7 +277,7 @@ describe('svc connect (security-key runtime)', () => {
       ['chat-app-a', 'manual'],
       ['chat-app-b', 'manual'],
     ]);
-    expect(Object.keys(rows[0]!)).toEqual(['client', 'status', 'error', 'url', 'note', 'instructions']);
+    expect(Object.keys(rows[0]!)).toEqual(['client', 'status', 'error', 'url', 'instructions', 'note']);
     expect(rows[0]!.instructions.join(' ')).toContain('claude.ai');
     expect(rows[0]!.note).toContain('public HTTPS');
   });

@@ -74,7 +74,8 @@ describe('svc disconnect (offline)', () => {
     expect(r.stdout).toMatch(/removed +Cursor \('mine'\) +-> +~\/\.cursor\/mcp\.json/);
     expect(r.stdout).toMatch(/not found +Claude Code +\(no matching entry\)/);
     expect(r.stderr).toContain('Restart Cursor to drop the connection.');
-    expect(r.stderr).toContain('Tokens minted for these apps stay valid. Revoke them with: svc tokens revoke <name>');
+    expect(r.stdout).toContain('Tokens minted for these apps stay valid. Revoke them with: svc tokens revoke <name>');
+    expect(r.stderr).not.toContain('stay valid');
   });
 
   it('--server-name removes exactly that name wherever it points, with no network', async () => {

@@ -60,6 +60,7 @@ interface Row {
   account?: Account;
   verify?: VerifyResult;
   instructions?: string[];
+  replaced_legacy?: string;
   rotated?: boolean;
   replaced_token_entry?: boolean;
   auto?: boolean;
@@ -427,15 +428,23 @@ async function connect(ctx: Context, opts: ConnectOptions, expiresGiven: boolean
   return exitCode;
 }
 
+/**
+ * A row in the established CLI's key order: the common keys, then what the row carries. A chat
+ * app's manual row ends with its `instructions` and then `note`; a client's `note` follows its
+ * `location`.
+ */
 function rowJson(row: Row): JsonValue {
   const out: { [key: string]: JsonValue } = { client: row.client, status: row.status, error: row.error };
+  const manual = row.status === 'manual';
   if (row.replaced_url !== undefined) out.replaced_url = row.replaced_url;
   if (row.url !== undefined) out.url = row.url;
   if (row.location !== undefined) out.location = row.location;
-  if (row.note !== undefined) out.note = row.note;
+  if (row.note !== undefined && !manual) out.note = row.note;
   if (row.account) out.account = accountJson(row.account);
   if (row.verify) out.verify = verifyJson(row.verify);
   if (row.instructions) out.instructions = row.instructions;
+  if (row.note !== undefined && manual) out.note = row.note;
+  if (row.replaced_legacy !== undefined) out.replaced_legacy = row.replaced_legacy;
   if (row.rotated) out.rotated = true;
   if (row.replaced_token_entry) out.replaced_token_entry = true;
   if (row.auto) out.auto = true;

@@ -195,6 +195,7 @@ function report(ctx: Context, rows: Row[], revocations: Revocation[], info: Runt
   ctx.out.warn(`Restart ${removed.map((r) => r.display).sort().join(', ')} to drop the connection.`);
   // Removing an entry does not invalidate its token; say so when a token was in what we removed.
   if (!revoke && removed.some((r) => r.hadToken)) {
-    ctx.out.warn(`Tokens minted for these apps stay valid. Revoke them with: svc tokens revoke <name>${info ? ` --url ${info.url}` : ''}`);
+    // A reminder of what to do next, like connect's "Revoke any time with": stdout.
+    ctx.out.line(`Tokens minted for these apps stay valid. Revoke them with: svc tokens revoke <name>${info ? ` --url ${info.url}` : ''}`);
   }
 }
