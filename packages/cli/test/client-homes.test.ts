@@ -13,6 +13,14 @@ import { startSqliteRuntime, type TestRuntime } from './support/runtime.js';
 const KEY = 'test-admin-key';
 type Json = Record<string, any>;
 
+function row(body: Json, client: string): Json {
+  return (body.results as Json[]).find((r) => r.client === client)!;
+}
+
+function statusRow(body: Json, client: string): Json {
+  return (body.clients as Json[]).find((r) => r.client === client)!;
+}
+
 describe('client homes', () => {
   let rt: TestRuntime;
   let box: Sandbox;
@@ -27,9 +35,6 @@ describe('client homes', () => {
     box = sandbox();
   });
   afterEach(() => box.cleanup());
-
-  const row = (body: Json, client: string): Json => (body.results as Json[]).find((r) => r.client === client)!;
-  const statusRow = (body: Json, client: string): Json => (body.clients as Json[]).find((r) => r.client === client)!;
 
   it('CODEX_HOME: detected there, written there, reported there and removed from there; ~/.codex is never created', async () => {
     const codexHome = join(box.root, 'codex-home');

@@ -4,6 +4,14 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { claudeConfigDir, claudeJsonPath, codexHome, desktopConfigPath, type ClientEnv } from './registry.js';
 
+function none(): string[] {
+  throw new Error('ENOENT');
+}
+
+function packaged(dir: string): string[] {
+  return dir === 'D:\\Local\\Packages' ? ['Microsoft.Foo_1', 'Claude_pzs8sxrjxfjjc'] : [];
+}
+
 describe('client homes, resolved as each application resolves them', () => {
   let root: string;
   let e: ClientEnv;
@@ -37,12 +45,8 @@ describe('client homes, resolved as each application resolves them', () => {
     expect(desktopConfigPath(e, 'linux')).toBe(join(e.home, '.config', 'Claude', file));
     expect(desktopConfigPath({ ...e, env: { XDG_CONFIG_HOME: '/xdg' } }, 'linux')).toBe(join('/xdg', 'Claude', file));
     const win: ClientEnv = { home: 'C:\\Users\\ann', cwd: 'C:\\work', env: { APPDATA: 'D:\\Roaming', LOCALAPPDATA: 'D:\\Local' } };
-    const none = (): string[] => {
-      throw new Error('ENOENT');
-    };
     expect(desktopConfigPath(win, 'win32', none)).toBe(`D:\\Roaming\\Claude\\${file}`);
     expect(desktopConfigPath({ ...win, env: {} }, 'win32', none)).toBe(`C:\\Users\\ann\\AppData\\Roaming\\Claude\\${file}`);
-    const packaged = (dir: string): string[] => (dir === 'D:\\Local\\Packages' ? ['Microsoft.Foo_1', 'Claude_pzs8sxrjxfjjc'] : []);
     expect(desktopConfigPath(win, 'win32', packaged)).toBe(`D:\\Local\\Packages\\Claude_pzs8sxrjxfjjc\\LocalCache\\Roaming\\Claude\\${file}`);
   });
 });

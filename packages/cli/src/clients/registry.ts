@@ -41,12 +41,24 @@ export interface ClientEnv {
   project?: boolean;
 }
 
+export interface NamedEntry extends ClientEntry {
+  name: string;
+}
+
 export interface WriteResult {
   location: string;
   note?: string;
+  /** Whether the write renamed the `replaces` entry in place. */
+  renamed: boolean;
 }
 
 export type UrlMatcher = (url: string) => boolean;
+
+/** An entry to rename in place: the new entry takes its position when its URL passes `matches`. */
+export interface Replaces {
+  name: string;
+  matches: UrlMatcher;
+}
 
 export interface ClientAdapter {
   id: ClientId;
@@ -55,9 +67,13 @@ export interface ClientAdapter {
   detect(e: ClientEnv): boolean;
   readExisting(name: string, e: ClientEnv): ClientEntry | undefined;
   listEntries(e: ClientEnv): Map<string, ClientEntry>;
-  write(name: string, url: string, token: string | undefined, e: ClientEnv): WriteResult;
+  write(name: string, url: string, token: string | undefined, e: ClientEnv, replaces?: Replaces): WriteResult;
   /** Removes `name` from every scope the client has, where its URL passes `matches`. */
   remove(name: string, e: ClientEnv, matches?: UrlMatcher): { removed: boolean; location: string | null };
+  /** Every entry in every scope, no precedence applied: all that the user's configs hold. */
+  allEntries(e: ClientEnv): NamedEntry[];
+  /** Every file that write or remove may change, so a failed connect can restore them exactly. */
+  files(e: ClientEnv): string[];
 }
 
 function isDirectory(path: string): boolean {
@@ -84,6 +100,30 @@ function firstWins(scopes: { servers: Record<string, unknown>; location: string 
     }
   }
   return entries;
+}
+
+/** Every entry of the scopes, in order, without precedence. */
+function everyEntry(scopes: { servers: Record<string, unknown>; location: string }[], read = directEntry): NamedEntry[] {
+  const entries: NamedEntry[] = [];
+  for (const scope of scopes) {
+    for (const [name, value] of Object.entries(scope.servers)) {
+      const entry = read(value, scope.location);
+      if (entry) entries.push({ name, ...entry });
+    }
+  }
+  return entries;
+}
+
+/** A JSON entry's check for an in-place rename: its URL (read the adapter's way) must match. */
+function replacesJson(replaces: Replaces | undefined, read = directEntry): { name: string; matches: (value: unknown) => boolean } | undefined {
+  if (!replaces) return undefined;
+  return {
+    name: replaces.name,
+    matches: (value) => {
+      const url = read(value, '')?.url;
+      return url !== undefined && replaces.matches(url);
+    },
+  };
 }
 
 function httpEntry(url: string, token: string | undefined, withType: boolean): Record<string, unknown> {
@@ -134,12 +174,22 @@ const terminalAgent: ClientAdapter = {
   detect: (e) => which('claude', e.env) !== undefined || existsSync(claudeJson(e)) || (envDir(e, 'CLAUDE_CONFIG_DIR') !== undefined && isDirectory(claudeConfigDir(e))),
   readExisting: (name, e) => terminalAgent.listEntries(e).get(name),
   listEntries: (e) => firstWins(terminalScopes(e)),
-  write(name, url, token, e) {
+  allEntries(e) {
+    const user = readJsonObject(claudeJson(e));
+    const projects = user && isObject(user.projects) ? user.projects : {};
+    // Local scopes of every project are this user's too, not only the current directory's.
+    const others = Object.keys(projects)
+      .filter((dir) => dir !== e.cwd)
+      .map((dir) => ({ servers: serversOf(projects[dir]), location: `${claudeJson(e)} (local scope of ${dir})` }));
+    return everyEntry([...terminalScopes(e), ...others]);
+  },
+  files: (e) => [claudeJson(e), mcpJson(e)],
+  write(name, url, token, e, replaces) {
     // Always a direct file edit: the application's own `mcp add` would need the token on argv.
     const path = e.project ? mcpJson(e) : claudeJson(e);
-    writeServersEntry(path, name, httpEntry(url, token, true), token !== undefined);
+    const renamed = writeServersEntry(path, name, httpEntry(url, token, true), token !== undefined, replacesJson(replaces));
     const note = e.project && token !== undefined ? `${path} is project-scoped and often committed to version control; it now contains a token.` : undefined;
-    return { location: path, note };
+    return { location: path, note, renamed };
   },
   remove(name, e, matches) {
     const removed: string[] = [];
@@ -226,7 +276,9 @@ const desktopApp: ClientAdapter = {
   detect: (e) => existsSync(desktopConfigPath(e)) || isDirectory(dirname(desktopConfigPath(e))),
   readExisting: (name, e) => desktopApp.listEntries(e).get(name),
   listEntries: (e) => firstWins([{ servers: serversOf(readJsonObject(desktopConfigPath(e))), location: desktopConfigPath(e) }], desktopEntry),
-  write(name, url, token, e) {
+  allEntries: (e) => everyEntry([{ servers: serversOf(readJsonObject(desktopConfigPath(e))), location: desktopConfigPath(e) }], desktopEntry),
+  files: (e) => [desktopConfigPath(e)],
+  write(name, url, token, e, replaces) {
     const path = desktopConfigPath(e);
     const entry: Record<string, unknown> = { command: 'npx', args: ['-y', 'mcp-remote', url] };
     if (token !== undefined) {
@@ -234,9 +286,9 @@ const desktopApp: ClientAdapter = {
       entry.args = ['-y', 'mcp-remote', url, '--header', `Authorization:\${${BRIDGE_HEADER_ENV}}`];
       entry.env = { [BRIDGE_HEADER_ENV]: `Bearer ${token}` };
     }
-    writeServersEntry(path, name, entry, token !== undefined);
+    const renamed = writeServersEntry(path, name, entry, token !== undefined, replacesJson(replaces, desktopEntry));
     const note = which('npx', e.env) === undefined ? "Claude Desktop launches this server with 'npx mcp-remote'; install Node.js/npx or it will not start." : undefined;
-    return { location: path, note };
+    return { location: path, note, renamed };
   },
   remove(name, e, matches) {
     const path = desktopConfigPath(e);
@@ -262,9 +314,11 @@ const cliAgent: ClientAdapter = {
     for (const [name, entry] of readTomlLenient(codexToml(e))) entries.set(name, { ...entry, location: codexToml(e) });
     return entries;
   },
-  write(name, url, token, e) {
-    writeTomlEntry(codexToml(e), name, url, token);
-    return { location: codexToml(e) };
+  allEntries: (e) => [...cliAgent.listEntries(e)].map(([name, entry]) => ({ name, ...entry })),
+  files: (e) => [codexToml(e)],
+  write(name, url, token, e, replaces) {
+    const renamed = writeTomlEntry(codexToml(e), name, url, token, replaces);
+    return { location: codexToml(e), renamed };
   },
   remove(name, e, matches) {
     const removed = removeTomlEntry(codexToml(e), name, matches);
@@ -281,12 +335,14 @@ const editor: ClientAdapter = {
   readExisting: (name, e) => editor.listEntries(e).get(name),
   // The project file wins over the global one, whatever scope connect writes.
   listEntries: (e) => firstWins(cursorFiles(e).map((path) => ({ servers: serversOf(readJsonObject(path)), location: path }))),
-  write(name, url, token, e) {
+  allEntries: (e) => everyEntry(cursorFiles(e).map((path) => ({ servers: serversOf(readJsonObject(path)), location: path }))),
+  files: (e) => cursorFiles(e),
+  write(name, url, token, e, replaces) {
     const [projectPath, userPath] = cursorFiles(e);
     const path = e.project ? projectPath : userPath;
-    writeServersEntry(path, name, httpEntry(url, token, false), token !== undefined);
+    const renamed = writeServersEntry(path, name, httpEntry(url, token, false), token !== undefined, replacesJson(replaces));
     const note = e.project && token !== undefined ? `${path} is project-scoped; keep it out of version control (it now contains a token).` : undefined;
-    return { location: path, note };
+    return { location: path, note, renamed };
   },
   remove(name, e, matches) {
     const removed = cursorFiles(e).filter((path) => removeServersEntry(path, name, matches));
@@ -298,4 +354,25 @@ export const CLIENTS: readonly ClientAdapter[] = [terminalAgent, desktopApp, cli
 
 export function clientEnv(env: NodeJS.ProcessEnv, cwd: string, project = false): ClientEnv {
   return { home: homedir(), cwd, env, project };
+}
+
+/**
+ * Whether Claude Code will use a server from the project's .mcp.json: it asks the user first
+ * ("Pending approval" until then), and remembers the answer in its settings (local, project or
+ * user settings.json, or per project in its global config, where older versions kept it).
+ */
+export function projectServerApproval(name: string, e: ClientEnv): 'approved' | 'rejected' | 'pending' {
+  const legacy = readJsonObject(claudeJson(e));
+  const legacyProject = legacy && isObject(legacy.projects) && isObject(legacy.projects[e.cwd]) ? legacy.projects[e.cwd] : undefined;
+  const local = readJsonObject(join(e.cwd, '.claude', 'settings.local.json'));
+  const lists = (doc: unknown, key: string): boolean => isObject(doc) && Array.isArray(doc[key]) && doc[key].includes(name);
+  if (lists(local, 'disabledMcpjsonServers') || lists(legacyProject, 'disabledMcpjsonServers')) return 'rejected';
+  const sources = [local, readJsonObject(join(e.cwd, '.claude', 'settings.json')), readJsonObject(join(claudeConfigDir(e), 'settings.json')), legacyProject];
+  if (sources.some((doc) => lists(doc, 'enabledMcpjsonServers') || (isObject(doc) && doc.enableAllProjectMcpServers === true))) return 'approved';
+  return 'pending';
+}
+
+/** Whether an entry location is the project's .mcp.json (which Claude Code asks about first). */
+export function isProjectMcpJson(location: string, e: ClientEnv): boolean {
+  return location === mcpJson(e);
 }
