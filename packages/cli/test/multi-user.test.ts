@@ -138,4 +138,15 @@ describe('two users, one runtime', () => {
     expect(readFileSync(paths(alice).cursorUser, 'utf8')).toBe(aliceCursor);
     expect(await mcpStatus(rt, (readJson(paths(alice).cursorUser).mcpServers.team.headers.Authorization as string).slice(7))).toBe(200);
   });
+
+  it("disconnect --revoke revokes the second user's own account, never the first user's", async () => {
+    expect((await as(bob, 'bob', ['--json'])).code).toBe(0);
+    const bobToken = tokenIn(bobFile);
+    const r = await runCli(['disconnect', '--url', rt.url, '--clients', 'terminal', '--revoke', '--json'], { ...bob, env: { USER: 'bob', SVC_ADMIN_TOKEN: KEY } });
+    expect(r.code).toBe(0);
+    expect(jsonOf(r).revocations).toEqual([{ account: perUser('terminal-agent', 'bob'), status: 'revoked', error: null }]);
+    expect(await mcpStatus(rt, bobToken)).toBe(401);
+    expect(await mcpStatus(rt, tokenIn(aliceFile))).toBe(200);
+    expect(await active()).toEqual(['terminal-agent']);
+  });
 });
