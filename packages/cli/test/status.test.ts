@@ -212,6 +212,10 @@ describe('svc status', () => {
   });
 });
 
+function rowsOf(r: { stdout: string }): Record<string, Record<string, unknown>> {
+  return Object.fromEntries((jsonOf(r as never).clients as Record<string, unknown>[]).map((row) => [row.client, row]));
+}
+
 describe('svc status checks each configured credential against the runtime', () => {
   const KEY = 'test-admin-key';
   let db: TestSqlite;
@@ -230,8 +234,6 @@ describe('svc status checks each configured credential against the runtime', () 
     db.cleanup();
     box.cleanup();
   });
-
-  const rowsOf = (r: { stdout: string }) => Object.fromEntries((jsonOf(r as never).clients as Record<string, unknown>[]).map((row) => [row.client, row]));
 
   it('token_valid: true when accepted, false once revoked or expired (with the command that fixes it), null with nothing to check', async () => {
     const p = installClients(box);

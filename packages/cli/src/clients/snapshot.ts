@@ -2,9 +2,9 @@
  * Exact copies of config files taken before a change, so a failed connect can put every byte
  * (and the file mode, and whether the file or its directory existed at all) back as it was.
  */
-import { chmodSync, closeSync, existsSync, fsyncSync, lstatSync, openSync, readFileSync, renameSync, rmdirSync, rmSync, writeSync } from 'node:fs';
-import { randomBytes } from 'node:crypto';
-import { basename, dirname, join } from 'node:path';
+import { chmodSync, closeSync, existsSync, fsyncSync, lstatSync, readFileSync, renameSync, rmdirSync, rmSync, writeSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { openTemp } from './atomic-write.js';
 
 export interface FileSnapshot {
   path: string;
@@ -65,8 +65,7 @@ export function restore(snapshots: readonly FileSnapshot[]): string[] {
     }
     if (modeNow === mode && sameBytes(snap.path, bytes)) continue;
     // Same discipline as every write: a temp file born 0600 next to the target, then rename.
-    const temp = join(dirname(snap.path), `.${basename(snap.path)}.${randomBytes(6).toString('hex')}.tmp`);
-    const fd = openSync(temp, 'wx', 0o600);
+    const { temp, fd } = openTemp(snap.path);
     try {
       try {
         writeSync(fd, bytes);

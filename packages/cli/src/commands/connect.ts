@@ -8,6 +8,7 @@
  * or write. After that, each client succeeds or fails on its own.
  */
 import { hostname, userInfo } from 'node:os';
+import { summaryOf } from './catalog.js';
 import { Command, Option } from 'commander';
 import { accountJson, type Account } from '../accounts/account.js';
 import { DEFAULT_EXPIRES, parseExpires, type Expiry } from '../accounts/expires.js';
@@ -40,8 +41,7 @@ import { checkToken, verifyJson, verifyMcp, type VerifyResult } from '../mcp/ver
 import { shortenHome } from '../output/home-path.js';
 import type { JsonValue } from '../output/output.js';
 import { askConfirm } from '../output/prompt.js';
-import { collect, invalidValue, parseUrlOption, run } from './shared.js';
-import { parseServerName } from './status.js';
+import { collect, invalidValue, parseServerName, parseUrlOption, run } from './shared.js';
 
 interface ConnectOptions {
   url?: string;
@@ -100,7 +100,7 @@ function expiresOption(value: string): Expiry {
 
 export function connectCommand(): Command {
   return new Command('connect')
-    .description('Connect local coding-agent clients to the runtime over MCP')
+    .description(summaryOf('connect'))
     .option('--url <url>', 'runtime base URL (default: autodiscover)', parseUrlOption)
     .option('--clients <list>', 'comma-separated clients (default: detected, plus chat-app steps for a public runtime)')
     .option('--name <account>', 'use one shared service account with this name (default: one per client)')

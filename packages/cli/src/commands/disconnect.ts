@@ -5,6 +5,7 @@
  * touched. Only --revoke needs the runtime and an admin credential.
  */
 import { hostname, userInfo } from 'node:os';
+import { summaryOf } from './catalog.js';
 import { Command } from 'commander';
 import type { Account } from '../accounts/account.js';
 import { currentUser, perUserAccountName } from '../accounts/name.js';
@@ -23,8 +24,7 @@ import { CliError } from '../errors.js';
 import { ServiceAccountsClient } from '../http/service-accounts.js';
 import type { JsonValue } from '../output/output.js';
 import { askConfirm } from '../output/prompt.js';
-import { parseUrlOption, run } from './shared.js';
-import { parseServerName } from './status.js';
+import { parseServerName, parseUrlOption, run } from './shared.js';
 import { shortenHome } from '../output/home-path.js';
 
 interface DisconnectOptions {
@@ -59,7 +59,7 @@ const OK = new Set(['removed', 'not-found', 'manual']);
 
 export function disconnectCommand(): Command {
   return new Command('disconnect')
-    .description('Remove the runtime from local MCP clients (offline unless --revoke)')
+    .description(summaryOf('disconnect'))
     .option('--url <url>', 'runtime base URL (default: autodiscover)', parseUrlOption)
     .option('--clients <list>', 'comma-separated clients (default: detected; chat apps print manual steps)')
     .option('--server-name <name>', 'remove exactly this entry name (default: every entry pointing at the runtime)', parseServerName)

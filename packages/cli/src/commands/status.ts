@@ -2,21 +2,18 @@
  * `svc status`: which runtime discovery finds, and which local clients are configured for it.
  * It sends no credential, so no trust or plaintext gate applies.
  */
+import { summaryOf } from './catalog.js';
 import { Command } from 'commander';
 import { CLIENTS, clientEnv, type ClientAdapter, type ClientEntry, type ClientEnv } from '../clients/registry.js';
-import { deriveServerName, LEGACY_SERVER_NAME, SERVER_NAME_PATTERN } from '../clients/server-name.js';
+import { deriveServerName, LEGACY_SERVER_NAME } from '../clients/server-name.js';
 import type { Context } from '../context.js';
 import { exportedCredential } from '../credentials/admin-token.js';
 import { sourceNote } from '../discovery/candidates.js';
 import { discover } from '../discovery/discover.js';
 import { infoJson, mcpUrl, type RuntimeInfo } from '../discovery/os-info.js';
 import { checkToken } from '../mcp/verify.js';
-import { invalidValue, parseUrlOption, run } from './shared.js';
+import { parseServerName, parseUrlOption, run } from './shared.js';
 
-export function parseServerName(value: string): string {
-  if (!SERVER_NAME_PATTERN.test(value)) throw invalidValue(`Invalid --server-name: ${value}`, "Use letters, digits, '-' and '_' only.");
-  return value;
-}
 
 interface StatusRow {
   client: ClientAdapter;
@@ -55,7 +52,7 @@ async function statusRows(ctx: Context, info: RuntimeInfo, serverName: string): 
 
 export function statusCommand(): Command {
   return new Command('status')
-    .description('Show the runtime and which local clients are connected to it')
+    .description(summaryOf('status'))
     .option('--url <url>', 'runtime base URL (default: autodiscover)', parseUrlOption)
     .option('--server-name <name>', 'MCP entry name (default: derived from the runtime name, fallback agentos)', parseServerName)
     .option('--json', 'print exactly one JSON document on stdout')

@@ -6,8 +6,9 @@
 import type http from 'node:http';
 import { isLoopbackHost } from '../discovery/loopback.js';
 
-declare const __SVC_VERSION__: string;
-export const CLI_VERSION = typeof __SVC_VERSION__ === 'string' ? __SVC_VERSION__ : '0.0.0-dev';
+import { CLI_VERSION } from '../version.js';
+
+export { CLI_VERSION };
 
 export interface HttpResponse {
   status: number;
@@ -23,6 +24,8 @@ export interface HttpRequest {
   body?: string;
   timeoutMs: number;
   env: NodeJS.ProcessEnv;
+  /** Abandons the request (an answer nobody waits for any more). */
+  signal?: AbortSignal | undefined;
 }
 
 const MAX_REDIRECTS = 5;
@@ -50,6 +53,24 @@ function proxyFor(target: URL, env: NodeJS.ProcessEnv): URL | undefined {
 
 type Transport = Pick<typeof http, 'request'>;
 
+type LookupCallback = (error: Error | null, address: string | { address: string; family: number }[], family?: number) => void;
+
+/**
+ * `localhost` is this machine (RFC 6761), so it is not looked up: the first DNS lookup of a
+ * process loads the resolver and starts libuv's thread pool, milliseconds every discovery paid.
+ * Both loopback addresses are offered, and Node tries them in turn (autoSelectFamily), so a
+ * server bound to ::1 only is still found.
+ */
+function localhostLookup(_host: string, options: { all?: boolean; family?: number | string }, callback: LookupCallback): void {
+  const family = Number(options.family) || 0;
+  const all = [
+    { address: '127.0.0.1', family: 4 },
+    { address: '::1', family: 6 },
+  ].filter((a) => family === 0 || a.family === family);
+  if (options.all) callback(null, all);
+  else callback(null, all[0]?.address ?? '127.0.0.1', all[0]?.family ?? 4);
+}
+
 /** node:https pulls in TLS; loading transports on first use keeps `svc --version` lean. */
 async function transportFor(https: boolean): Promise<Transport> {
   return https ? import('node:https') : import('node:http');
@@ -64,6 +85,9 @@ async function once(req: HttpRequest, url: URL): Promise<{ status: number; locat
     const options: http.RequestOptions = proxy
       ? { host: proxy.hostname, port: proxy.port || 80, path: url.href, method: req.method, headers: { ...headers, host: url.host } }
       : { host: url.hostname.replace(/^\[|\]$/g, ''), port: url.port || undefined, path: url.pathname + url.search, method: req.method, headers };
+    if (!proxy && url.hostname.toLowerCase() === 'localhost') {
+      options.lookup = localhostLookup as unknown as http.RequestOptions['lookup'];
+    }
     const request = transport.request(options, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -73,6 +97,10 @@ async function once(req: HttpRequest, url: URL): Promise<{ status: number; locat
       res.on('error', reject);
     });
     request.setTimeout(req.timeoutMs, () => request.destroy(new Error(`timed out after ${req.timeoutMs / 1000}s`)));
+    if (req.signal) {
+      if (req.signal.aborted) request.destroy(new Error('aborted'));
+      else req.signal.addEventListener('abort', () => request.destroy(new Error('aborted')), { once: true });
+    }
     request.on('error', reject);
     if (req.body !== undefined) request.write(req.body);
     request.end();
