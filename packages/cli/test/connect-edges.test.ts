@@ -166,13 +166,22 @@ describe('svc connect at the edges', () => {
     expect(row.note).toContain("Claude Code asks before it uses a server from a project's .mcp.json");
     expect(row.note).toContain(`approve 'customer-support'`);
     expect(row.note).toContain('Pending approval');
-    // Approved the way Claude Code records it: no more note.
+    // Listed as approved, but the folder is not trusted yet: Claude Code still asks.
     mkdirSync(join(box.cwd, '.claude'));
     writeFileSync(join(box.cwd, '.claude', 'settings.local.json'), JSON.stringify({ enabledMcpjsonServers: ['customer-support'] }));
+    const untrusted = await run(['--json', '--project', '--clients', 'terminal']);
+    expect((jsonOf(untrusted).results as Json[])[0]!.note).toContain('Pending approval');
+    // Trusted and approved, the way Claude Code records both: no more note.
+    const global = readJson(p.claudeUser);
+    writeFileSync(p.claudeUser, JSON.stringify({ ...global, projects: { [box.cwd]: { hasTrustDialogAccepted: true } } }));
     const again = await run(['--json', '--project', '--clients', 'terminal']);
     const approved = (jsonOf(again).results as Json[])[0]!;
     expect(approved.status).toBe('already-connected');
     expect(approved.note).toBeUndefined();
+    // Declined in Claude Code: the note says how to undo that.
+    writeFileSync(join(box.cwd, '.claude', 'settings.local.json'), JSON.stringify({ disabledMcpjsonServers: ['customer-support'] }));
+    const declined = await run(['--json', '--project', '--clients', 'terminal']);
+    expect((jsonOf(declined).results as Json[])[0]!.note).toContain('claude mcp reset-project-choices');
   });
 
   it('an expired token of yours is re-minted without asking: nobody can be using it', async () => {

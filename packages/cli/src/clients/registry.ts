@@ -357,18 +357,21 @@ export function clientEnv(env: NodeJS.ProcessEnv, cwd: string, project = false):
 }
 
 /**
- * Whether Claude Code will use a server from the project's .mcp.json: it asks the user first
- * ("Pending approval" until then), and remembers the answer in its settings (local, project or
- * user settings.json, or per project in its global config, where older versions kept it).
+ * Whether Claude Code will use a server from the project's .mcp.json. It asks first: the folder
+ * must be trusted (its trust dialog accepted, recorded per project in its global config) and
+ * the server approved (listed in enabledMcpjsonServers, or enableAllProjectMcpServers, in its
+ * local, project or user settings, or per project in the global config where older versions
+ * kept it); until then it lists the server as "Pending approval". A server the user declined
+ * (disabledMcpjsonServers) is not used at all. Checked against Claude Code 2.1's `mcp list`.
  */
 export function projectServerApproval(name: string, e: ClientEnv): 'approved' | 'rejected' | 'pending' {
-  const legacy = readJsonObject(claudeJson(e));
-  const legacyProject = legacy && isObject(legacy.projects) && isObject(legacy.projects[e.cwd]) ? legacy.projects[e.cwd] : undefined;
-  const local = readJsonObject(join(e.cwd, '.claude', 'settings.local.json'));
+  const global = readJsonObject(claudeJson(e));
+  const project = global && isObject(global.projects) && isObject(global.projects[e.cwd]) ? global.projects[e.cwd] : undefined;
+  const sources = [readJsonObject(join(e.cwd, '.claude', 'settings.local.json')), readJsonObject(join(e.cwd, '.claude', 'settings.json')), readJsonObject(join(claudeConfigDir(e), 'settings.json')), project];
   const lists = (doc: unknown, key: string): boolean => isObject(doc) && Array.isArray(doc[key]) && doc[key].includes(name);
-  if (lists(local, 'disabledMcpjsonServers') || lists(legacyProject, 'disabledMcpjsonServers')) return 'rejected';
-  const sources = [local, readJsonObject(join(e.cwd, '.claude', 'settings.json')), readJsonObject(join(claudeConfigDir(e), 'settings.json')), legacyProject];
-  if (sources.some((doc) => lists(doc, 'enabledMcpjsonServers') || (isObject(doc) && doc.enableAllProjectMcpServers === true))) return 'approved';
+  if (sources.some((doc) => lists(doc, 'disabledMcpjsonServers'))) return 'rejected';
+  const trusted = isObject(project) && project.hasTrustDialogAccepted === true;
+  if (trusted && sources.some((doc) => lists(doc, 'enabledMcpjsonServers') || (isObject(doc) && doc.enableAllProjectMcpServers === true))) return 'approved';
   return 'pending';
 }
 
