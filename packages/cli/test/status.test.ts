@@ -172,6 +172,38 @@ describe('svc status', () => {
     expect(r.stdout).toContain('cli-agent: detected, not connected (run: svc connect)');
   });
 
+  it('finds a runtime on localhost whichever loopback address it listens on, and says localhost in Host', async () => {
+    const hosts: string[] = [];
+    const listen = (host: string) =>
+      new Promise<Server | undefined>((resolve) => {
+        const server = createServer((req, res) => {
+          hosts.push(req.headers.host ?? '');
+          res.setHeader('content-type', 'application/json');
+          res.end(req.url === '/health' ? '{"status":"ok"}' : JSON.stringify({ name: host, mcp: { enabled: false }, auth_mode: 'none' }));
+        });
+        server.once('error', () => resolve(undefined));
+        server.listen(0, host, () => resolve(server));
+      });
+    const v6 = await listen('::1');
+    if (!v6) return; // no IPv6 loopback on this machine
+    const v4 = await listen('127.0.0.1');
+    try {
+      for (const [server, host] of [
+        [v6, '::1'],
+        [v4, '127.0.0.1'],
+      ] as const) {
+        const port = (server!.address() as { port: number }).port;
+        const r = await runCli(['status', '--url', `http://localhost:${port}`, '--json'], box);
+        expect(r.code).toBe(0);
+        expect(jsonOf(r).os).toMatchObject({ url: `http://localhost:${port}`, name: host });
+        expect(hosts.at(-1)).toBe(`localhost:${port}`);
+      }
+    } finally {
+      await new Promise<void>((r) => v6.close(() => r()));
+      await new Promise<void>((r) => v4!.close(() => r()));
+    }
+  });
+
   describe('older runtimes without structured /info', () => {
     let stub: Server;
     let stubUrl = '';

@@ -53,41 +53,20 @@ function proxyFor(target: URL, env: NodeJS.ProcessEnv): URL | undefined {
 
 type Transport = Pick<typeof http, 'request'>;
 
-type LookupCallback = (error: Error | null, address: string | { address: string; family: number }[], family?: number) => void;
-
-/**
- * `localhost` is this machine (RFC 6761), so it is not looked up: the first DNS lookup of a
- * process loads the resolver and starts libuv's thread pool, milliseconds every discovery paid.
- * Both loopback addresses are offered, and Node tries them in turn (autoSelectFamily), so a
- * server bound to ::1 only is still found.
- */
-function localhostLookup(_host: string, options: { all?: boolean; family?: number | string }, callback: LookupCallback): void {
-  const family = Number(options.family) || 0;
-  const all = [
-    { address: '127.0.0.1', family: 4 },
-    { address: '::1', family: 6 },
-  ].filter((a) => family === 0 || a.family === family);
-  if (options.all) callback(null, all);
-  else callback(null, all[0]?.address ?? '127.0.0.1', all[0]?.family ?? 4);
-}
-
 /** node:https pulls in TLS; loading transports on first use keeps `svc --version` lean. */
 async function transportFor(https: boolean): Promise<Transport> {
   return https ? import('node:https') : import('node:http');
 }
 
-async function once(req: HttpRequest, url: URL): Promise<{ status: number; location: string | undefined; body: string; headers: http.IncomingHttpHeaders }> {
-  const proxy = proxyFor(url, req.env);
-  const transport = await transportFor(!proxy && url.protocol === 'https:');
+interface RawResponse {
+  status: number;
+  location: string | undefined;
+  body: string;
+  headers: http.IncomingHttpHeaders;
+}
+
+function send(transport: Transport, options: http.RequestOptions, req: HttpRequest): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
-    const headers: Record<string, string> = { 'user-agent': `svcctl/${CLI_VERSION}`, ...req.headers };
-    if (req.body !== undefined) headers['content-length'] = String(Buffer.byteLength(req.body));
-    const options: http.RequestOptions = proxy
-      ? { host: proxy.hostname, port: proxy.port || 80, path: url.href, method: req.method, headers: { ...headers, host: url.host } }
-      : { host: url.hostname.replace(/^\[|\]$/g, ''), port: url.port || undefined, path: url.pathname + url.search, method: req.method, headers };
-    if (!proxy && url.hostname.toLowerCase() === 'localhost') {
-      options.lookup = localhostLookup as unknown as http.RequestOptions['lookup'];
-    }
     const request = transport.request(options, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -105,6 +84,35 @@ async function once(req: HttpRequest, url: URL): Promise<{ status: number; locat
     if (req.body !== undefined) request.write(req.body);
     request.end();
   });
+}
+
+function refused(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException).code;
+  return code === 'ECONNREFUSED' || code === 'EADDRNOTAVAIL' || code === 'ENETUNREACH' || code === 'EAFNOSUPPORT';
+}
+
+async function once(req: HttpRequest, url: URL): Promise<RawResponse> {
+  const proxy = proxyFor(url, req.env);
+  const tls = !proxy && url.protocol === 'https:';
+  const transport = await transportFor(tls);
+  const headers: Record<string, string> = { 'user-agent': `svcctl/${CLI_VERSION}`, ...req.headers };
+  if (req.body !== undefined) headers['content-length'] = String(Buffer.byteLength(req.body));
+  if (proxy) return send(transport, { host: proxy.hostname, port: proxy.port || 80, path: url.href, method: req.method, headers: { ...headers, host: url.host } }, req);
+  const options: http.RequestOptions & { servername?: string } = { host: url.hostname.replace(/^\[|\]$/g, ''), port: url.port || undefined, path: url.pathname + url.search, method: req.method, headers };
+  // Plain HTTP has no TLS server name; saying so spares the agent a host-name check (isIP,
+  // whose IPv6 pattern costs milliseconds to compile).
+  if (!tls) options.servername = '';
+  if (url.hostname.toLowerCase() !== 'localhost') return send(transport, options, req);
+  // `localhost` is this machine (RFC 6761), so it is not looked up (the first lookup loads the
+  // resolver and starts libuv's thread pool): 127.0.0.1, then ::1 if nothing listens there,
+  // with the Host header the URL names.
+  const local = { ...options, headers: { ...headers, host: url.host } };
+  try {
+    return await send(transport, { ...local, host: '127.0.0.1' }, req);
+  } catch (error) {
+    if (!refused(error)) throw error;
+    return send(transport, { ...local, host: '::1' }, req);
+  }
 }
 
 /** Throws on network failure or timeout; any HTTP status is a response. */
