@@ -2,74 +2,64 @@
  * `svc` (also `svcctl`): the command-line tool of the runtime. It talks to a runtime over HTTP
  * and imports nothing from the runtime package.
  *
- * Exit codes: 0 success, 1 command error, 2 usage error (stderr only, never JSON).
+ * The entry point is kept tiny, because cold start is a product feature: `--version`, `--help`
+ * and the bare catalog are answered from here without loading commander or any command, and a
+ * command loads only its own bundle (dist/cmd/<bundle>.mjs: that command, commander and what
+ * the command uses, in one file, since every further file costs the module loader time).
+ *
+ * Exit codes: 0 success, 1 command error, 2 usage error (stderr only, never JSON), 3 partial.
  */
-import { Command, CommanderError } from 'commander';
-import { connectCommand } from './commands/connect.js';
-import { createCommand } from './commands/create.js';
-import { disconnectCommand } from './commands/disconnect.js';
-import { downCommandDef, restartCommandDef, upCommandDef } from './commands/lifecycle.js';
-import { statusCommand } from './commands/status.js';
-import { tokensCommand } from './commands/tokens.js';
-import { homeScreen } from './commands/home.js';
-import { outcome } from './commands/shared.js';
-import { EXIT_USAGE } from './errors.js';
-import { CLI_VERSION } from './http/request.js';
-import { colourEnabled, makeStyle } from './output/style.js';
+import { CATALOG, rootHelp } from './commands/catalog.js';
+import { CLI_VERSION } from './version.js';
 
-function program(): Command {
-  const cmd = new Command('svc')
-    .description('The command-line tool of the runtime: scaffold projects, connect MCP clients, operate deployments, manage tokens')
-    .version(`svcctl ${CLI_VERSION}`, '-V, --version', 'print the version')
-    .option('--json', 'print exactly one JSON document on stdout')
-    .helpCommand(false)
-    .showHelpAfterError("Try 'svc --help' for help.")
-    .exitOverride();
-  cmd.addCommand(createCommand());
-  cmd.addCommand(connectCommand());
-  cmd.addCommand(disconnectCommand());
-  cmd.addCommand(upCommandDef());
-  cmd.addCommand(downCommandDef());
-  cmd.addCommand(restartCommandDef());
-  cmd.addCommand(statusCommand());
-  cmd.addCommand(tokensCommand());
-  // Subcommands inherit the error handling: commander only copies settings at creation time.
-  for (const sub of cmd.commands) applyErrorHandling(sub);
-  return cmd;
+/** Which bundle carries which command (see build.mjs); `all` carries every command. */
+const BUNDLES: Record<string, string> = {
+  create: 'create',
+  connect: 'connect',
+  disconnect: 'disconnect',
+  up: 'lifecycle',
+  down: 'lifecycle',
+  restart: 'lifecycle',
+  status: 'status',
+  tokens: 'tokens',
+};
+
+async function runBundle(bundle: string, argv: readonly string[]): Promise<number> {
+  // A computed specifier: the bundles are built next to this file, not bundled into it.
+  const mod = (await import(new URL(`./cmd/${bundle}.mjs`, import.meta.url).href)) as { run(argv: readonly string[]): Promise<number> };
+  return mod.run(argv);
 }
 
-function applyErrorHandling(cmd: Command, parentPath = 'svc'): void {
-  const path = `${parentPath} ${cmd.name()}`;
-  // Every usage error ends with what to do next, not a full help page.
-  cmd.exitOverride().showHelpAfterError(`Try '${path} --help' for help.`);
-  for (const sub of cmd.commands) applyErrorHandling(sub, path);
+/** The command named on the command line: the first word after the root options. */
+function commandName(argv: readonly string[]): string | undefined {
+  for (const arg of argv) {
+    if (arg === '--') return undefined;
+    if (arg === '--json' || arg === '-h' || arg === '--help') continue;
+    return arg.startsWith('-') ? undefined : arg;
+  }
+  return undefined;
 }
 
-/**
- * `-dr` is the documented short form of --dry-run, but commander only takes one-letter short
- * flags, so it is rewritten before parsing (never after a `--`).
- */
-export function normalizeArgv(argv: readonly string[]): string[] {
-  const end = argv.indexOf('--');
-  return argv.map((arg, i) => (arg === '-dr' && (end < 0 || i < end) ? '--dry-run' : arg));
-}
-
-export async function main(argv: string[]): Promise<number> {
-  const cmd = program();
+async function main(argv: string[]): Promise<number> {
+  if (argv[0] === '--version' || argv[0] === '-V') {
+    process.stdout.write(`svcctl ${CLI_VERSION}\n`);
+    return 0;
+  }
+  const name = commandName(argv);
   if (argv.length === 0) {
+    const [{ homeScreen }, { colourEnabled, makeStyle }] = await Promise.all([import('./commands/home.js'), import('./output/style.js')]);
     process.stdout.write(homeScreen(CLI_VERSION, makeStyle(colourEnabled(process.stdout, process.env))));
     return 0;
   }
-  try {
-    await cmd.parseAsync(normalizeArgv(argv), { from: 'user' });
-    return outcome.exitCode;
-  } catch (error) {
-    if (error instanceof CommanderError) {
-      // Help and version exit 0; every parse failure is a usage error.
-      return error.exitCode === 0 ? 0 : EXIT_USAGE;
-    }
-    throw error;
+  const known = name !== undefined && CATALOG.some((c) => c.name === name);
+  const end = argv.indexOf('--');
+  const before = end < 0 ? argv : argv.slice(0, end);
+  if (!known && name === undefined && before.every((a) => a === '--json' || a === '-h' || a === '--help') && before.some((a) => a !== '--json')) {
+    // Commander's width rule: the terminal's columns on a TTY, else 80.
+    process.stdout.write(rootHelp(process.stdout.isTTY ? process.stdout.columns : 80));
+    return 0;
   }
+  return runBundle(known && name !== undefined ? (BUNDLES[name] ?? 'all') : 'all', argv);
 }
 
 main(process.argv.slice(2)).then(

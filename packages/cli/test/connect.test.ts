@@ -131,8 +131,13 @@ describe('svc connect (security-key runtime)', () => {
     expect(await mcpStatus(rt, fresh)).toBe(200);
   });
 
-  it('an existing account without an entry: an error naming --rotate, or skipped with --skip-existing', async () => {
-    expect((await api(rt.url, 'POST', '/service-accounts', { token: KEY, body: { name: 'editor' } })).status).toBe(201);
+  it('an account of yours the run would have to rotate: an error naming --rotate, or skipped with --skip-existing', async () => {
+    // The editor account's token sits in this user's Cursor config (under another entry name),
+    // so the account is theirs; rotating it would cut that entry off, which needs a decision.
+    const created = await api(rt.url, 'POST', '/service-accounts', { token: KEY, body: { name: 'editor' } });
+    expect(created.status).toBe(201);
+    writeFileSync(p.cursorUser, JSON.stringify({ mcpServers: { older: { url: `${rt.url}/mcp`, headers: { Authorization: `Bearer ${created.body.token}` } } } }));
+    const before = readFileSync(p.cursorUser, 'utf8');
     const conflict = await run(['--json', '--clients', 'editor']);
     expect(conflict.code).toBe(1);
     expect((jsonOf(conflict).results as Json[])[0]).toEqual({
@@ -140,12 +145,19 @@ describe('svc connect (security-key runtime)', () => {
       status: 'failed',
       error: "A service account named 'editor' already exists. Re-run with --rotate to revoke and re-mint it, or --skip-existing to leave it untouched.",
     });
+    expect(readFileSync(p.cursorUser, 'utf8')).toBe(before);
     const skipped = await run(['--json', '--clients', 'editor,codex', '--skip-existing']);
     expect(skipped.code).toBe(3);
     const rows = jsonOf(skipped).results as Json[];
     expect(rows[0]).toEqual({ client: 'editor', status: 'skipped', error: 'Service account exists; kept untouched.' });
     expect(rows[1]).toMatchObject({ client: 'cli-agent', status: 'connected' });
-    expect(existsSync(p.cursorUser)).toBe(false);
+    expect(readFileSync(p.cursorUser, 'utf8')).toBe(before);
+    expect(await mcpStatus(rt, created.body.token)).toBe(200);
+    // --rotate says which other entry loses its token.
+    const rotated = await run(['--json', '--clients', 'editor', '--rotate']);
+    expect(rotated.code).toBe(0);
+    expect((jsonOf(rotated).results as Json[])[0]).toMatchObject({ status: 'connected', note: expect.stringContaining("also cuts off ~/.cursor/mcp.json ('older')") });
+    expect(await mcpStatus(rt, created.body.token)).toBe(401);
   });
 
   it('--name shares one account; --scopes/-s, --expires never and --privileged shape it', async () => {
@@ -248,7 +260,7 @@ describe('svc connect (security-key runtime)', () => {
   it('fails before anything else without a credential, or with a rejected one', async () => {
     const missing = await run(['--json'], {});
     expect(missing.code).toBe(1);
-    expect(jsonOf(missing).error).toBe('This runtime requires an admin credential (auth mode: security_key).');
+    expect(jsonOf(missing).error).toBe('This runtime requires an admin credential to mint tokens (auth mode: security_key).');
     const rejected = await run([], { SVC_ADMIN_TOKEN: 'wrong' });
     expect(rejected.code).toBe(1);
     expect(rejected.stderr).toContain('rejected the admin credential');
@@ -277,7 +289,7 @@ describe('svc connect (security-key runtime)', () => {
       ['chat-app-a', 'manual'],
       ['chat-app-b', 'manual'],
     ]);
-    expect(Object.keys(rows[0]!)).toEqual(['client', 'status', 'error', 'url', 'note', 'instructions']);
+    expect(Object.keys(rows[0]!)).toEqual(['client', 'status', 'error', 'url', 'instructions', 'note']);
     expect(rows[0]!.instructions.join(' ')).toContain('claude.ai');
     expect(rows[0]!.note).toContain('public HTTPS');
   });
@@ -520,11 +532,15 @@ describe('svc connect (warnings, remote hosts, prompts)', () => {
     });
   });
 
-  it('[TTY] asks before revoking and re-minting an existing account', async () => {
+  it('[TTY] asks before revoking and re-minting an account of yours', async () => {
     const rt = await startRuntime({ name: 'Customer Support', mcp_server: true, env: { OS_SECURITY_KEY: KEY } });
     try {
       const p = installClients(box);
       const first = await api(rt.url, 'POST', '/service-accounts', { token: KEY, body: { name: 'editor' } });
+      // The same runtime under another spelling of its address: the entry is replaced, and its
+      // account (this user's: the token is in their config) is re-minted only if they agree.
+      const localhost = `http://localhost:${new URL(rt.url).port}/mcp`;
+      writeFileSync(p.cursorUser, JSON.stringify({ mcpServers: { 'customer-support': { url: localhost, headers: { Authorization: `Bearer ${first.body.token}` } } } }));
       const r = await runCliTty(
         ['connect', '--url', rt.url, '--clients', 'cursor'],
         [{ waitFor: "◆  Service account 'editor' already exists. Revoke and re-mint it?", keys: '\u001b[D\r' }],

@@ -74,7 +74,8 @@ describe('svc disconnect (offline)', () => {
     expect(r.stdout).toMatch(/removed +Cursor \('mine'\) +-> +~\/\.cursor\/mcp\.json/);
     expect(r.stdout).toMatch(/not found +Claude Code +\(no matching entry\)/);
     expect(r.stderr).toContain('Restart Cursor to drop the connection.');
-    expect(r.stderr).toContain('Tokens minted for these apps stay valid. Revoke them with: svc tokens revoke <name>');
+    expect(r.stdout).toContain('Tokens minted for these apps stay valid. Revoke them with: svc tokens revoke <name>');
+    expect(r.stderr).not.toContain('stay valid');
   });
 
   it('--server-name removes exactly that name wherever it points, with no network', async () => {
@@ -216,9 +217,92 @@ describe('svc disconnect --revoke (security-key runtime)', () => {
     }
   });
 
-  it('--revoke needs a running runtime', async () => {
-    const r = await runCli(['disconnect', '--url', `http://127.0.0.1:${await deadPort()}`, '--revoke', '--json'], { ...box, env: { SVC_ADMIN_TOKEN: KEY } });
-    expect(r.code).toBe(1);
-    expect(jsonOf(r).error).toContain('No running runtime found');
+  it('--revoke without a reachable runtime still removes the entries, and reports each revocation it could not do (exit 3)', async () => {
+    const gone = `http://127.0.0.1:${await deadPort()}`;
+    writeFileSync(p.cursorUser, JSON.stringify({ mcpServers: { 'customer-support': { url: `${gone}/mcp`, headers: { Authorization: 'Bearer svc_pat_gone' } } } }));
+    const r = await runCli(['disconnect', '--url', gone, '--revoke', '--clients', 'cursor', '--json'], { ...box, env: { SVC_ADMIN_TOKEN: KEY } });
+    expect(r.code).toBe(3);
+    const body = jsonOf(r);
+    expect(body).toMatchObject({ os: null, server_name: null, target_urls: [gone], exit_code: 3 });
+    expect(body.results).toEqual([{ client: 'editor', status: 'removed', error: null, removed: ['customer-support'], location: p.cursorUser }]);
+    expect(body.revocations).toEqual([
+      {
+        account: 'editor',
+        status: 'failed',
+        error: `Not revoked: No running runtime found (tried: ${gone}). Revoke it once the runtime is back: svc tokens revoke editor --url ${gone}`,
+      },
+    ]);
+    expect(readJson(p.cursorUser).mcpServers).toEqual({});
+    // By name, with nothing to discover: the named entry and the legacy one of the same runtime go.
+    writeFileSync(
+      p.cursorUser,
+      JSON.stringify({ mcpServers: { mine: { url: `${gone}/mcp` }, svc: { url: `http://localhost:${new URL(gone).port}/mcp` }, other: { url: 'https://other.example/mcp' } } }),
+    );
+    writeFileSync(p.codex, `[mcp_servers.svc]\nurl = "https://elsewhere.example/mcp"\n`);
+    const named = await runCli(['disconnect', '--server-name', 'mine', '--revoke', '--json'], { ...box, env: { SVC_ADMIN_TOKEN: KEY, RUNTIME_URL: gone } });
+    expect(named.code).toBe(3);
+    expect(jsonOf(named).results).toEqual([
+      { client: 'terminal-agent', status: 'not-found', error: null },
+      { client: 'cli-agent', status: 'not-found', error: null },
+      { client: 'editor', status: 'removed', error: null, removed: ['mine', 'svc'], location: p.cursorUser },
+    ]);
+    expect(readJson(p.cursorUser).mcpServers).toEqual({ other: { url: 'https://other.example/mcp' } });
+    expect(readFileSync(p.codex, 'utf8')).toBe(`[mcp_servers.svc]\nurl = "https://elsewhere.example/mcp"\n`);
+    const human = await runCli(['disconnect', '--url', gone, '--revoke', '--clients', 'cursor'], { ...box, env: { SVC_ADMIN_TOKEN: KEY } });
+    expect(human.code).toBe(3);
+    expect(human.stderr).toMatch(/revoke failed +'editor' +\(Not revoked: No running runtime found/);
+  });
+
+  it('removes legacy entries that point at the runtime, and only those', async () => {
+    const token = await connected('editor', p.cursorUser, false);
+    const doc = readJson(p.cursorUser);
+    doc.mcpServers.svc = { url: `${rt.url}/mcp` };
+    doc.mcpServers.keep = { url: 'https://keep.example/mcp' };
+    writeFileSync(p.cursorUser, JSON.stringify(doc));
+    writeFileSync(p.claudeUser, JSON.stringify({ mcpServers: { svc: { type: 'http', url: 'https://elsewhere.example/mcp' } } }));
+    const r = await runCli(['disconnect', '--url', rt.url, '--clients', 'cursor,terminal', '--json'], box);
+    expect(r.code).toBe(0);
+    expect(jsonOf(r).results).toEqual([
+      { client: 'editor', status: 'removed', error: null, removed: ['customer-support', 'svc'], location: p.cursorUser },
+      { client: 'terminal-agent', status: 'not-found', error: null },
+    ]);
+    expect(readJson(p.cursorUser).mcpServers).toEqual({ keep: { url: 'https://keep.example/mcp' } });
+    expect(readJson(p.claudeUser).mcpServers.svc).toEqual({ type: 'http', url: 'https://elsewhere.example/mcp' });
+    expect(await mcpStatus(rt.url, token)).toBe(200);
+  });
+
+  it('revokes only accounts whose token is in your configs; another one is reported, and revoked with --force', async () => {
+    // An account of the client's name that this user's configs know nothing of.
+    expect((await api(rt.url, 'POST', '/service-accounts', { token: KEY, body: { name: 'editor' } })).status).toBe(201);
+    const kept = await runCli(['disconnect', '--url', rt.url, '--revoke', '--clients', 'cursor', '--json'], { ...box, env: { SVC_ADMIN_TOKEN: KEY } });
+    expect(kept.code).toBe(3);
+    expect(jsonOf(kept).revocations).toEqual([
+      {
+        account: 'editor',
+        status: 'failed',
+        error: 'Not revoked: its token is in none of your client configs, so another user or machine may be using it. If it is yours, re-run with --force or use: svc tokens revoke editor',
+      },
+    ]);
+    const forced = await runCli(['disconnect', '--url', rt.url, '--revoke', '--force', '--clients', 'cursor', '--json'], { ...box, env: { SVC_ADMIN_TOKEN: KEY } });
+    expect(forced.code).toBe(0);
+    expect(jsonOf(forced).revocations).toEqual([{ account: 'editor', status: 'revoked', error: null }]);
+  });
+});
+
+describe('svc disconnect (loopback spellings)', () => {
+  it('an entry written for 127.0.0.1 is found under localhost, with or without the runtime running', async () => {
+    await ensureBuilt();
+    const box = sandbox();
+    try {
+      const p = installClients(box);
+      const port = await deadPort();
+      writeFileSync(p.cursorUser, JSON.stringify({ mcpServers: { a: { url: `http://127.0.0.1:${port}/mcp` }, b: { url: `http://127.0.0.1:${port + 1}/mcp` } } }));
+      const r = await runCli(['disconnect', '--url', `http://localhost:${port}`, '--json'], box);
+      expect(r.code).toBe(0);
+      expect((jsonOf(r).results as Json[]).find((row) => row.client === 'editor')).toEqual({ client: 'editor', status: 'removed', error: null, removed: ['a'], location: p.cursorUser });
+      expect(Object.keys(readJson(p.cursorUser).mcpServers)).toEqual(['b']);
+    } finally {
+      box.cleanup();
+    }
   });
 });

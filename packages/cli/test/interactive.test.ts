@@ -1,16 +1,21 @@
 /**
  * Interactive runs on a real pseudo-terminal: the prompts that only a TTY ever sees.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ensureBuilt, sandbox, type Sandbox } from './support/cli.js';
+import { installClients } from './support/clients.js';
 import { REMOTE_HOST, startProxy, type TestProxy } from './support/proxy.js';
 import { api, startSqliteRuntime, type TestRuntime } from './support/runtime.js';
 import { starterRepos, TEMPLATES_DIR, type StarterRepos } from './support/starter-repos.js';
 import { runCliTty } from './support/tty.js';
 
 const KEY = 'test-admin-key';
+
+async function accountsOf(base: string): Promise<{ name: string; revoked_at: number | null }[]> {
+  return (await api(base, 'GET', '/service-accounts?limit=100', { token: KEY })).body.data;
+}
 
 describe('interactive runs (TTY)', () => {
   let repos: StarterRepos;
@@ -96,5 +101,75 @@ describe('interactive runs (TTY)', () => {
     });
     expect(r.code).toBe(0);
     expect(r.stdout).toContain(`Using runtime at ${remote} (from RUNTIME_URL in .env)`);
+  });
+
+  describe('prompts at the edges: end of input, typed-ahead Enter, \\n, a terminal of 0 columns', () => {
+
+    it('Ctrl-D at a confirmation aborts with "Aborted." and exit 1, and revokes nothing', async () => {
+      expect((await api(server.url, 'POST', '/service-accounts', { token: KEY, body: { name: 'eof-confirm' } })).status).toBe(201);
+      const r = await runCliTty(['tokens', 'revoke', 'eof-confirm', '--url', server.url], [{ waitFor: "◆  Revoke service account 'eof-confirm'?", keys: '\u0004' }], {
+        ...box,
+        env: { SVC_ADMIN_TOKEN: KEY },
+      });
+      expect(r.code).toBe(1);
+      expect(r.stdout).toContain('Aborted.');
+      expect(r.stdout).not.toContain('Aborted; no changes made.');
+      expect((await accountsOf(server.url)).find((a) => a.name === 'eof-confirm')?.revoked_at).toBeNull();
+    });
+
+    it('Ctrl-D at the hidden credential prompt of connect aborts before any account or config exists', async () => {
+      const mcpRuntime = await startSqliteRuntime({ name: 'Eof', mcp_server: true, env: { OS_SECURITY_KEY: KEY } });
+      try {
+        const p = installClients(box);
+        const r = await runCliTty(['connect', '--url', mcpRuntime.url], [{ waitFor: '◆  Admin credential for this runtime', keys: '\u0004' }], box);
+        expect(r.code).toBe(1);
+        expect(r.stdout).toContain('Aborted.');
+        expect(readFileSync(p.claudeUser, 'utf8')).toBe('{}');
+        expect(existsSync(p.codex)).toBe(false);
+        expect(existsSync(p.cursorUser)).toBe(false);
+        expect((await api(mcpRuntime.url, 'GET', '/service-accounts?limit=100', { token: KEY })).body.data).toEqual([]);
+      } finally {
+        await mcpRuntime.stop();
+      }
+    });
+
+    it('Ctrl-D at the template menu of create aborts without cloning anything', async () => {
+      const r = await runCliTty(['create'], [{ waitFor: '◆  Choose a template', keys: '\u0004' }], { ...box, env: { SVC_TEMPLATES_BASE_URL: repos.baseUrl } });
+      expect(r.code).toBe(1);
+      expect(r.stdout).toContain('Aborted.');
+      expect(r.stdout).not.toContain('Project name');
+      expect(existsSync(join(box.cwd, 'runtime'))).toBe(false);
+    });
+
+    it('accepts an Enter typed before the prompt is drawn (here: trust the .env URL, the default)', async () => {
+      const remote = `http://${REMOTE_HOST}:${server.port}`;
+      writeFileSync(join(box.cwd, '.env'), `RUNTIME_URL=${remote}\n`);
+      // No step waits for the prompt: the Enter is already in the terminal's buffer.
+      const r = await runCliTty(['tokens', 'list', '--allow-http'], [], { ...box, typeahead: '\r', env: { HTTP_PROXY: proxy.url, SVC_ADMIN_TOKEN: KEY } });
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain(`Trust RUNTIME_URL=${remote} (from .env)?`);
+      expect(r.stdout).toContain(`Using runtime at ${remote} (from RUNTIME_URL in .env)`);
+    });
+
+    it('accepts \\n as Enter (what a script sends)', async () => {
+      expect((await api(server.url, 'POST', '/service-accounts', { token: KEY, body: { name: 'newline-key' } })).status).toBe(201);
+      const r = await runCliTty(['tokens', 'list', '--url', server.url], [{ waitFor: '◆  Admin credential for this runtime', keys: `${KEY}\n` }], box);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toMatch(/newline-key\s+svc_pat_/);
+    });
+
+    it('a terminal that reports 0 columns gets whole lines, not one character per line', async () => {
+      expect((await api(server.url, 'POST', '/service-accounts', { token: KEY, body: { name: 'narrow' } })).status).toBe(201);
+      const question = "Revoke service account 'narrow'? Its tokens stop working on their next request.";
+      const r = await runCliTty(['tokens', 'revoke', 'narrow', '--url', server.url], [{ waitFor: question, keys: 'n' }], {
+        ...box,
+        cols: 0,
+        env: { SVC_ADMIN_TOKEN: KEY },
+      });
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain(`◆  ${question}`);
+      expect(r.stdout).toContain('Aborted; no changes made.');
+      expect((await accountsOf(server.url)).find((a) => a.name === 'narrow')?.revoked_at).toBeNull();
+    });
   });
 });

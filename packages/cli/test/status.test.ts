@@ -6,7 +6,8 @@ import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ensureBuilt, jsonOf, runCli, sandbox, type Sandbox } from './support/cli.js';
-import { deadPort, startRuntime, type TestRuntime } from './support/runtime.js';
+import { installClients } from './support/clients.js';
+import { api, deadPort, expireAccount, startRuntime, startSqliteRuntime, tempSqlite, type TestRuntime, type TestSqlite } from './support/runtime.js';
 
 async function firstLiveDefaultPort(): Promise<number | undefined> {
   for (const port of [7777, 7778, 7779, 8000]) {
@@ -60,7 +61,7 @@ describe('svc status', () => {
       url_source_file: null,
     });
     expect(Object.keys(body.os as object)).toEqual(['url', 'name', 'os_id', 'version', 'mcp', 'auth_mode', 'discovered_via', 'url_source', 'url_source_file']);
-    expect(body.clients).toEqual(CLIENT_IDS.map((client) => ({ client, detected: false, configured: false, location: null })));
+    expect(body.clients).toEqual(CLIENT_IDS.map((client) => ({ client, detected: false, configured: false, location: null, token_valid: null })));
   });
 
   it('reports the auth mode and disabled MCP of a keyed runtime, in human mode', async () => {
@@ -152,10 +153,11 @@ describe('svc status', () => {
     );
     let r = await runCli(['status', '--url', open.url, '--json'], box);
     expect(jsonOf(r).clients).toEqual([
-      { client: 'terminal-agent', detected: true, configured: true, location: `${join(box.home, '.claude.json')} (local scope)` },
-      { client: 'desktop-app', detected: true, configured: false, location: null },
-      { client: 'cli-agent', detected: true, configured: false, location: null },
-      { client: 'editor', detected: true, configured: true, location: join(box.home, '.cursor', 'mcp.json') },
+      // Tokenless entries: nothing to check (token_valid null).
+      { client: 'terminal-agent', detected: true, configured: true, location: `${join(box.home, '.claude.json')} (local scope)`, token_valid: null },
+      { client: 'desktop-app', detected: true, configured: false, location: null, token_valid: null },
+      { client: 'cli-agent', detected: true, configured: false, location: null, token_valid: null },
+      { client: 'editor', detected: true, configured: true, location: join(box.home, '.cursor', 'mcp.json'), token_valid: null },
     ]);
     r = await runCli(['status', '--url', open.url, '--server-name', 'custom', '--json'], box);
     expect(jsonOf(r).clients).toContainEqual({
@@ -163,10 +165,43 @@ describe('svc status', () => {
       detected: true,
       configured: true,
       location: join(box.home, '.config', 'Claude', 'claude_desktop_config.json'),
+      token_valid: null,
     });
     r = await runCli(['status', '--url', open.url], box);
     expect(r.stdout).toContain(`editor: configured (${join(box.home, '.cursor', 'mcp.json')})`);
     expect(r.stdout).toContain('cli-agent: detected, not connected (run: svc connect)');
+  });
+
+  it('finds a runtime on localhost whichever loopback address it listens on, and says localhost in Host', async () => {
+    const hosts: string[] = [];
+    const listen = (host: string) =>
+      new Promise<Server | undefined>((resolve) => {
+        const server = createServer((req, res) => {
+          hosts.push(req.headers.host ?? '');
+          res.setHeader('content-type', 'application/json');
+          res.end(req.url === '/health' ? '{"status":"ok"}' : JSON.stringify({ name: host, mcp: { enabled: false }, auth_mode: 'none' }));
+        });
+        server.once('error', () => resolve(undefined));
+        server.listen(0, host, () => resolve(server));
+      });
+    const v6 = await listen('::1');
+    if (!v6) return; // no IPv6 loopback on this machine
+    const v4 = await listen('127.0.0.1');
+    try {
+      for (const [server, host] of [
+        [v6, '::1'],
+        [v4, '127.0.0.1'],
+      ] as const) {
+        const port = (server!.address() as { port: number }).port;
+        const r = await runCli(['status', '--url', `http://localhost:${port}`, '--json'], box);
+        expect(r.code).toBe(0);
+        expect(jsonOf(r).os).toMatchObject({ url: `http://localhost:${port}`, name: host });
+        expect(hosts.at(-1)).toBe(`localhost:${port}`);
+      }
+    } finally {
+      await new Promise<void>((r) => v6.close(() => r()));
+      await new Promise<void>((r) => v4!.close(() => r()));
+    }
   });
 
   describe('older runtimes without structured /info', () => {
@@ -206,5 +241,77 @@ describe('svc status', () => {
         url_source_file: null,
       });
     });
+  });
+});
+
+function rowsOf(r: { stdout: string }): Record<string, Record<string, unknown>> {
+  return Object.fromEntries((jsonOf(r as never).clients as Record<string, unknown>[]).map((row) => [row.client, row]));
+}
+
+describe('svc status checks each configured credential against the runtime', () => {
+  const KEY = 'test-admin-key';
+  let db: TestSqlite;
+  let rt: TestRuntime;
+  let box: Sandbox;
+  beforeAll(async () => {
+    await ensureBuilt();
+  });
+  beforeEach(async () => {
+    db = tempSqlite();
+    rt = await startSqliteRuntime({ name: 'Checked', mcp_server: true, env: { OS_SECURITY_KEY: KEY } }, db);
+    box = sandbox();
+  });
+  afterEach(async () => {
+    await rt.stop();
+    db.cleanup();
+    box.cleanup();
+  });
+
+  it('token_valid: true when accepted, false once revoked or expired (with the command that fixes it), null with nothing to check', async () => {
+    const p = installClients(box);
+    const connected = await runCli(['connect', '--url', rt.url, '--clients', 'terminal,codex,cursor', '--json'], { ...box, env: { SVC_ADMIN_TOKEN: KEY } });
+    expect(connected.code).toBe(0);
+    let rows = rowsOf(await runCli(['status', '--url', rt.url, '--json'], box));
+    expect(rows['terminal-agent']).toEqual({ client: 'terminal-agent', detected: true, configured: true, location: `${p.claudeUser} (user scope)`, token_valid: true });
+    expect(rows['cli-agent']).toMatchObject({ configured: true, token_valid: true });
+    expect(rows['desktop-app']).toMatchObject({ detected: false, configured: false, token_valid: null });
+
+    // Revoke one account, let another expire: both entries still exist, neither works.
+    const accounts = (await api(rt.url, 'GET', '/service-accounts?limit=100', { token: KEY })).body.data as { id: string; name: string }[];
+    const editor = accounts.find((a) => a.name === 'editor')!;
+    expect((await api(rt.url, 'DELETE', `/service-accounts/${editor.id}`, { token: KEY })).status).toBe(204);
+    await expireAccount(db.path, 'cli-agent');
+    const r = await runCli(['status', '--url', rt.url, '--json'], box);
+    expect(r.code).toBe(0);
+    rows = rowsOf(r);
+    expect(rows.editor).toMatchObject({ configured: true, token_valid: false });
+    expect(rows['cli-agent']).toMatchObject({ configured: true, token_valid: false });
+    expect(rows['terminal-agent']).toMatchObject({ token_valid: true });
+
+    const human = await runCli(['status', '--url', rt.url], box);
+    expect(human.stdout).toContain(
+      `editor: configured (${p.cursorUser}), but the runtime rejects its token (revoked or expired); fix: svc connect --url ${rt.url} --clients editor`,
+    );
+    expect(human.stdout).toContain(`cli-agent: configured (${p.codex}), but the runtime rejects its token (revoked or expired); fix: svc connect --url ${rt.url} --clients cli-agent`);
+    expect(human.stdout).toContain(`terminal-agent: configured (${p.claudeUser} (user scope))\n`);
+
+    // The command it names does fix it.
+    const fixed = await runCli(['connect', '--url', rt.url, '--clients', 'editor,cli-agent', '--json'], { ...box, env: { SVC_ADMIN_TOKEN: KEY } });
+    expect(fixed.code).toBe(0);
+    rows = rowsOf(await runCli(['status', '--url', rt.url, '--json'], box));
+    expect(rows.editor).toMatchObject({ token_valid: true });
+    expect(rows['cli-agent']).toMatchObject({ token_valid: true });
+  });
+
+  it('never sends a token to a runtime its entry does not name, and says where the entry points', async () => {
+    const p = installClients(box);
+    writeFileSync(p.cursorUser, JSON.stringify({ mcpServers: { checked: { url: 'https://elsewhere.example/mcp', headers: { Authorization: 'Bearer svc_pat_other' } } } }));
+    writeFileSync(p.claudeUser, JSON.stringify({ mcpServers: { svc: { type: 'http', url: `${rt.url}/mcp` } } }));
+    const rows = rowsOf(await runCli(['status', '--url', rt.url, '--json'], box));
+    expect(rows.editor).toMatchObject({ configured: true, token_valid: null });
+    expect(rows['terminal-agent']).toMatchObject({ configured: false, token_valid: null });
+    const human = await runCli(['status', '--url', rt.url], box);
+    expect(human.stdout).toContain(`editor: configured (${p.cursorUser}) for https://elsewhere.example/mcp, not this runtime`);
+    expect(human.stdout).toContain(`terminal-agent: configured under the legacy name 'svc' (${p.claudeUser} (user scope)); to rename it: svc connect --url ${rt.url} --clients terminal-agent`);
   });
 });

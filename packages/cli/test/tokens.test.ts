@@ -162,7 +162,7 @@ describe('svc tokens (security-key runtime)', () => {
       const r = await run(args, {});
       expect(r.code).toBe(1);
       expect(jsonOf(r)).toEqual({
-        error: 'This runtime requires an admin credential (auth mode: security_key).',
+        error: 'This runtime requires an admin credential to mint tokens (auth mode: security_key).',
         hint: expect.stringContaining('SVC_ADMIN_TOKEN (or OS_SECURITY_KEY)'),
       });
     }
@@ -327,7 +327,7 @@ describe('svc tokens (JWT runtime)', () => {
     const r = await run(['list', '--json'], undefined);
     expect(r.code).toBe(1);
     expect(jsonOf(r)).toEqual({
-      error: 'This runtime requires an admin credential (auth mode: jwt).',
+      error: 'This runtime requires an admin credential to mint tokens (auth mode: jwt).',
       hint: expect.stringContaining('SVC_ADMIN_TOKEN (or OS_SECURITY_KEY)'),
     });
   });

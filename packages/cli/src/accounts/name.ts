@@ -16,3 +16,33 @@ export function assertAccountName(name: string): void {
     hint: "Use a lowercase slug of at most 63 characters: a-z, 0-9, '-' and '_', starting with a letter or digit.",
   });
 }
+
+function slug(text: string): string {
+  return text
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '');
+}
+
+/** Who runs this: the login name the shell reports, else the account's. */
+export function currentUser(env: NodeJS.ProcessEnv, fallback: () => string): string {
+  for (const key of ['USER', 'LOGNAME', 'USERNAME']) {
+    const value = env[key]?.trim();
+    if (value) return value;
+  }
+  try {
+    return fallback();
+  } catch {
+    return '';
+  }
+}
+
+/**
+ * The account name for one user's client when the plain client id is taken by someone else's
+ * account: the client id plus a slug of the user and the host (`terminal-agent-ann-laptop`),
+ * cut to the 63 characters a name may have.
+ */
+export function perUserAccountName(base: string, user: string, host: string): string {
+  const who = [slug(user), slug(host.split('.')[0] ?? '')].filter((part) => part !== '').join('-') || 'user';
+  return `${base}-${who}`.slice(0, 63).replace(/[-_]+$/, '');
+}

@@ -6,7 +6,6 @@
  *   and replacing it would silently detach the link.
  */
 import { closeSync, fsyncSync, lstatSync, mkdirSync, openSync, renameSync, rmSync, chmodSync, writeSync } from 'node:fs';
-import { randomBytes } from 'node:crypto';
 import { basename, dirname, join } from 'node:path';
 import { CliError } from '../errors.js';
 
@@ -28,11 +27,30 @@ export function assertWritableTarget(path: string): number | undefined {
   return stat.mode & 0o777;
 }
 
+let tempCounter = 0;
+
+/**
+ * Creates a new temp file next to `path`, born 0600, and returns its name and descriptor. The
+ * name need not be unpredictable (O_EXCL refuses to open anything that exists, a planted link
+ * included, and a clash just moves on to the next name), so no crypto module is loaded for it:
+ * node:crypto costs milliseconds of cold start.
+ */
+export function openTemp(path: string): { temp: string; fd: number } {
+  for (;;) {
+    tempCounter += 1;
+    const temp = join(dirname(path), `.${basename(path)}.${process.pid}.${Date.now().toString(36)}.${tempCounter}.tmp`);
+    try {
+      return { temp, fd: openSync(temp, 'wx', 0o600) };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+  }
+}
+
 export function atomicWrite(path: string, text: string, secure: boolean): void {
   const currentMode = assertWritableTarget(path);
   mkdirSync(dirname(path), { recursive: true });
-  const temp = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
-  const fd = openSync(temp, 'wx', 0o600);
+  const { temp, fd } = openTemp(path);
   try {
     try {
       writeSync(fd, text);

@@ -25,6 +25,21 @@ describe('JSON config editing', () => {
     expect(readdirSync(dir)).toEqual(['mcp.json']);
   });
 
+  it('renames an entry in place, dropping a stale entry of the new name, only when the old one matches', () => {
+    writeFileSync(path, JSON.stringify({ mcpServers: { first: { url: 'f' }, svc: { url: 'http://h/mcp' }, next: { url: 'n' }, agentos: { url: 'stale' } } }));
+    const other = { name: 'svc', matches: (v: unknown) => (v as { url?: string }).url === 'http://elsewhere/mcp' };
+    expect(writeServersEntry(path, 'agentos', { url: 'http://h/mcp' }, false, other)).toBe(false);
+    expect(Object.keys(JSON.parse(readFileSync(path, 'utf8')).mcpServers)).toEqual(['first', 'svc', 'next', 'agentos']);
+    const same = { name: 'svc', matches: (v: unknown) => (v as { url?: string }).url === 'http://h/mcp' };
+    expect(writeServersEntry(path, 'agentos', { url: 'http://h/mcp', headers: { Authorization: 'Bearer t' } }, true, same)).toBe(true);
+    expect(JSON.parse(readFileSync(path, 'utf8')).mcpServers).toEqual({
+      first: { url: 'f' },
+      agentos: { url: 'http://h/mcp', headers: { Authorization: 'Bearer t' } },
+      next: { url: 'n' },
+    });
+    expect(Object.keys(JSON.parse(readFileSync(path, 'utf8')).mcpServers)).toEqual(['first', 'agentos', 'next']);
+  });
+
   it('keeps the mode of a tokenless rewrite and removes only matching entries', () => {
     writeFileSync(path, '{"mcpServers":{"a":{"url":"http://h:1/mcp"},"b":{"url":"http://h:2/mcp"}}}', { mode: 0o640 });
     expect(removeServersEntry(path, 'a', (u) => u.includes(':2/'))).toBe(false);

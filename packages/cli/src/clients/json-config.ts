@@ -70,11 +70,33 @@ export function writeJson(path: string, doc: Record<string, unknown>, secure: bo
   atomicWrite(path, `${JSON.stringify(doc, null, 2)}\n`, secure);
 }
 
-/** Sets mcpServers[name] = entry, keeping every other key and server. */
-export function writeServersEntry(path: string, name: string, entry: Record<string, unknown>, secure: boolean): void {
+/**
+ * Sets mcpServers[name] = entry, keeping every other key and server. With `replaces` (an entry
+ * of another name that passes its check), the new entry takes that entry's place in the object
+ * and the old name is gone: a rename in place. Returns whether such a rename happened.
+ */
+export function writeServersEntry(
+  path: string,
+  name: string,
+  entry: Record<string, unknown>,
+  secure: boolean,
+  replaces?: { name: string; matches: (value: unknown) => boolean },
+): boolean {
   const doc = readJsonStrict(path);
-  serversForWrite(doc, path)[name] = entry;
+  const servers = serversForWrite(doc, path);
+  const renaming = replaces !== undefined && replaces.name !== name && replaces.name in servers && replaces.matches(servers[replaces.name]);
+  if (renaming) {
+    const rebuilt: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(servers)) {
+      if (key === replaces.name) rebuilt[name] = entry;
+      else if (key !== name) rebuilt[key] = value;
+    }
+    doc.mcpServers = rebuilt;
+  } else {
+    servers[name] = entry;
+  }
   writeJson(path, doc, secure);
+  return renaming;
 }
 
 /**

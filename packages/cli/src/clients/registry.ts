@@ -6,9 +6,9 @@
  * Reads apply the application's own precedence (the entry it would actually use) and are
  * lenient; writes and removals read strictly and refuse files they cannot parse.
  */
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve, win32 } from 'node:path';
 import { isObject } from '../http/request.js';
 import { which } from '../system/which.js';
 import {
@@ -41,12 +41,24 @@ export interface ClientEnv {
   project?: boolean;
 }
 
+export interface NamedEntry extends ClientEntry {
+  name: string;
+}
+
 export interface WriteResult {
   location: string;
   note?: string;
+  /** Whether the write renamed the `replaces` entry in place. */
+  renamed: boolean;
 }
 
 export type UrlMatcher = (url: string) => boolean;
+
+/** An entry to rename in place: the new entry takes its position when its URL passes `matches`. */
+export interface Replaces {
+  name: string;
+  matches: UrlMatcher;
+}
 
 export interface ClientAdapter {
   id: ClientId;
@@ -55,9 +67,13 @@ export interface ClientAdapter {
   detect(e: ClientEnv): boolean;
   readExisting(name: string, e: ClientEnv): ClientEntry | undefined;
   listEntries(e: ClientEnv): Map<string, ClientEntry>;
-  write(name: string, url: string, token: string | undefined, e: ClientEnv): WriteResult;
+  write(name: string, url: string, token: string | undefined, e: ClientEnv, replaces?: Replaces): WriteResult;
   /** Removes `name` from every scope the client has, where its URL passes `matches`. */
   remove(name: string, e: ClientEnv, matches?: UrlMatcher): { removed: boolean; location: string | null };
+  /** Every entry in every scope, no precedence applied: all that the user's configs hold. */
+  allEntries(e: ClientEnv): NamedEntry[];
+  /** Every file that write or remove may change, so a failed connect can restore them exactly. */
+  files(e: ClientEnv): string[];
 }
 
 function isDirectory(path: string): boolean {
@@ -86,13 +102,59 @@ function firstWins(scopes: { servers: Record<string, unknown>; location: string 
   return entries;
 }
 
+/** Every entry of the scopes, in order, without precedence. */
+function everyEntry(scopes: { servers: Record<string, unknown>; location: string }[], read = directEntry): NamedEntry[] {
+  const entries: NamedEntry[] = [];
+  for (const scope of scopes) {
+    for (const [name, value] of Object.entries(scope.servers)) {
+      const entry = read(value, scope.location);
+      if (entry) entries.push({ name, ...entry });
+    }
+  }
+  return entries;
+}
+
+/** A JSON entry's check for an in-place rename: its URL (read the adapter's way) must match. */
+function replacesJson(replaces: Replaces | undefined, read = directEntry): { name: string; matches: (value: unknown) => boolean } | undefined {
+  if (!replaces) return undefined;
+  return {
+    name: replaces.name,
+    matches: (value) => {
+      const url = read(value, '')?.url;
+      return url !== undefined && replaces.matches(url);
+    },
+  };
+}
+
 function httpEntry(url: string, token: string | undefined, withType: boolean): Record<string, unknown> {
   const entry: Record<string, unknown> = withType ? { type: 'http', url } : { url };
   if (token !== undefined) entry.headers = { Authorization: `Bearer ${token}` };
   return entry;
 }
 
-const claudeJson = (e: ClientEnv): string => join(e.home, '.claude.json');
+/** An environment variable naming a directory: unset and empty are the same. */
+function envDir(e: ClientEnv, name: string): string | undefined {
+  const value = e.env[name];
+  return value === undefined || value.trim() === '' ? undefined : resolve(e.cwd, value);
+}
+
+/**
+ * Claude Code's own directory: CLAUDE_CONFIG_DIR, else ~/.claude. Its global config (MCP
+ * servers in user and local scope) is `.claude.json` in CLAUDE_CONFIG_DIR, else in the home
+ * directory, unless a legacy `.config.json` exists in the config directory, which then wins.
+ * This is the resolution the claude binary itself performs (checked against Claude Code 2.1).
+ */
+export function claudeConfigDir(e: ClientEnv): string {
+  return envDir(e, 'CLAUDE_CONFIG_DIR') ?? join(e.home, '.claude');
+}
+
+export function claudeJsonPath(e: ClientEnv): string {
+  const legacy = join(claudeConfigDir(e), '.config.json');
+  if (existsSync(legacy)) return legacy;
+  return join(envDir(e, 'CLAUDE_CONFIG_DIR') ?? e.home, '.claude.json');
+}
+
+const claudeJson = claudeJsonPath;
 const mcpJson = (e: ClientEnv): string => join(e.cwd, '.mcp.json');
 
 function terminalScopes(e: ClientEnv): { servers: Record<string, unknown>; location: string }[] {
@@ -109,15 +171,25 @@ function terminalScopes(e: ClientEnv): { servers: Record<string, unknown>; locat
 const terminalAgent: ClientAdapter = {
   id: 'terminal-agent',
   display: 'Claude Code',
-  detect: (e) => which('claude', e.env) !== undefined || existsSync(claudeJson(e)),
+  detect: (e) => which('claude', e.env) !== undefined || existsSync(claudeJson(e)) || (envDir(e, 'CLAUDE_CONFIG_DIR') !== undefined && isDirectory(claudeConfigDir(e))),
   readExisting: (name, e) => terminalAgent.listEntries(e).get(name),
   listEntries: (e) => firstWins(terminalScopes(e)),
-  write(name, url, token, e) {
+  allEntries(e) {
+    const user = readJsonObject(claudeJson(e));
+    const projects = user && isObject(user.projects) ? user.projects : {};
+    // Local scopes of every project are this user's too, not only the current directory's.
+    const others = Object.keys(projects)
+      .filter((dir) => dir !== e.cwd)
+      .map((dir) => ({ servers: serversOf(projects[dir]), location: `${claudeJson(e)} (local scope of ${dir})` }));
+    return everyEntry([...terminalScopes(e), ...others]);
+  },
+  files: (e) => [claudeJson(e), mcpJson(e)],
+  write(name, url, token, e, replaces) {
     // Always a direct file edit: the application's own `mcp add` would need the token on argv.
     const path = e.project ? mcpJson(e) : claudeJson(e);
-    writeServersEntry(path, name, httpEntry(url, token, true), token !== undefined);
+    const renamed = writeServersEntry(path, name, httpEntry(url, token, true), token !== undefined, replacesJson(replaces));
     const note = e.project && token !== undefined ? `${path} is project-scoped and often committed to version control; it now contains a token.` : undefined;
-    return { location: path, note };
+    return { location: path, note, renamed };
   },
   remove(name, e, matches) {
     const removed: string[] = [];
@@ -135,13 +207,38 @@ const terminalAgent: ClientAdapter = {
   },
 };
 
-export function desktopConfigPath(e: ClientEnv): string {
-  if (process.platform === 'darwin') return join(e.home, 'Library', 'Application Support', 'Claude', 'claude_desktop_config.json');
-  if (process.platform === 'win32') {
-    const base = e.env.APPDATA ?? join(e.home, 'AppData', 'Roaming');
-    return join(base, 'Claude', 'claude_desktop_config.json');
+/**
+ * Claude Desktop keeps its config in the application's user-data directory:
+ * - macOS: ~/Library/Application Support/Claude
+ * - Windows: the MSIX package's redirected roaming folder
+ *   (%LOCALAPPDATA%\Packages\Claude_<publisher>\LocalCache\Roaming\Claude) when the app is
+ *   installed as a package, which is how it has shipped since early 2026 (the packaged app never
+ *   reads %APPDATA%); else %APPDATA%\Claude (the older installer)
+ * - Linux (community builds of the Electron app): $XDG_CONFIG_HOME/Claude, else ~/.config/Claude
+ */
+export function desktopConfigPath(e: ClientEnv, platform: NodeJS.Platform = process.platform, listDir: (path: string) => string[] = readdirSync): string {
+  const file = 'claude_desktop_config.json';
+  if (platform === 'darwin') return join(e.home, 'Library', 'Application Support', 'Claude', file);
+  if (platform === 'win32') {
+    const w = win32;
+    const local = e.env.LOCALAPPDATA?.trim() || w.join(e.home, 'AppData', 'Local');
+    const packaged = msixPackage(w.join(local, 'Packages'), listDir);
+    if (packaged) return w.join(local, 'Packages', packaged, 'LocalCache', 'Roaming', 'Claude', file);
+    return w.join(e.env.APPDATA?.trim() || w.join(e.home, 'AppData', 'Roaming'), 'Claude', file);
   }
-  return join(e.home, '.config', 'Claude', 'claude_desktop_config.json');
+  // Electron's appData on Linux is Chromium's XDG config directory.
+  return join(envDir(e, 'XDG_CONFIG_HOME') ?? join(e.home, '.config'), 'Claude', file);
+}
+
+/** The installed Claude package folder (Claude_<publisher id>), if there is one. */
+function msixPackage(packages: string, listDir: (path: string) => string[]): string | undefined {
+  try {
+    return listDir(packages)
+      .filter((name) => /^Claude_[a-z0-9]+$/i.test(name))
+      .sort()[0];
+  } catch {
+    return undefined;
+  }
 }
 
 /** The env entry through which the desktop bridge receives the Authorization header. */
@@ -179,7 +276,9 @@ const desktopApp: ClientAdapter = {
   detect: (e) => existsSync(desktopConfigPath(e)) || isDirectory(dirname(desktopConfigPath(e))),
   readExisting: (name, e) => desktopApp.listEntries(e).get(name),
   listEntries: (e) => firstWins([{ servers: serversOf(readJsonObject(desktopConfigPath(e))), location: desktopConfigPath(e) }], desktopEntry),
-  write(name, url, token, e) {
+  allEntries: (e) => everyEntry([{ servers: serversOf(readJsonObject(desktopConfigPath(e))), location: desktopConfigPath(e) }], desktopEntry),
+  files: (e) => [desktopConfigPath(e)],
+  write(name, url, token, e, replaces) {
     const path = desktopConfigPath(e);
     const entry: Record<string, unknown> = { command: 'npx', args: ['-y', 'mcp-remote', url] };
     if (token !== undefined) {
@@ -187,9 +286,9 @@ const desktopApp: ClientAdapter = {
       entry.args = ['-y', 'mcp-remote', url, '--header', `Authorization:\${${BRIDGE_HEADER_ENV}}`];
       entry.env = { [BRIDGE_HEADER_ENV]: `Bearer ${token}` };
     }
-    writeServersEntry(path, name, entry, token !== undefined);
+    const renamed = writeServersEntry(path, name, entry, token !== undefined, replacesJson(replaces, desktopEntry));
     const note = which('npx', e.env) === undefined ? "Claude Desktop launches this server with 'npx mcp-remote'; install Node.js/npx or it will not start." : undefined;
-    return { location: path, note };
+    return { location: path, note, renamed };
   },
   remove(name, e, matches) {
     const path = desktopConfigPath(e);
@@ -198,21 +297,28 @@ const desktopApp: ClientAdapter = {
   },
 };
 
-const codexToml = (e: ClientEnv): string => join(e.home, '.codex', 'config.toml');
+/** Codex's home: CODEX_HOME (relative to the working directory, as Codex resolves it), else ~/.codex. */
+export function codexHome(e: ClientEnv): string {
+  return envDir(e, 'CODEX_HOME') ?? join(e.home, '.codex');
+}
+
+const codexToml = (e: ClientEnv): string => join(codexHome(e), 'config.toml');
 
 const cliAgent: ClientAdapter = {
   id: 'cli-agent',
   display: 'Codex',
-  detect: (e) => isDirectory(join(e.home, '.codex')),
+  detect: (e) => isDirectory(codexHome(e)),
   readExisting: (name, e) => cliAgent.listEntries(e).get(name),
   listEntries(e) {
     const entries = new Map<string, ClientEntry>();
     for (const [name, entry] of readTomlLenient(codexToml(e))) entries.set(name, { ...entry, location: codexToml(e) });
     return entries;
   },
-  write(name, url, token, e) {
-    writeTomlEntry(codexToml(e), name, url, token);
-    return { location: codexToml(e) };
+  allEntries: (e) => [...cliAgent.listEntries(e)].map(([name, entry]) => ({ name, ...entry })),
+  files: (e) => [codexToml(e)],
+  write(name, url, token, e, replaces) {
+    const renamed = writeTomlEntry(codexToml(e), name, url, token, replaces);
+    return { location: codexToml(e), renamed };
   },
   remove(name, e, matches) {
     const removed = removeTomlEntry(codexToml(e), name, matches);
@@ -229,12 +335,14 @@ const editor: ClientAdapter = {
   readExisting: (name, e) => editor.listEntries(e).get(name),
   // The project file wins over the global one, whatever scope connect writes.
   listEntries: (e) => firstWins(cursorFiles(e).map((path) => ({ servers: serversOf(readJsonObject(path)), location: path }))),
-  write(name, url, token, e) {
+  allEntries: (e) => everyEntry(cursorFiles(e).map((path) => ({ servers: serversOf(readJsonObject(path)), location: path }))),
+  files: (e) => cursorFiles(e),
+  write(name, url, token, e, replaces) {
     const [projectPath, userPath] = cursorFiles(e);
     const path = e.project ? projectPath : userPath;
-    writeServersEntry(path, name, httpEntry(url, token, false), token !== undefined);
+    const renamed = writeServersEntry(path, name, httpEntry(url, token, false), token !== undefined, replacesJson(replaces));
     const note = e.project && token !== undefined ? `${path} is project-scoped; keep it out of version control (it now contains a token).` : undefined;
-    return { location: path, note };
+    return { location: path, note, renamed };
   },
   remove(name, e, matches) {
     const removed = cursorFiles(e).filter((path) => removeServersEntry(path, name, matches));
@@ -246,4 +354,28 @@ export const CLIENTS: readonly ClientAdapter[] = [terminalAgent, desktopApp, cli
 
 export function clientEnv(env: NodeJS.ProcessEnv, cwd: string, project = false): ClientEnv {
   return { home: homedir(), cwd, env, project };
+}
+
+/**
+ * Whether Claude Code will use a server from the project's .mcp.json. It asks first: the folder
+ * must be trusted (its trust dialog accepted, recorded per project in its global config) and
+ * the server approved (listed in enabledMcpjsonServers, or enableAllProjectMcpServers, in its
+ * local, project or user settings, or per project in the global config where older versions
+ * kept it); until then it lists the server as "Pending approval". A server the user declined
+ * (disabledMcpjsonServers) is not used at all. Checked against Claude Code 2.1's `mcp list`.
+ */
+export function projectServerApproval(name: string, e: ClientEnv): 'approved' | 'rejected' | 'pending' {
+  const global = readJsonObject(claudeJson(e));
+  const project = global && isObject(global.projects) && isObject(global.projects[e.cwd]) ? global.projects[e.cwd] : undefined;
+  const sources = [readJsonObject(join(e.cwd, '.claude', 'settings.local.json')), readJsonObject(join(e.cwd, '.claude', 'settings.json')), readJsonObject(join(claudeConfigDir(e), 'settings.json')), project];
+  const lists = (doc: unknown, key: string): boolean => isObject(doc) && Array.isArray(doc[key]) && doc[key].includes(name);
+  if (sources.some((doc) => lists(doc, 'disabledMcpjsonServers'))) return 'rejected';
+  const trusted = isObject(project) && project.hasTrustDialogAccepted === true;
+  if (trusted && sources.some((doc) => lists(doc, 'enabledMcpjsonServers') || (isObject(doc) && doc.enableAllProjectMcpServers === true))) return 'approved';
+  return 'pending';
+}
+
+/** Whether an entry location is the project's .mcp.json (which Claude Code asks about first). */
+export function isProjectMcpJson(location: string, e: ClientEnv): boolean {
+  return location === mcpJson(e);
 }

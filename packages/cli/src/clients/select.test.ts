@@ -28,6 +28,12 @@ describe('matchesTargets', () => {
     ['http://localhost:7778/mcp', 'http://localhost:7777', false],
     ['https://localhost:7777/mcp', 'http://localhost:7777', false],
     ['not-a-url', 'http://localhost:7777', false],
+    // One machine, several spellings: loopback names match each other (same port only).
+    ['http://127.0.0.1:7777/mcp', 'http://localhost:7777', true],
+    ['http://[::1]:7777/mcp', 'http://127.0.0.1:7777', true],
+    ['http://127.0.0.1:7778/mcp', 'http://localhost:7777', false],
+    ['http://10.0.0.1:7777/mcp', 'http://localhost:7777', false],
+    ['https://os.example.com:443/mcp', 'https://os.example.com', true],
   ])('%s vs %s -> %s', (entry, target, expected) => {
     expect(matchesTargets(entry, [target])).toBe(expected);
   });

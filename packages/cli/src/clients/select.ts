@@ -3,6 +3,7 @@
  * aliases, and the applications' own names), or every detected client. The hosted chat apps
  * have no local config; they only ever get manual steps.
  */
+import { isLoopbackHost } from '../discovery/loopback.js';
 import { CliError } from '../errors.js';
 import { CLIENTS, type ClientAdapter, type ClientEnv, type ClientId } from './registry.js';
 
@@ -78,9 +79,16 @@ export function noClientsError(): CliError {
   return new CliError('NO_CLIENTS', 'No supported clients detected on this machine.', { hint: NO_CLIENTS_HINT });
 }
 
+/** Host identity for matching: every loopback spelling is this machine. */
+function hostKey(u: URL): string {
+  return isLoopbackHost(u.hostname) ? 'loopback' : u.hostname.toLowerCase();
+}
+
 /**
- * Whether an entry URL belongs to one of the target runtimes: same scheme and host:port, and a
- * path under the target's path (so /customer-a never matches /customer-abc).
+ * Whether an entry URL belongs to one of the target runtimes: same scheme, same host and port
+ * (localhost, 127.0.0.1 and ::1 are one machine, so an entry written for one spelling is found
+ * under another), and a path under the target's path (so /customer-a never matches
+ * /customer-abc).
  */
 export function matchesTargets(entryUrl: string, targets: readonly string[]): boolean {
   let entry: URL;
@@ -96,7 +104,7 @@ export function matchesTargets(entryUrl: string, targets: readonly string[]): bo
     } catch {
       return false;
     }
-    if (entry.protocol !== base.protocol || entry.host.toLowerCase() !== base.host.toLowerCase()) return false;
+    if (entry.protocol !== base.protocol || hostKey(entry) !== hostKey(base) || entry.port !== base.port) return false;
     const basePath = base.pathname.replace(/\/+$/, '');
     return basePath === '' || entry.pathname === basePath || entry.pathname.startsWith(`${basePath}/`);
   });

@@ -4,6 +4,11 @@
  * which every client's config format accepts as a key.
  */
 export const FALLBACK_SERVER_NAME = 'agentos';
+/**
+ * The one entry name older versions of svc wrote for every runtime. Connect renames such an
+ * entry to the runtime's own name; disconnect removes it when it points at the runtime.
+ */
+export const LEGACY_SERVER_NAME = 'svc';
 export const SERVER_NAME_PATTERN = /^[A-Za-z0-9_-]+$/;
 
 export function deriveServerName(name: string | null | undefined): string {

@@ -71,6 +71,17 @@ describe('writeTomlEntry / removeTomlEntry', () => {
     expect(readFileSync(path, 'utf8')).toBe('# mine\n');
   });
 
+  it('renames a table in place (dotted subtables too), replacing a stale table of the new name', () => {
+    writeFileSync(path, '# top\n[mcp_servers.agentos]\nurl = "stale"\n\n[mcp_servers.svc]\nurl = "http://h/mcp"\n[mcp_servers.svc.http_headers]\nAuthorization = "Bearer old"\n\n# keep\n[profiles.x]\nmodel = "m"\n');
+    expect(writeTomlEntry(path, 'agentos', 'http://h/mcp', 'svc_pat_t', { name: 'svc', matches: (u) => u === 'http://elsewhere/mcp' })).toBe(false);
+    writeFileSync(path, '# top\n[mcp_servers.agentos]\nurl = "stale"\n\n[mcp_servers.svc]\nurl = "http://h/mcp"\n[mcp_servers.svc.http_headers]\nAuthorization = "Bearer old"\n\n# keep\n[profiles.x]\nmodel = "m"\n');
+    expect(writeTomlEntry(path, 'agentos', 'http://h/mcp', 'svc_pat_t', { name: 'svc', matches: (u) => u === 'http://h/mcp' })).toBe(true);
+    expect(readFileSync(path, 'utf8')).toBe(
+      // The blank line that followed the stale table stays; the new table sits where svc was.
+      '# top\n\n[mcp_servers.agentos]\nurl = "http://h/mcp"\nhttp_headers = { "Authorization" = "Bearer svc_pat_t" }\n\n# keep\n[profiles.x]\nmodel = "m"\n',
+    );
+  });
+
   it('refuses a file that does not parse and leaves it unchanged', () => {
     writeFileSync(path, '[broken\n');
     expect(() => writeTomlEntry(path, 'agentos', 'http://h/mcp', undefined)).toThrow(/Refusing to modify .*the existing TOML does not parse/);

@@ -133,12 +133,29 @@ function readStrict(path: string): string {
   return assertWritableTarget(path) === undefined ? '' : readFileSync(path, 'utf8');
 }
 
-export function writeTomlEntry(path: string, name: string, url: string, token: string | undefined): void {
+/**
+ * Writes our table for `name`. With `replaces` (an entry of another name whose URL passes its
+ * check), the new table goes where that entry's table was and the old one is gone: a rename in
+ * place. Returns whether such a rename happened.
+ */
+export function writeTomlEntry(
+  path: string,
+  name: string,
+  url: string,
+  token: string | undefined,
+  replaces?: { name: string; matches: (url: string) => boolean },
+): boolean {
   const text = readStrict(path);
-  parseOrThrow(text, path, 'existing');
-  const next = replaceSection(text, name, tomlBlock(name, url, token));
-  parseOrThrow(next, path, 'result');
+  const doc = parseOrThrow(text, path, 'existing');
+  const old = replaces && replaces.name !== name ? tomlEntries(doc).get(replaces.name) : undefined;
+  const renaming = replaces !== undefined && old !== undefined && replaces.matches(old.url);
+  const next = renaming ? replaceSection(replaceSection(text, name, ''), replaces.name, tomlBlock(name, url, token)) : replaceSection(text, name, tomlBlock(name, url, token));
+  const after = parseOrThrow(next, path, 'result');
+  if (renaming && isObject(after) && isObject(after.mcp_servers) && replaces.name in after.mcp_servers) {
+    throw new CliError('CONFIG_INVALID', `Could not rename '${replaces.name}' in ${path}: unsupported TOML layout.`, { hint: 'Remove the entry from the file manually, then re-run.' });
+  }
   atomicWrite(path, next, token !== undefined);
+  return renaming;
 }
 
 /** Removes the entry when its URL passes `matches`; false when there was nothing to remove. */

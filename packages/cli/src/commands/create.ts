@@ -3,6 +3,7 @@
  */
 import { existsSync, rmSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { summaryOf } from './catalog.js';
 import { Command } from 'commander';
 import type { Context } from '../context.js';
 import { CliError } from '../errors.js';
@@ -71,7 +72,7 @@ async function askForMissing(ctx: Context, opts: CreateOptions): Promise<{ name:
 
 export function createCommand(): Command {
   return new Command('create')
-    .description('Create a new runtime project from a starter template')
+    .description(summaryOf('create'))
     .argument('[name]', `project directory to create (prompted for when omitted; default: ${DEFAULT_PROJECT_NAME})`)
     .option('-t, --template <starter>', `starter template: ${TEMPLATES.join(', ')} (when omitted: ${DEFAULT_TEMPLATE})`, templateOption)
     .option('-u, --url <repo>', 'custom template repository URL, used instead of --template', repoOption)

@@ -4,21 +4,27 @@
  * every address discovery would have tried. Entries pointing at any other runtime are never
  * touched. Only --revoke needs the runtime and an admin credential.
  */
+import { hostname, userInfo } from 'node:os';
+import { summaryOf } from './catalog.js';
 import { Command } from 'commander';
+import type { Account } from '../accounts/account.js';
+import { currentUser, perUserAccountName } from '../accounts/name.js';
+import { heldTokens, holdersOf, type HeldToken } from '../accounts/ownership.js';
 import { exitCodeFor, EXIT_PARTIAL } from '../clients/exit-code.js';
-import { clientEnv } from '../clients/registry.js';
+import { clientEnv, CLIENTS, type ClientAdapter } from '../clients/registry.js';
 import { CHAT_APPS, matchesTargets, noClientsError, selectClients } from '../clients/select.js';
+import { LEGACY_SERVER_NAME } from '../clients/server-name.js';
 import type { Context } from '../context.js';
 import { resolveAdminCredential } from '../credentials/admin-token.js';
 import { ensureUrlTrusted, requireSecureUrl } from '../credentials/gates.js';
 import { candidates } from '../discovery/candidates.js';
-import { discoverForClients } from '../discovery/discover-all.js';
+import { baseUrlOfEntry, discoverForClients } from '../discovery/discover-all.js';
 import { infoJson, type RuntimeInfo } from '../discovery/os-info.js';
 import { CliError } from '../errors.js';
 import { ServiceAccountsClient } from '../http/service-accounts.js';
 import type { JsonValue } from '../output/output.js';
-import { parseUrlOption, run } from './shared.js';
-import { parseServerName } from './status.js';
+import { askConfirm } from '../output/prompt.js';
+import { parseServerName, parseUrlOption, run } from './shared.js';
 import { shortenHome } from '../output/home-path.js';
 
 interface DisconnectOptions {
@@ -27,6 +33,7 @@ interface DisconnectOptions {
   serverName?: string;
   name?: string;
   revoke?: boolean;
+  force?: boolean;
   allowHttp?: boolean;
   yes?: boolean;
 }
@@ -52,12 +59,13 @@ const OK = new Set(['removed', 'not-found', 'manual']);
 
 export function disconnectCommand(): Command {
   return new Command('disconnect')
-    .description('Remove the runtime from local MCP clients (offline unless --revoke)')
+    .description(summaryOf('disconnect'))
     .option('--url <url>', 'runtime base URL (default: autodiscover)', parseUrlOption)
     .option('--clients <list>', 'comma-separated clients (default: detected; chat apps print manual steps)')
     .option('--server-name <name>', 'remove exactly this entry name (default: every entry pointing at the runtime)', parseServerName)
     .option('--name <account>', 'with --revoke: the shared account name used at connect time')
-    .option('--revoke', 'also revoke the matching service accounts (needs the runtime and an admin credential)')
+    .option('--revoke', 'also revoke the matching service accounts whose token is in your client configs (needs the runtime and an admin credential)')
+    .option('--force', "with --revoke: also revoke an account whose token is in none of your client configs (another user's)")
     .option('--allow-http', 'allow sending the admin credential over plain HTTP to a non-loopback host')
     .option('-y, --yes', 'trust a remote RUNTIME_URL from a .env file without asking')
     .option('--json', 'print exactly one JSON document on stdout')
@@ -69,21 +77,90 @@ function errorText(error: unknown): string {
   return `Unexpected error (${error instanceof Error ? error.name : typeof error}): ${error instanceof Error ? error.message : String(error)}`;
 }
 
+/** The URL `disconnect` points users at when a revocation has to wait for the runtime. */
+function revokeLater(name: string, url: string | undefined): string {
+  return `svc tokens revoke ${name}${url ? ` --url ${url}` : ''}`;
+}
+
+/**
+ * Which service accounts to revoke, and which to leave: an account is revoked when its token is
+ * in this user's client configs (read before anything was removed), or with --force. A client's
+ * accounts are looked up under its id and its per-user name (what connect mints when another
+ * user holds the id).
+ */
+async function revokeAccounts(ctx: Context, opts: DisconnectOptions, api: ServiceAccountsClient, clients: readonly ClientAdapter[], held: readonly HeldToken[]): Promise<Revocation[]> {
+  const user = currentUser(ctx.env, () => userInfo().username);
+  const groups: { primary: string; names: string[] }[] =
+    opts.name !== undefined
+      ? [{ primary: opts.name, names: [opts.name] }]
+      : clients
+          .map((c) => c.id)
+          .sort()
+          .map((id) => ({ primary: id, names: [id, perUserAccountName(id, user, hostname())] }));
+  const revocations: Revocation[] = [];
+  for (const group of groups) {
+    try {
+      const found: { account: Account; mine: boolean }[] = [];
+      for (const name of group.names) {
+        const account = await api.findActive(name);
+        if (account) found.push({ account, mine: holdersOf(account, held).length > 0 });
+      }
+      if (found.length === 0) {
+        revocations.push({ account: group.primary, status: 'not-found', error: null });
+        continue;
+      }
+      const mine = found.filter((f) => f.mine);
+      // Another user's account under the client id is simply not this user's to revoke when
+      // they have their own; alone, it is reported, and revoked only with --force.
+      const targets = mine.length > 0 ? mine : found;
+      for (const { account, mine: isMine } of targets) {
+        if (!isMine && !(await forceForeign(ctx, opts, account.name))) {
+          revocations.push({
+            account: account.name,
+            status: 'failed',
+            error: `Not revoked: ${FOREIGN}. If it is yours, re-run with --force or use: ${revokeLater(account.name, undefined)}`,
+          });
+          continue;
+        }
+        await api.revoke(account.id);
+        revocations.push({ account: account.name, status: 'revoked', error: null });
+      }
+    } catch (error) {
+      revocations.push({ account: group.primary, status: 'failed', error: errorText(error) });
+    }
+  }
+  return revocations;
+}
+
+const FOREIGN = 'its token is in none of your client configs, so another user or machine may be using it';
+
+/** Revoking an account that may be someone else's: only with --force, said first, asked on a terminal. */
+async function forceForeign(ctx: Context, opts: DisconnectOptions, name: string): Promise<boolean> {
+  if (opts.force !== true) return false;
+  const warning = `Service account '${name}' holds a token that is in none of your client configs: revoking it disconnects whoever uses it (another user or machine).`;
+  if (ctx.interactive) return askConfirm(`${warning} Revoke it anyway?`, false);
+  ctx.out.warn(ctx.out.errStyle.yellow(warning));
+  return true;
+}
+
 async function disconnect(ctx: Context, opts: DisconnectOptions): Promise<number> {
   const revoke = opts.revoke === true;
   const ce = clientEnv(ctx.env, ctx.cwd);
   let info: RuntimeInfo | null = null;
+  let unreachable: CliError | undefined;
   if (revoke || opts.serverName === undefined) {
     try {
       info = await discoverForClients(ctx, opts.url, ce, 'disconnect');
     } catch (error) {
-      // Removing entries needs no runtime; revoking does.
-      if (revoke) throw error;
+      // Removing entries needs no runtime; a revocation that cannot happen is reported below.
+      if (!(error instanceof CliError) || error.code !== 'NO_RUNTIME') throw error;
+      unreachable = error;
     }
   }
+  const offlineTargets = candidates(opts.url, ctx.env, ctx.cwd).map((c) => c.url);
   let targets: string[] = [];
   if (opts.serverName === undefined) {
-    targets = info ? [info.url] : candidates(opts.url, ctx.env, ctx.cwd).map((c) => c.url);
+    targets = info ? [info.url] : offlineTargets;
     if (!info) ctx.out.warn(`No running runtime found; removing entries pointing at: ${targets.join(', ')}`);
   }
   let api: ServiceAccountsClient | undefined;
@@ -94,7 +171,9 @@ async function disconnect(ctx: Context, opts: DisconnectOptions): Promise<number
   }
 
   const selection = selectClients(opts.clients, ce);
-  if (!selection.explicit && selection.adapters.length === 0) throw noClientsError();
+  if (!selection.explicit && selection.adapters.length === 0 && selection.chatApps.length === 0) throw noClientsError();
+  // Whose accounts are whose is decided by the tokens held before anything is removed.
+  const held = revoke ? heldTokens(CLIENTS, ce) : [];
 
   const rows: Row[] = [];
   for (const adapter of selection.adapters) {
@@ -107,12 +186,21 @@ async function disconnect(ctx: Context, opts: DisconnectOptions): Promise<number
       const matcher = opts.serverName !== undefined ? undefined : (url: string) => matchesTargets(url, targets);
       const removed: string[] = [];
       const locations: string[] = [];
-      for (const name of names) {
-        const result = adapter.remove(name, ce, matcher);
-        if (!result.removed) continue;
+      const removedUrls: string[] = [];
+      const take = (name: string, result: { removed: boolean; location: string | null }): void => {
+        if (!result.removed) return;
         removed.push(name);
         if (result.location) for (const loc of result.location.split(', ')) if (!locations.includes(loc)) locations.push(loc);
-        if (entries.get(name)?.token !== undefined) row.hadToken = true;
+        const entry = entries.get(name);
+        if (entry?.token !== undefined) row.hadToken = true;
+        if (entry) removedUrls.push(entry.url);
+      };
+      for (const name of names) take(name, adapter.remove(name, ce, matcher));
+      // By name, the legacy entry of the same runtime goes too: the runtime's address if it
+      // answered, else the address the named entry had.
+      if (opts.serverName !== undefined && opts.serverName !== LEGACY_SERVER_NAME) {
+        const sameRuntime = info ? [info.url] : removedUrls.map((url) => baseUrlOfEntry(url) ?? url);
+        if (sameRuntime.length > 0) take(LEGACY_SERVER_NAME, adapter.remove(LEGACY_SERVER_NAME, ce, (url) => matchesTargets(url, sameRuntime)));
       }
       if (removed.length > 0) Object.assign(row, { status: 'removed', removed, location: locations.join(', ') });
     } catch (error) {
@@ -125,22 +213,18 @@ async function disconnect(ctx: Context, opts: DisconnectOptions): Promise<number
     rows.push({ client: id, status: 'manual', error: null, instructions: [`Remove the connector in the ${ui} UI: Settings -> Connectors.`], display: ui, hadToken: false });
   }
 
-  const revocations: Revocation[] = [];
+  let revocations: Revocation[] = [];
   if (api) {
+    revocations = await revokeAccounts(ctx, opts, api, selection.adapters, held);
+  } else if (revoke) {
+    // No runtime to revoke on: the entries are gone, the accounts are not. Say which.
     const names = opts.name !== undefined ? [opts.name] : selection.adapters.map((a) => a.id).sort();
-    for (const account of names) {
-      try {
-        const found = await api.findActive(account);
-        if (!found) {
-          revocations.push({ account, status: 'not-found', error: null });
-          continue;
-        }
-        await api.revoke(found.id);
-        revocations.push({ account, status: 'revoked', error: null });
-      } catch (error) {
-        revocations.push({ account, status: 'failed', error: errorText(error) });
-      }
-    }
+    const url = opts.url ?? (offlineTargets.length === 1 ? offlineTargets[0] : undefined);
+    revocations = names.map((account) => ({
+      account,
+      status: 'failed',
+      error: `Not revoked: ${unreachable?.message ?? 'no running runtime found.'} Revoke it once the runtime is back: ${revokeLater(account, url)}`,
+    }));
   }
 
   let exitCode = exitCodeFor(rows, OK);
@@ -157,7 +241,7 @@ async function disconnect(ctx: Context, opts: DisconnectOptions): Promise<number
     });
     return exitCode;
   }
-  report(ctx, rows, revocations, info, revoke);
+  report(ctx, rows, revocations, info, revoke, targets);
   return exitCode;
 }
 
@@ -171,7 +255,7 @@ function rowJson(row: Row): JsonValue {
 
 const PAD = ' '.repeat(17);
 
-function report(ctx: Context, rows: Row[], revocations: Revocation[], info: RuntimeInfo | null, revoke: boolean): void {
+function report(ctx: Context, rows: Row[], revocations: Revocation[], info: RuntimeInfo | null, revoke: boolean, targets: string[]): void {
   const s = ctx.out.style;
   const e = ctx.out.errStyle;
   ctx.out.line();
@@ -190,11 +274,18 @@ function report(ctx: Context, rows: Row[], revocations: Revocation[], info: Runt
     else ctx.out.warn(`  ${e.red('revoke failed'.padEnd(15))}'${r.account}'  (${r.error ?? ''})`);
   }
   const removed = rows.filter((r) => r.status === 'removed');
-  if (removed.length === 0) return;
+  if (removed.length === 0) {
+    if (!info && targets.length > 0 && rows.some((r) => r.status === 'not-found')) {
+      ctx.out.line();
+      ctx.out.line('No entry points at those addresses. For a runtime that is gone, pass its address (--url) or the entry name (--server-name).');
+    }
+    return;
+  }
   ctx.out.line();
   ctx.out.warn(`Restart ${removed.map((r) => r.display).sort().join(', ')} to drop the connection.`);
   // Removing an entry does not invalidate its token; say so when a token was in what we removed.
   if (!revoke && removed.some((r) => r.hadToken)) {
-    ctx.out.warn(`Tokens minted for these apps stay valid. Revoke them with: svc tokens revoke <name>${info ? ` --url ${info.url}` : ''}`);
+    // A reminder of what to do next, like connect's "Revoke any time with": stdout.
+    ctx.out.line(`Tokens minted for these apps stay valid. Revoke them with: svc tokens revoke <name>${info ? ` --url ${info.url}` : ''}`);
   }
 }

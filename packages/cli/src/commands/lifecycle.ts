@@ -2,6 +2,7 @@
  * `svc up`, `svc down`, `svc restart`: docker compose against the project's compose file.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import { summaryOf } from './catalog.js';
 import { Command } from 'commander';
 import { downCommand, RESTART_PAUSE_MS, runCompose, upCommand } from '../compose/compose.js';
 import { findComposeFile } from '../compose/find.js';
@@ -16,9 +17,9 @@ interface LifecycleOptions {
   dryRun?: boolean;
 }
 
-function base(name: string, description: string): Command {
+function base(name: string): Command {
   return new Command(name)
-    .description(description)
+    .description(summaryOf(name))
     .option('-f, --file <compose>', 'compose file (default: first of docker-compose.yml, docker-compose.yaml, compose.yml, compose.yaml in ./ then ./infra)')
     .option('--dry-run', 'print the command without running it (short form: -dr)')
     .option('--json', 'print exactly one JSON document on stdout');
@@ -34,7 +35,7 @@ async function execute(ctx: Context, command: string[], file: string): Promise<v
 }
 
 export function upCommandDef(): Command {
-  return base('up', 'Build and start the project with docker compose (up -d --build)')
+  return base('up')
     .option('-p, --pull', 'always pull newer images (--pull always)')
     .action(async (opts: LifecycleOptions, cmd: Command) =>
       run(cmd, async (ctx) => {
@@ -50,7 +51,7 @@ export function upCommandDef(): Command {
 }
 
 export function downCommandDef(): Command {
-  return base('down', 'Stop the project with docker compose (down)')
+  return base('down')
     .option('-v, --volumes', 'also delete named volumes and their data (--volumes)')
     .action(async (opts: LifecycleOptions, cmd: Command) =>
       run(cmd, async (ctx) => {
@@ -66,7 +67,7 @@ export function downCommandDef(): Command {
 }
 
 export function restartCommandDef(): Command {
-  return base('restart', 'Stop, pause 2 seconds, and start the project again')
+  return base('restart')
     .option('-p, --pull', 'always pull newer images when starting (--pull always)')
     .action(async (opts: LifecycleOptions, cmd: Command) =>
       run(cmd, async (ctx) => {

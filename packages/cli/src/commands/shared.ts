@@ -3,6 +3,7 @@
  * and the runner that maps a command's outcome to an exit code and one output document.
  */
 import { InvalidArgumentError, type Command } from 'commander';
+import { SERVER_NAME_PATTERN } from '../clients/server-name.js';
 import { makeContext, type Context } from '../context.js';
 import { CliError, EXIT_ERROR } from '../errors.js';
 
@@ -49,4 +50,9 @@ export function parseUrlOption(value: string): string {
 
 export function collect(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), value];
+}
+
+export function parseServerName(value: string): string {
+  if (!SERVER_NAME_PATTERN.test(value)) throw invalidValue(`Invalid --server-name: ${value}`, "Use letters, digits, '-' and '_' only.");
+  return value;
 }

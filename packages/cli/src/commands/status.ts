@@ -2,22 +2,57 @@
  * `svc status`: which runtime discovery finds, and which local clients are configured for it.
  * It sends no credential, so no trust or plaintext gate applies.
  */
+import { summaryOf } from './catalog.js';
 import { Command } from 'commander';
-import { CLIENTS, clientEnv } from '../clients/registry.js';
-import { deriveServerName, SERVER_NAME_PATTERN } from '../clients/server-name.js';
+import { CLIENTS, clientEnv, type ClientAdapter, type ClientEntry, type ClientEnv } from '../clients/registry.js';
+import { deriveServerName, LEGACY_SERVER_NAME } from '../clients/server-name.js';
+import type { Context } from '../context.js';
+import { exportedCredential } from '../credentials/admin-token.js';
 import { sourceNote } from '../discovery/candidates.js';
 import { discover } from '../discovery/discover.js';
-import { infoJson, mcpUrl } from '../discovery/os-info.js';
-import { invalidValue, parseUrlOption, run } from './shared.js';
+import { infoJson, mcpUrl, type RuntimeInfo } from '../discovery/os-info.js';
+import { checkToken } from '../mcp/verify.js';
+import { parseServerName, parseUrlOption, run } from './shared.js';
 
-export function parseServerName(value: string): string {
-  if (!SERVER_NAME_PATTERN.test(value)) throw invalidValue(`Invalid --server-name: ${value}`, "Use letters, digits, '-' and '_' only.");
-  return value;
+
+interface StatusRow {
+  client: ClientAdapter;
+  detected: boolean;
+  entry: ClientEntry | undefined;
+  /** Whether the runtime accepts the entry's token; null when there is no token to check here. */
+  tokenValid: boolean | null;
+  legacy: ClientEntry | undefined;
+}
+
+function safeRead(client: ClientAdapter, name: string, e: ClientEnv): ClientEntry | undefined {
+  try {
+    return client.readExisting(name, e);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * One row per client. A token is checked only against the endpoint its entry names (the client
+ * sends it there anyway), with one MCP `initialize`; the clients are checked in parallel.
+ */
+async function statusRows(ctx: Context, info: RuntimeInfo, serverName: string): Promise<StatusRow[]> {
+  const ce = clientEnv(ctx.env, ctx.cwd);
+  const mcp = mcpUrl(info);
+  return Promise.all(
+    CLIENTS.map(async (client) => {
+      const detected = client.detect(ce);
+      const entry = detected ? safeRead(client, serverName, ce) : undefined;
+      const tokenValid = entry?.token !== undefined && mcp !== null && entry.url === mcp ? await checkToken(mcp, entry.token, ctx.env) : null;
+      const legacyEntry = detected && entry === undefined && serverName !== LEGACY_SERVER_NAME ? safeRead(client, LEGACY_SERVER_NAME, ce) : undefined;
+      return { client, detected, entry, tokenValid, legacy: legacyEntry !== undefined && legacyEntry.url === mcp ? legacyEntry : undefined };
+    }),
+  );
 }
 
 export function statusCommand(): Command {
   return new Command('status')
-    .description('Show the runtime and which local clients are connected to it')
+    .description(summaryOf('status'))
     .option('--url <url>', 'runtime base URL (default: autodiscover)', parseUrlOption)
     .option('--server-name <name>', 'MCP entry name (default: derived from the runtime name, fallback agentos)', parseServerName)
     .option('--json', 'print exactly one JSON document on stdout')
@@ -25,14 +60,12 @@ export function statusCommand(): Command {
       run(cmd, async (ctx) => {
         const info = await discover({ url: opts.url, env: ctx.env, cwd: ctx.cwd });
         const serverName = opts.serverName ?? deriveServerName(info.name);
-        const ce = clientEnv(ctx.env, ctx.cwd);
-        const rows = CLIENTS.map((client) => {
-          const detected = client.detect(ce);
-          const entry = detected ? client.readExisting(serverName, ce) : undefined;
-          return { client: client.id, detected, configured: entry !== undefined, location: entry?.location ?? null };
-        });
+        const rows = await statusRows(ctx, info, serverName);
         if (ctx.json) {
-          ctx.out.document({ os: infoJson(info), clients: rows });
+          ctx.out.document({
+            os: infoJson(info),
+            clients: rows.map((r) => ({ client: r.client.id, detected: r.detected, configured: r.entry !== undefined, location: r.entry?.location ?? null, token_valid: r.tokenValid })),
+          });
           return 0;
         }
         const s = ctx.out.style;
@@ -49,10 +82,23 @@ export function statusCommand(): Command {
           );
         }
         ctx.out.line();
+        const fix = (client: ClientAdapter, extra = ''): string =>
+          `svc connect --url ${info.url} --clients ${client.id}${opts.serverName !== undefined ? ` --server-name ${serverName}` : ''}${extra}`;
+        const adminKey = (token: string | undefined): boolean =>
+          token !== undefined && (token === exportedCredential(ctx.env) || (info.auth_mode === 'security_key' && !token.startsWith('svc_pat_')));
         for (const row of rows) {
-          if (!row.detected) ctx.out.line(`  ${row.client}: ${s.dim('not detected')}`);
-          else if (row.location) ctx.out.line(`  ${row.client}: ${s.green('configured')} (${row.location})`);
-          else ctx.out.line(`  ${row.client}: detected, not connected (run: svc connect)`);
+          const id = row.client.id;
+          const entry = row.entry;
+          if (!row.detected) ctx.out.line(`  ${id}: ${s.dim('not detected')}`);
+          else if (entry && row.tokenValid === false) {
+            ctx.out.line(`  ${id}: ${s.yellow('configured')} (${entry.location}), but the runtime rejects its token (revoked or expired); fix: ${fix(row.client)}`);
+          } else if (entry && entry.url !== mcpUrl(info)) {
+            ctx.out.line(`  ${id}: configured (${entry.location}) for ${entry.url}, not this runtime; to point it here: ${fix(row.client)}`);
+          } else if (entry && row.tokenValid === true && adminKey(entry.token)) {
+            ctx.out.line(`  ${id}: ${s.yellow('configured')} (${entry.location}) with the runtime's admin key; replace it with a scoped token: ${fix(row.client, ' --rotate')}`);
+          } else if (entry) ctx.out.line(`  ${id}: ${s.green('configured')} (${entry.location})`);
+          else if (row.legacy) ctx.out.line(`  ${id}: configured under the legacy name '${LEGACY_SERVER_NAME}' (${row.legacy.location}); to rename it: ${fix(row.client)}`);
+          else ctx.out.line(`  ${id}: detected, not connected (run: svc connect)`);
         }
         return 0;
       }),

@@ -3,6 +3,7 @@
  * Order matters: local validation first (no network), then discovery, the trust gate, the
  * credential, and the plaintext rule, so nothing secret is sent before every check passed.
  */
+import { summaryOf } from './catalog.js';
 import { Command, Option } from 'commander';
 import { accountJson, formatEpoch, type Account } from '../accounts/account.js';
 import { DEFAULT_EXPIRES, parseExpires, type Expiry } from '../accounts/expires.js';
@@ -159,7 +160,7 @@ function revokeCommand(): Command {
 
 export function tokensCommand(): Command {
   return new Command('tokens')
-    .description('Create, list and revoke service-account tokens')
+    .description(summaryOf('tokens'))
     .helpCommand(false)
     .option('--json', 'print exactly one JSON document on stdout')
     .addCommand(createCommand())

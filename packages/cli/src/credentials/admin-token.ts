@@ -24,7 +24,7 @@ export async function resolveAdminCredential(ctx: Context, authMode: string): Pr
   // An open runtime needs nothing, so never ask for something it would not check.
   if (exported || authMode === 'none') return exported;
   if (!ctx.interactive) {
-    throw new CliError('CREDENTIAL_REQUIRED', `This runtime requires an admin credential (auth mode: ${authMode}).`, { hint: ADMIN_SOURCES_HINT });
+    throw new CliError('CREDENTIAL_REQUIRED', `This runtime requires an admin credential to mint tokens (auth mode: ${authMode}).`, { hint: ADMIN_SOURCES_HINT });
   }
   ctx.out.line(ADMIN_SOURCES_HINT);
   const answer = (await askSecret('Admin credential for this runtime')).trim();

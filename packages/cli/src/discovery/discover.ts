@@ -18,9 +18,24 @@ export async function discover(options: DiscoverOptions): Promise<RuntimeInfo> {
   const all = candidates(options.url, options.env, options.cwd);
   const first = all[0];
   const tried = first ? all.filter((c) => c.source === first.source) : [];
-  for (const candidate of tried) {
-    const found = await probeCandidate(candidate, options.env);
-    if (found) return found;
+  // The candidates are probed at once (four refused loopback ports cost one round trip, not
+  // four), but decided in priority order: the first that answers wins, as if probed in turn,
+  // and the probes still under way are abandoned.
+  const abandon = new AbortController();
+  const probes = tried.map((c) =>
+    probeCandidate(c, options.env, abandon.signal).then(
+      (info) => ({ info }),
+      (error: unknown) => ({ error }),
+    ),
+  );
+  try {
+    for (const probe of probes) {
+      const outcome = await probe;
+      if ('error' in outcome) throw outcome.error;
+      if (outcome.info) return outcome.info;
+    }
+  } finally {
+    abandon.abort();
   }
   const list = tried.map((c) => `${c.url}${sourceNote(c)}`).join(', ');
   const envFile = tried.find((c) => c.source === 'env-file');

@@ -2,18 +2,21 @@
  * Which hosts count as "this machine". Credentials may travel over plain HTTP only to these,
  * and URLs from files need no trust confirmation when they point here.
  */
-import { isIP } from 'node:net';
+const OCTET = '(25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)';
+const IPV4 = new RegExp(`^${OCTET}(\\.${OCTET}){3}$`);
 
+/**
+ * Checked by hand rather than with node:net's isIP: commands that never open a connection
+ * should not load node:net, and its IPv6 pattern costs milliseconds the first time it runs.
+ */
 export function isLoopbackHost(host: string | undefined): boolean {
   if (!host) return false;
   let h = host.toLowerCase();
   if (h.startsWith('[') && h.endsWith(']')) h = h.slice(1, -1);
   if (h === 'localhost') return true;
-  const kind = isIP(h);
-  if (kind === 4) return h.startsWith('127.') || h === '0.0.0.0';
+  if (IPV4.test(h)) return h.startsWith('127.') || h === '0.0.0.0';
   // Hosts come from URL parsing, which already normalises IPv6 spellings to ::1 and ::.
-  if (kind === 6) return h === '::1' || h === '::';
-  return false;
+  return h === '::1' || h === '::';
 }
 
 export function isLoopbackUrl(url: string): boolean {

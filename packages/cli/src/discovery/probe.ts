@@ -24,9 +24,9 @@ function assertUsableUrl(c: Candidate): void {
   }
 }
 
-async function getJsonObject(url: string, env: NodeJS.ProcessEnv): Promise<Record<string, unknown> | undefined> {
+async function getJsonObject(url: string, env: NodeJS.ProcessEnv, signal?: AbortSignal): Promise<Record<string, unknown> | undefined> {
   try {
-    const res = await httpRequest({ method: 'GET', url, timeoutMs: PROBE_TIMEOUT_MS, env });
+    const res = await httpRequest({ method: 'GET', url, timeoutMs: PROBE_TIMEOUT_MS, env, signal });
     if (res.status !== 200) return undefined;
     const body = parseJson(res.body);
     return isObject(body) ? body : undefined;
@@ -83,9 +83,9 @@ export async function probeAuthMode(base: string, env: NodeJS.ProcessEnv): Promi
 }
 
 /** The runtime at this candidate, or undefined when nothing live answers there. */
-export async function probeCandidate(c: Candidate, env: NodeJS.ProcessEnv): Promise<RuntimeInfo | undefined> {
+export async function probeCandidate(c: Candidate, env: NodeJS.ProcessEnv, signal?: AbortSignal): Promise<RuntimeInfo | undefined> {
   assertUsableUrl(c);
-  const health = await getJsonObject(joinUrl(c.url, '/health'), env);
+  const health = await getJsonObject(joinUrl(c.url, '/health'), env, signal);
   if (!health) return undefined;
   const info = (await getJsonObject(joinUrl(c.url, '/info'), env)) ?? {};
   const provenance = { url_source: c.source, url_source_file: c.sourceFile };

@@ -6,8 +6,9 @@
 import type http from 'node:http';
 import { isLoopbackHost } from '../discovery/loopback.js';
 
-declare const __SVC_VERSION__: string;
-export const CLI_VERSION = typeof __SVC_VERSION__ === 'string' ? __SVC_VERSION__ : '0.0.0-dev';
+import { CLI_VERSION } from '../version.js';
+
+export { CLI_VERSION };
 
 export interface HttpResponse {
   status: number;
@@ -23,6 +24,8 @@ export interface HttpRequest {
   body?: string;
   timeoutMs: number;
   env: NodeJS.ProcessEnv;
+  /** Abandons the request (an answer nobody waits for any more). */
+  signal?: AbortSignal | undefined;
 }
 
 const MAX_REDIRECTS = 5;
@@ -55,15 +58,15 @@ async function transportFor(https: boolean): Promise<Transport> {
   return https ? import('node:https') : import('node:http');
 }
 
-async function once(req: HttpRequest, url: URL): Promise<{ status: number; location: string | undefined; body: string; headers: http.IncomingHttpHeaders }> {
-  const proxy = proxyFor(url, req.env);
-  const transport = await transportFor(!proxy && url.protocol === 'https:');
+interface RawResponse {
+  status: number;
+  location: string | undefined;
+  body: string;
+  headers: http.IncomingHttpHeaders;
+}
+
+function send(transport: Transport, options: http.RequestOptions, req: HttpRequest): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
-    const headers: Record<string, string> = { 'user-agent': `svcctl/${CLI_VERSION}`, ...req.headers };
-    if (req.body !== undefined) headers['content-length'] = String(Buffer.byteLength(req.body));
-    const options: http.RequestOptions = proxy
-      ? { host: proxy.hostname, port: proxy.port || 80, path: url.href, method: req.method, headers: { ...headers, host: url.host } }
-      : { host: url.hostname.replace(/^\[|\]$/g, ''), port: url.port || undefined, path: url.pathname + url.search, method: req.method, headers };
     const request = transport.request(options, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -73,10 +76,43 @@ async function once(req: HttpRequest, url: URL): Promise<{ status: number; locat
       res.on('error', reject);
     });
     request.setTimeout(req.timeoutMs, () => request.destroy(new Error(`timed out after ${req.timeoutMs / 1000}s`)));
+    if (req.signal) {
+      if (req.signal.aborted) request.destroy(new Error('aborted'));
+      else req.signal.addEventListener('abort', () => request.destroy(new Error('aborted')), { once: true });
+    }
     request.on('error', reject);
     if (req.body !== undefined) request.write(req.body);
     request.end();
   });
+}
+
+function refused(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException).code;
+  return code === 'ECONNREFUSED' || code === 'EADDRNOTAVAIL' || code === 'ENETUNREACH' || code === 'EAFNOSUPPORT';
+}
+
+async function once(req: HttpRequest, url: URL): Promise<RawResponse> {
+  const proxy = proxyFor(url, req.env);
+  const tls = !proxy && url.protocol === 'https:';
+  const transport = await transportFor(tls);
+  const headers: Record<string, string> = { 'user-agent': `svcctl/${CLI_VERSION}`, ...req.headers };
+  if (req.body !== undefined) headers['content-length'] = String(Buffer.byteLength(req.body));
+  if (proxy) return send(transport, { host: proxy.hostname, port: proxy.port || 80, path: url.href, method: req.method, headers: { ...headers, host: url.host } }, req);
+  const options: http.RequestOptions & { servername?: string } = { host: url.hostname.replace(/^\[|\]$/g, ''), port: url.port || undefined, path: url.pathname + url.search, method: req.method, headers };
+  // Plain HTTP has no TLS server name; saying so spares the agent a host-name check (isIP,
+  // whose IPv6 pattern costs milliseconds to compile).
+  if (!tls) options.servername = '';
+  if (url.hostname.toLowerCase() !== 'localhost') return send(transport, options, req);
+  // `localhost` is this machine (RFC 6761), so it is not looked up (the first lookup loads the
+  // resolver and starts libuv's thread pool): 127.0.0.1, then ::1 if nothing listens there,
+  // with the Host header the URL names.
+  const local = { ...options, headers: { ...headers, host: url.host } };
+  try {
+    return await send(transport, { ...local, host: '127.0.0.1' }, req);
+  } catch (error) {
+    if (!refused(error)) throw error;
+    return send(transport, { ...local, host: '::1' }, req);
+  }
 }
 
 /** Throws on network failure or timeout; any HTTP status is a response. */

@@ -78,3 +78,32 @@ export async function verifyMcp(url: string, token: string | undefined, expectOA
     return fail(`Could not reach the MCP endpoint: ${error instanceof Error ? error.message : String(error)}`, null);
   }
 }
+
+/**
+ * One cheap authenticated request: does the runtime's MCP endpoint accept this token? An MCP
+ * `initialize` is what a client sends first, so the answer is the client's own. True for 2xx,
+ * false for 401/403, null when the answer says nothing about the token (other statuses, no
+ * connection).
+ */
+export async function checkToken(url: string, token: string, env: NodeJS.ProcessEnv): Promise<boolean | null> {
+  try {
+    const res = await httpRequest({
+      method: 'POST',
+      url,
+      headers: { accept: 'application/json, text/event-stream', 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: MCP_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'svcctl', version: CLI_VERSION } },
+      }),
+      timeoutMs: MCP_TIMEOUT_MS,
+      env,
+    });
+    if (res.status >= 200 && res.status < 300) return true;
+    if (res.status === 401 || res.status === 403) return false;
+    return null;
+  } catch {
+    return null;
+  }
+}

@@ -58,7 +58,9 @@ export class Output {
       this.streams.stdout.write(`${JSON.stringify(body, null, 2)}\n`);
       return;
     }
-    this.streams.stderr.write(`${this.errStyle.red('Error:')} ${error.message}\n`);
+    // An abort is the user's own choice, not an error to diagnose.
+    if (error.code === 'ABORTED') this.streams.stderr.write(`${error.message}\n`);
+    else this.streams.stderr.write(`${this.errStyle.red('Error:')} ${error.message}\n`);
     if (error.hint) this.streams.stderr.write(`${this.errStyle.dim('Hint:')} ${error.hint}\n`);
   }
 }

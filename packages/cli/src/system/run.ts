@@ -2,7 +2,7 @@
  * Runs a child process from an argument array (never a shell string, so nothing is
  * interpolated) with stdin closed and a hard timeout.
  */
-import { spawn } from 'node:child_process';
+import type { spawn as Spawn } from 'node:child_process';
 
 export interface RunResult {
   code: number | null;
@@ -20,7 +20,9 @@ export interface RunOptions {
   capture: boolean;
 }
 
-export function runCommand(file: string, args: readonly string[], options: RunOptions): Promise<RunResult> {
+export async function runCommand(file: string, args: readonly string[], options: RunOptions): Promise<RunResult> {
+  // Loaded when a process really runs: a dry run, or a command that never spawns, should not pay for it.
+  const { spawn }: { spawn: typeof Spawn } = await import('node:child_process');
   return new Promise((resolve, reject) => {
     const child = spawn(file, args, {
       cwd: options.cwd,

@@ -71,3 +71,18 @@ export async function deadPort(): Promise<number> {
   await new Promise<void>((r) => server.close(() => r()));
   return port;
 }
+
+/**
+ * Makes an account's tokens expire now, directly in the runtime's SQLite file (there is no API
+ * for it, and waiting a day is not a test). Service-account tokens are looked up per request,
+ * so the running runtime refuses them from the next request on.
+ */
+export async function expireAccount(dbPath: string, name: string): Promise<void> {
+  const { default: Database } = await import('better-sqlite3');
+  const db = new Database(dbPath);
+  try {
+    db.prepare('UPDATE svc_service_accounts SET expires_at = ? WHERE name = ? AND revoked_at IS NULL').run(Math.floor(Date.now() / 1000) - 60, name);
+  } finally {
+    db.close();
+  }
+}

@@ -22,11 +22,19 @@ export function stripAnsi(text: string): string {
   return text.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '');
 }
 
-export function runCliTty(args: string[], steps: Step[], options: RunOptions): Promise<CliResult> {
-  // A pty starts with zero columns; give it a normal size so prompts render on whole lines.
-  const command = `stty cols 120 rows 40; exec ${[process.execPath, CLI_PATH, ...args].map(quote).join(' ')}`;
+export interface TtyOptions extends RunOptions {
+  /** Terminal width; 0 is what some terminals (in containers, under `script`) report. */
+  cols?: number;
+  /** Keys typed before the CLI has even started, as a fast typist or a script would. */
+  typeahead?: string;
+}
+
+export function runCliTty(args: string[], steps: Step[], options: TtyOptions): Promise<CliResult> {
+  // A pty starts with zero columns; give it a normal size unless the test wants otherwise.
+  const command = `stty cols ${options.cols ?? 120} rows 40; exec ${[process.execPath, CLI_PATH, ...args].map(quote).join(' ')}`;
   return new Promise((resolve, reject) => {
     const child = spawn('script', ['-qfec', command, '/dev/null'], { cwd: options.cwd, env: { ...cliEnv(options), TERM: 'xterm' } });
+    if (options.typeahead !== undefined) child.stdin.write(options.typeahead);
     let output = '';
     let next = 0;
     const advance = (): void => {

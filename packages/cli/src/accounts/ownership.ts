@@ -1,0 +1,43 @@
+/**
+ * Whose is a service account? The runtime only shows a token's first characters (its display
+ * prefix), and the full token lives in some client config. An account whose token sits in one
+ * of this user's client configs is this user's; any other account may be in use by another
+ * user or machine, and is never revoked by connect or disconnect without --force.
+ */
+import type { ClientAdapter, ClientEnv, ClientId } from '../clients/registry.js';
+import type { Account } from './account.js';
+
+export interface HeldToken {
+  client: ClientId;
+  /** The entry's name in that client's config. */
+  name: string;
+  url: string;
+  token: string;
+  location: string;
+}
+
+/** Every token in this user's client configs, in every scope of every client. */
+export function heldTokens(clients: readonly ClientAdapter[], e: ClientEnv): HeldToken[] {
+  const held: HeldToken[] = [];
+  for (const client of clients) {
+    let entries;
+    try {
+      entries = client.allEntries(e);
+    } catch {
+      continue;
+    }
+    for (const entry of entries) {
+      if (entry.token !== undefined) held.push({ client: client.id, name: entry.name, url: entry.url, token: entry.token, location: entry.location });
+    }
+  }
+  return held;
+}
+
+/** Shorter prefixes could match by chance; the runtime shows 16 characters (8 of them random). */
+const MIN_PREFIX = 12;
+
+/** The held tokens that belong to `account` (none when its prefix is too short to tell). */
+export function holdersOf(account: Account, held: readonly HeldToken[]): HeldToken[] {
+  if (account.token_prefix.length < MIN_PREFIX) return [];
+  return held.filter((h) => h.token.startsWith(account.token_prefix));
+}
