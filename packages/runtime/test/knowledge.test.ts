@@ -170,7 +170,7 @@ for (const kind of testDatabaseKinds) {
     });
 
     it('refuses bad input with typed errors', async () => {
-      expect((await refusal(docs.insert({ text: 'x', reader: 'pptx' }))).code).toBe('BAD_REQUEST');
+      expect((await refusal(docs.insert({ text: 'x', reader: 'no_such_reader' }))).code).toBe('BAD_REQUEST');
       expect((await refusal(docs.insert({ path: file('empty.md', '') }))).code).toBe('VALIDATION_ERROR');
       const csv = await refusal(docs.insert({ path: file('broken.csv', 'a,b\n"unclosed,1\n') }));
       expect([csv.code, csv.message]).toEqual(['VALIDATION_ERROR', expect.stringContaining('is not valid CSV')]);
@@ -190,14 +190,18 @@ for (const kind of testDatabaseKinds) {
     it('GET /knowledge/config reports the hosted readers, chunkers, filters and vector dbs', async () => {
       const res = await call(rt.url, 'GET', '/knowledge/config');
       expect(res.status).toBe(200);
-      expect(Object.keys(res.body.readers).sort()).toEqual(['csv', 'docx', 'html', 'json', 'markdown', 'pdf', 'text']);
+      expect(Object.keys(res.body.readers).sort()).toEqual(['csv', 'docx', 'excel', 'field_labeled_csv', 'html', 'json', 'markdown', 'pdf', 'pptx', 'text']);
       expect(res.body.readers.csv).toEqual({
         id: 'csv',
         name: 'CsvReader',
         description: expect.any(String),
         chunkers: ['RowChunker', 'FixedSizeChunker', 'DocumentChunker', 'RecursiveChunker'],
       });
-      expect(res.body.readersForType).toMatchObject({ '.csv': ['csv'], '.md': ['markdown'], '.json': ['json'], '.txt': ['text'], '.pdf': ['pdf'], '.docx': ['docx'] });
+      expect(res.body.readersForType).toMatchObject({ '.csv': ['csv', 'field_labeled_csv'], '.md': ['markdown'], '.json': ['json'], '.txt': ['text'], '.pdf': ['pdf'], '.docx': ['docx'] });
+      expect(res.body.readersForType).toMatchObject({ '.xlsx': ['excel'], '.xls': ['excel'], '.pptx': ['pptx'], '.doc': ['docx'], 'application/vnd.ms-excel': ['excel'] });
+      expect(res.body.readers.excel).toEqual({ id: 'excel', name: 'ExcelReader', description: expect.any(String), chunkers: ['RowChunker', 'FixedSizeChunker', 'DocumentChunker', 'RecursiveChunker'] });
+      expect(res.body.readers.pptx).toMatchObject({ id: 'pptx', name: 'PptxReader', chunkers: ['DocumentChunker', 'FixedSizeChunker', 'RecursiveChunker'] });
+      expect(res.body.readers.field_labeled_csv).toMatchObject({ id: 'field_labeled_csv', name: 'FieldLabeledCsvReader' });
       expect(res.body.readersForType).toMatchObject({ url: ['html'], '.html': ['html'], '.htm': ['html'], 'text/html': ['html'] });
       expect(res.body.chunkers.FixedSizeChunker).toMatchObject({ key: 'FixedSizeChunker', metadata: { chunk_size: 5000, chunk_overlap: 0 } });
       expect(res.body.chunkers.RowChunker.metadata).toEqual({});
