@@ -7,8 +7,12 @@
 import ExcelJS from 'exceljs';
 import JSZip from 'jszip';
 import PDFDocument from 'pdfkit';
-import PptxGenJS from 'pptxgenjs';
+import PptxModule from 'pptxgenjs';
 import { Document, FootnoteReferenceRun, HeadingLevel, Packer, Paragraph, Table, TableCell, TableRow, TextRun } from 'docx';
+
+// Under NodeNext, pptxgenjs's types are read as CommonJS (default export under `.default`),
+// while the ESM build that Node loads exports the class itself.
+const PptxGenJS = PptxModule as unknown as typeof PptxModule.default;
 
 /** An .xlsx written by exceljs after `build` fills the workbook. */
 export async function xlsxWorkbook(build: (workbook: ExcelJS.Workbook) => void): Promise<Uint8Array> {
