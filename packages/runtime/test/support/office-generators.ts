@@ -6,7 +6,7 @@
  */
 import ExcelJS from 'exceljs';
 import JSZip from 'jszip';
-import PDFDocument from 'pdfkit';
+import PdfKitDocument from 'pdfkit';
 import PptxModule from 'pptxgenjs';
 import { Document, FootnoteReferenceRun, HeadingLevel, Packer, Paragraph, Table, TableCell, TableRow, TextRun } from 'docx';
 
@@ -60,10 +60,11 @@ export async function reorderSlides(deck: Uint8Array, order: readonly number[]):
 
 export type DocxBlock = { heading: string; level?: 1 | 2 | 3 } | { paragraph: string; bold?: string; footnote?: string } | { bullet: string } | { table: string[][] };
 
+const cell = (text: string) => new TableCell({ children: [new Paragraph(text)] });
+
 /** A .docx written by the docx package: headings, paragraphs (with bold runs and footnotes), bullets, tables. */
 export async function docxDocument(blocks: readonly DocxBlock[]): Promise<Uint8Array> {
   const footnotes: Record<number, { children: Paragraph[] }> = {};
-  const cell = (text: string) => new TableCell({ children: [new Paragraph(text)] });
   const children = blocks.map((block) => {
     if ('heading' in block) {
       const level = { 1: HeadingLevel.HEADING_1, 2: HeadingLevel.HEADING_2, 3: HeadingLevel.HEADING_3 }[block.level ?? 1];
@@ -86,7 +87,7 @@ export async function docxDocument(blocks: readonly DocxBlock[]): Promise<Uint8A
 /** A PDF written by pdfkit, one page per entry, each page's paragraphs in order. */
 export function pdfDocument(pages: readonly (readonly string[])[]): Promise<Uint8Array> {
   return new Promise((resolve, reject) => {
-    const doc = new PDFDocument({ autoFirstPage: false, info: { CreationDate: new Date(0) } });
+    const doc = new PdfKitDocument({ autoFirstPage: false, info: { CreationDate: new Date(0) } });
     const parts: Buffer[] = [];
     doc.on('data', (b: Buffer) => parts.push(b));
     doc.on('end', () => resolve(new Uint8Array(Buffer.concat(parts))));

@@ -13,6 +13,8 @@ async function refusal(p: Promise<unknown>): Promise<RuntimeError> {
   return error;
 }
 
+const read = (data: Uint8Array, name: string) => new DocxReader().read({ data, name });
+
 const handbook = () =>
   docxDocument([
     { heading: 'Staff handbook' },
@@ -58,7 +60,6 @@ describe('DocxReader (tables and headings)', () => {
   });
 
   it('refuses an empty file, garbage, a truncated document and a zip that is no document', async () => {
-    const read = (data: Uint8Array, name: string) => new DocxReader().read({ data, name });
     expect((await refusal(read(new Uint8Array(), 'e.docx'))).message).toBe('docx reader: "e.docx" is empty (0 bytes)');
     expect((await refusal(read(new TextEncoder().encode('hello'), 'g.docx'))).message).toBe(
       'docx reader: "g.docx" could not be read as DOCX: it is not a Word .docx file (not a zip archive)',

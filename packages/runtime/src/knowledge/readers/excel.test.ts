@@ -17,7 +17,7 @@ const cities = () =>
   xlsxWorkbook((wb) => {
     const sheet = wb.addWorksheet('Cities');
     sheet.addRow(['city', 'country', 'population', 'founded', 'capital', 'density', 'growth']);
-    sheet.addRow(['Paris', 'France', 2100000, new Date(Date.UTC(1900, 0, 1)), true, { formula: 'C2/105', result: 20000.123456789012 }, { formula: 'C2-C2', result: 0 }]);
+    sheet.addRow(['Paris', 'France', 2100000, new Date(Date.UTC(1900, 0, 1)), true, { formula: 'C2/105', result: 20000.123456789 }, { formula: 'C2-C2', result: 0 }]);
     sheet.addRow(['Lyon', { richText: [{ text: 'Fr' }, { text: 'ance', font: { bold: true } }] }, 520000, new Date(Date.UTC(2024, 2, 1, 14, 30)), false, { error: '#DIV/0!' }, 0.1 + 0.2]);
     sheet.addRow([]);
     sheet.addRow(['Nice', 'France\nAlpes-Maritimes', null, null, null]);

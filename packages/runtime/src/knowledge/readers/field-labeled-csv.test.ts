@@ -11,12 +11,14 @@ async function refusal(p: Promise<unknown>): Promise<RuntimeError> {
   return error;
 }
 
+const meta = (row_index: number) => ({ row_index, headers: ['full_name', 'born', 'known_for', 'notes'], total_rows: 4, source: 'field_labeled_csv_reader' });
+const read = (data: string | Uint8Array, name = 'x.csv') => new FieldLabeledCsvReader().read({ data, name });
+
 const PEOPLE = 'full_name,born,known_for,notes\nAda Lovelace,1815,"The first published program, 1843",\n"Grace\nHopper",1906,COBOL,Rear admiral\n\n,,,\nAlan Turing,1912\n';
 
 describe('FieldLabeledCsvReader', () => {
   it('writes each data row as "Label: value" lines, leaving empty fields out', async () => {
     const docs = await new FieldLabeledCsvReader().read({ data: PEOPLE, name: 'lists/people.csv' });
-    const meta = (row_index: number) => ({ row_index, headers: ['full_name', 'born', 'known_for', 'notes'], total_rows: 4, source: 'field_labeled_csv_reader' });
     expect(docs).toEqual([
       { content: 'Full Name: Ada Lovelace\nBorn: 1815\nKnown For: The first published program, 1843', name: 'people', id: 'people_row_1', meta_data: meta(0) },
       { content: 'Full Name: Grace Hopper\nBorn: 1906\nKnown For: COBOL\nNotes: Rear admiral', name: 'people', id: 'people_row_2', meta_data: meta(1) },
@@ -41,7 +43,6 @@ describe('FieldLabeledCsvReader', () => {
   });
 
   it('refuses empty files, a lone header, broken quotes, rows longer than the header and binary data', async () => {
-    const read = (data: string | Uint8Array, name = 'x.csv') => new FieldLabeledCsvReader().read({ data, name });
     expect((await refusal(read('', 'e.csv'))).message).toBe('field_labeled_csv reader: "e.csv" is empty');
     expect((await refusal(read('a,b\n', 'h.csv'))).message).toBe('field_labeled_csv reader: "h.csv" has a header but no data rows');
     expect((await refusal(read('a,b\n,\n', 'v.csv'))).message).toBe('field_labeled_csv reader: "v.csv" has no data row with a value');
