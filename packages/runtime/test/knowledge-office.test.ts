@@ -133,6 +133,8 @@ for (const kind of testDatabaseKinds) {
         [blob(xlsx.slice(0, xlsx.length - 100), XLSX), 'cut.xlsx', 'excel reader: "cut.xlsx" could not be read as XLSX: it is not a valid zip archive'],
         [blob(new Uint8Array([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1, 1, 2, 3]), 'application/vnd.ms-excel'), 'old.xls', 'excel reader: "old.xls" is an Excel 97-2003 workbook (.xls), which cannot be read'],
         [blob('not a deck', PPTX), 'junk.pptx', 'pptx reader: "junk.pptx" is not a PowerPoint .pptx file (it is not a zip archive)'],
+        [blob(new Uint8Array(), PPTX), 'empty.pptx', 'pptx reader: "empty.pptx" is empty (0 bytes)'],
+        [blob(new Uint8Array(), DOCX), 'empty.docx', 'docx reader: "empty.docx" is empty (0 bytes)'],
         [blob(new Uint8Array([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1, 9]), 'application/msword'), 'memo.doc', 'docx reader: "memo.doc" is a Word 97-2003 document (.doc), which cannot be read'],
         [blob('%PDF-1.4 garbage', 'application/pdf'), 'broken.pdf', 'pdf reader: "broken.pdf" could not be read as PDF'],
         [blob('full_name\n', 'text/csv'), 'header-only.csv', 'field_labeled_csv reader: "header-only.csv" has a header but no data rows'],

@@ -59,6 +59,13 @@ describe('DocxReader (tables and headings)', () => {
     ]);
   });
 
+  it('refuses a password-protected document with its own advice', async () => {
+    const encrypted = new Uint8Array(Buffer.concat([Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]), Buffer.alloc(504), Buffer.from('EncryptedPackage', 'utf16le')]));
+    expect((await refusal(read(encrypted, 'secret.docx'))).message).toBe(
+      'docx reader: "secret.docx" is password-protected (encrypted), so its content cannot be read; remove the password and upload it again',
+    );
+  });
+
   it('refuses an empty file, garbage, a truncated document and a zip that is no document', async () => {
     expect((await refusal(read(new Uint8Array(), 'e.docx'))).message).toBe('docx reader: "e.docx" is empty (0 bytes)');
     expect((await refusal(read(new TextEncoder().encode('hello'), 'g.docx'))).message).toBe(

@@ -25,7 +25,7 @@
 import type TurndownService from 'turndown';
 import { unprocessable } from '../errors.js';
 import type { Document, ReaderInput } from '../types.js';
-import { isOle, isZip, openZip, requireBytes } from './office-zip.js';
+import { encryptedRefusal, isEncryptedOoxml, isOle, isZip, openZip, requireBytes } from './office-zip.js';
 import { requireContent, stem, type Reader } from './reader.js';
 
 const DOCX_MIME = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
@@ -39,6 +39,7 @@ export class DocxReader implements Reader {
 
   async read(input: ReaderInput): Promise<Document[]> {
     const data = requireBytes(input, this.id);
+    if (isEncryptedOoxml(data)) throw encryptedRefusal(input, this.id);
     if (isOle(data)) {
       throw unprocessable(
         `docx reader: "${input.name}" is a Word 97-2003 document (.doc), which cannot be read (no maintained library reads that format); open it in Word or LibreOffice, save it as .docx and upload that`,

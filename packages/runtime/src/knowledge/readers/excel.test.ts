@@ -76,6 +76,16 @@ describe('ExcelReader', () => {
     expect(html.message).toBe('excel reader: "export.xls" is not an Excel workbook this reader can open (only .xlsx is read; save it as .xlsx)');
   });
 
+  it('tells a password-protected workbook (an OLE2 file with an EncryptedPackage) from a legacy .xls', async () => {
+    // The start of such a file: the OLE2 signature, then, in its directory, the stream names in UTF-16.
+    const encrypted = new Uint8Array(Buffer.concat([Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]), Buffer.alloc(504), Buffer.from('EncryptionInfo\0EncryptedPackage', 'utf16le')]));
+    const error = await refusal(new ExcelReader().read({ data: encrypted, name: 'salaries.xlsx' }));
+    expect([error.code, error.message]).toEqual([
+      'VALIDATION_ERROR',
+      'excel reader: "salaries.xlsx" is password-protected (encrypted), so its content cannot be read; remove the password and upload it again',
+    ]);
+  });
+
   it('refuses an empty file, garbage, a truncated workbook, a zip that is no workbook and one without values', async () => {
     const empty = await refusal(new ExcelReader().read({ data: new Uint8Array(), name: 'e.xlsx' }));
     expect(empty.message).toBe('excel reader: "e.xlsx" is empty (0 bytes)');

@@ -18,7 +18,7 @@
 import type { Cell, CellValue, Workbook, Worksheet } from 'exceljs';
 import { unprocessable } from '../errors.js';
 import type { Document, ReaderInput } from '../types.js';
-import { isOle, isZip, openZip, requireBytes } from './office-zip.js';
+import { encryptedRefusal, isEncryptedOoxml, isOle, isZip, openZip, requireBytes } from './office-zip.js';
 import { TEXT_CHUNKERS, extension, stem, type Reader } from './reader.js';
 
 export interface ExcelReaderOptions {
@@ -40,6 +40,7 @@ export class ExcelReader implements Reader {
 
   async read(input: ReaderInput): Promise<Document[]> {
     const data = requireBytes(input, this.id);
+    if (isEncryptedOoxml(data)) throw encryptedRefusal(input, this.id);
     if (isOle(data)) {
       throw unprocessable(
         `excel reader: "${input.name}" is an Excel 97-2003 workbook (.xls), which cannot be read (no maintained library without known vulnerabilities reads that format); open it in Excel or LibreOffice, save it as .xlsx and upload that`,

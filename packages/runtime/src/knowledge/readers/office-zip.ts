@@ -25,6 +25,21 @@ export function isOle(data: Uint8Array): boolean {
   return data.length >= OLE_MAGIC.length && OLE_MAGIC.every((b, i) => data[i] === b);
 }
 
+const ENCRYPTED_PACKAGE = Buffer.from('EncryptedPackage', 'utf16le');
+
+/**
+ * A password-protected .docx/.xlsx/.pptx is not a zip but an OLE2 file holding an
+ * `EncryptedPackage` stream; telling it from a 97-2003 file gives the right advice.
+ */
+export function isEncryptedOoxml(data: Uint8Array): boolean {
+  return isOle(data) && Buffer.from(data.buffer, data.byteOffset, data.byteLength).includes(ENCRYPTED_PACKAGE);
+}
+
+/** The refusal for a password-protected Office file. */
+export function encryptedRefusal(input: ReaderInput, readerId: string): Error {
+  return unprocessable(`${readerId} reader: "${input.name}" is password-protected (encrypted), so its content cannot be read; remove the password and upload it again`);
+}
+
 /** The bytes of a binary reader's input; text input and empty files are refused by name. */
 export function requireBytes(input: ReaderInput, readerId: string): Uint8Array {
   if (typeof input.data === 'string') throw unprocessable(`${readerId} reader: "${input.name}" must be given as file bytes, not text`);

@@ -26,7 +26,7 @@
 import type JSZip from 'jszip';
 import { unprocessable } from '../errors.js';
 import type { Document, ReaderInput } from '../types.js';
-import { isOle, isZip, openZip, readPart, requireBytes, resolvePart } from './office-zip.js';
+import { encryptedRefusal, isEncryptedOoxml, isOle, isZip, openZip, readPart, requireBytes, resolvePart } from './office-zip.js';
 import { attribute, child, descendants, elements, localName, parseXml, path, relationships, type XmlElement } from './ooxml.js';
 import { TEXT_CHUNKERS, stem, type Reader } from './reader.js';
 
@@ -45,6 +45,7 @@ export class PptxReader implements Reader {
 
   async read(input: ReaderInput): Promise<Document[]> {
     const data = requireBytes(input, this.id);
+    if (isEncryptedOoxml(data)) throw encryptedRefusal(input, this.id);
     if (isOle(data)) {
       throw unprocessable(`pptx reader: "${input.name}" is a PowerPoint 97-2003 (.ppt) file, which cannot be read; save it as .pptx and upload that`);
     }
