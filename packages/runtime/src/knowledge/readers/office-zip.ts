@@ -89,7 +89,7 @@ function declaredSize(file: JSZip.JSZipObject): number {
  * A part's text, or undefined when the zip has no such part. Inflation is streamed and stops at
  * MAX_INFLATED_BYTES whatever the directory declared, so a lying size cannot exhaust memory.
  */
-export async function readPart(zip: JSZip, path: string, input: ReaderInput, readerId: string): Promise<string | undefined> {
+export async function readPart(zip: JSZip, path: string, input: ReaderInput, readerId: string, limit = MAX_INFLATED_BYTES): Promise<string | undefined> {
   const file = zip.file(path);
   if (!file) return undefined;
   const pieces: Uint8Array[] = [];
@@ -101,9 +101,9 @@ export async function readPart(zip: JSZip, path: string, input: ReaderInput, rea
       stream
         .on('data', (piece: Uint8Array) => {
           total += piece.length;
-          if (total > MAX_INFLATED_BYTES) {
+          if (total > limit) {
             stream.pause();
-            reject(new Error(`part ${path} inflates to more than ${MAX_INFLATED_BYTES} bytes`));
+            reject(new Error(`it inflates to more than ${limit} bytes`));
             return;
           }
           pieces.push(piece);

@@ -65,6 +65,14 @@ describe('PptxReader', () => {
     expect(notDeck.message).toBe('pptx reader: "word.pptx" is not a PowerPoint presentation (it has no ppt/presentation.xml)');
   });
 
+  it('refuses a zip whose directory says it inflates beyond the limit, before inflating anything', async () => {
+    const bomb = Buffer.from(zip({ 'ppt/presentation.xml': '<p:presentation/>' }));
+    // The central directory entry's uncompressed size (offset 24), claimed to be 300 MiB.
+    bomb.writeUInt32LE(300 * 1024 * 1024, bomb.indexOf(Buffer.from([0x50, 0x4b, 0x01, 0x02])) + 24);
+    const error = await refusal(read(new Uint8Array(bomb), 'bomb.pptx'));
+    expect(error.message).toBe(`pptx reader: "bomb.pptx" would inflate to ${300 * 1024 * 1024} bytes, more than the ${256 * 1024 * 1024} allowed`);
+  });
+
   it('refuses a deck without text, a legacy .ppt, a broken part and XML with a DTD', async () => {
     const blank = await refusal(read(await pptxDeck([{}, {}]), 'blank.pptx'));
     expect(blank.message).toBe('pptx reader: "blank.pptx" has 2 slide(s) but no text on any of them (pictures are not read)');
