@@ -18,6 +18,10 @@
  *
  * Documents: id `{stem}_row_{n}` (n 1-based over the data rows), name = stem, meta_data
  * `{ row_index (0-based), headers, total_rows, source: 'field_labeled_csv_reader' }`.
+ *
+ * agno never chunks these records; here a chunker always runs, so the default is
+ * DocumentChunker, under which a record shorter than chunk_size stays one chunk (its lines
+ * flattened onto one line, as every size-based chunker flattens whitespace).
  */
 import { parse } from 'csv-parse/sync';
 import { unprocessable } from '../errors.js';
