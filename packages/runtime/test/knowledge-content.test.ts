@@ -141,8 +141,8 @@ for (const kind of testDatabaseKinds) {
     });
 
     it('answers refusals cleanly and records processing failures', async () => {
-      const reader = await call(rt.url, 'POST', `/knowledge/content${q}`, { body: { text_content: 'x', reader_id: 'pptx' } });
-      expect([reader.status, reader.body.detail]).toEqual([400, expect.stringContaining('Unknown reader "pptx"')]);
+      const reader = await call(rt.url, 'POST', `/knowledge/content${q}`, { body: { text_content: 'x', reader_id: 'no_such_reader' } });
+      expect([reader.status, reader.body.detail]).toEqual([400, expect.stringContaining('Unknown reader "no_such_reader"')]);
       const chunker = await call(rt.url, 'POST', `/knowledge/content${q}`, { body: { text_content: 'x', reader_id: 'csv', chunker: 'MarkdownChunker' } });
       expect(chunker.status).toBe(400);
       const url = await call(rt.url, 'POST', `/knowledge/content${q}`, { body: { url: 'http://169.254.169.254/latest' } });

@@ -126,9 +126,11 @@ for (const kind of testDatabaseKinds) {
 
     it('ingests PDF pages and DOCX paragraphs from bytes', async () => {
       const pdf = await docs.insert({ buffer: pdfWithPages([['Warranty: two years', 'on every kettle.'], ['Returns within 30 days.']]), name: 'policy.pdf', metadata: { kind: 'policy' } });
-      expect(pdf).toMatchObject({ reader: 'pdf', chunker: 'DocumentChunker', chunks: 2 });
+      // The pages are chunked as one text: both short pages fit one chunk, which says so.
+      expect(pdf).toMatchObject({ reader: 'pdf', chunker: 'DocumentChunker', chunks: 1 });
       const [page] = await docs.search('kettle warranty years', { searchType: 'hybrid', limit: 1, filters: { kind: 'policy' } });
-      expect(page).toMatchObject({ content: 'Warranty: two years on every kettle.', meta_data: { page: 1 } });
+      expect(page).toMatchObject({ id: 'policy_1', content: 'Warranty: two years on every kettle.\n\nReturns within 30 days.', meta_data: { page_start: 1, page_end: 2, kind: 'policy' } });
+      expect(page!.meta_data).not.toHaveProperty('page');
       const docx = await docs.insert({ buffer: docxWithParagraphs(['Onboarding', 'Ask the desk for a badge.']), name: 'onboarding.docx', metadata: { kind: 'policy' } });
       expect(docx).toMatchObject({ reader: 'docx', chunks: 1 });
       const [badge] = await docs.search('badge', { searchType: 'keyword', filters: { kind: 'policy' } });
@@ -170,7 +172,7 @@ for (const kind of testDatabaseKinds) {
     });
 
     it('refuses bad input with typed errors', async () => {
-      expect((await refusal(docs.insert({ text: 'x', reader: 'pptx' }))).code).toBe('BAD_REQUEST');
+      expect((await refusal(docs.insert({ text: 'x', reader: 'no_such_reader' }))).code).toBe('BAD_REQUEST');
       expect((await refusal(docs.insert({ path: file('empty.md', '') }))).code).toBe('VALIDATION_ERROR');
       const csv = await refusal(docs.insert({ path: file('broken.csv', 'a,b\n"unclosed,1\n') }));
       expect([csv.code, csv.message]).toEqual(['VALIDATION_ERROR', expect.stringContaining('is not valid CSV')]);
@@ -190,14 +192,18 @@ for (const kind of testDatabaseKinds) {
     it('GET /knowledge/config reports the hosted readers, chunkers, filters and vector dbs', async () => {
       const res = await call(rt.url, 'GET', '/knowledge/config');
       expect(res.status).toBe(200);
-      expect(Object.keys(res.body.readers).sort()).toEqual(['csv', 'docx', 'html', 'json', 'markdown', 'pdf', 'text']);
+      expect(Object.keys(res.body.readers).sort()).toEqual(['csv', 'docx', 'excel', 'field_labeled_csv', 'html', 'json', 'markdown', 'pdf', 'pptx', 'text']);
       expect(res.body.readers.csv).toEqual({
         id: 'csv',
         name: 'CsvReader',
         description: expect.any(String),
         chunkers: ['RowChunker', 'FixedSizeChunker', 'DocumentChunker', 'RecursiveChunker'],
       });
-      expect(res.body.readersForType).toMatchObject({ '.csv': ['csv'], '.md': ['markdown'], '.json': ['json'], '.txt': ['text'], '.pdf': ['pdf'], '.docx': ['docx'] });
+      expect(res.body.readersForType).toMatchObject({ '.csv': ['csv', 'field_labeled_csv'], '.md': ['markdown'], '.json': ['json'], '.txt': ['text'], '.pdf': ['pdf'], '.docx': ['docx'] });
+      expect(res.body.readersForType).toMatchObject({ '.xlsx': ['excel'], '.xls': ['excel'], '.pptx': ['pptx'], '.doc': ['docx'], 'application/vnd.ms-excel': ['excel'] });
+      expect(res.body.readers.excel).toEqual({ id: 'excel', name: 'ExcelReader', description: expect.any(String), chunkers: ['RowChunker', 'FixedSizeChunker', 'DocumentChunker', 'RecursiveChunker'] });
+      expect(res.body.readers.pptx).toMatchObject({ id: 'pptx', name: 'PptxReader', chunkers: ['DocumentChunker', 'FixedSizeChunker', 'RecursiveChunker'] });
+      expect(res.body.readers.field_labeled_csv).toMatchObject({ id: 'field_labeled_csv', name: 'FieldLabeledCsvReader' });
       expect(res.body.readersForType).toMatchObject({ url: ['html'], '.html': ['html'], '.htm': ['html'], 'text/html': ['html'] });
       expect(res.body.chunkers.FixedSizeChunker).toMatchObject({ key: 'FixedSizeChunker', metadata: { chunk_size: 5000, chunk_overlap: 0 } });
       expect(res.body.chunkers.RowChunker.metadata).toEqual({});

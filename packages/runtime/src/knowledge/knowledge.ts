@@ -26,7 +26,8 @@ import { badRequest, unprocessable } from './errors.js';
 import { safeFetch, type HostResolver } from './fetch/safe-fetch.js';
 import type { Reader } from './readers/reader.js';
 import { ReaderRegistry, defaultReaders } from './readers/registry.js';
-import type { Document, Metadata } from './types.js';
+import { joinParts, stampParts } from './paged.js';
+import type { Chunk, Document, Metadata } from './types.js';
 import { checkFilters } from './vector-stores/filters.js';
 import { SEARCH_TYPES, type MetadataFilters, type SearchType, type StoredChunk, type VectorStore } from './vector-stores/vector-store.js';
 
@@ -251,17 +252,17 @@ export class Knowledge implements SearchableKnowledge, ConfigurableKnowledge {
       id: documents.length === 1 ? url : `${url}#${i + 1}`,
       meta_data: { ...doc.meta_data, url },
     }));
-    const result = await this.storeDocuments(named, { name, reader, chunker, metadata, contentId: options.contentId ?? contentIdFor(`url:${url}`, metadata), signal: options.signal });
+    const result = await this.storeDocuments(named, { name, reader, chunker, metadata, contentId: options.contentId ?? contentIdFor(`url:${url}`, metadata), signal: options.signal, sourceId: url });
     return { ...result, size: fetched.body.byteLength, hash };
   }
 
   /** Chunks, embeds and stores read documents under one content id. */
   private async storeDocuments(
     documents: Document[],
-    c: { name: string; reader: Reader; chunker: Chunker; metadata: Metadata; contentId: string; signal: AbortSignal | undefined },
+    c: { name: string; reader: Reader; chunker: Chunker; metadata: Metadata; contentId: string; signal: AbortSignal | undefined; sourceId?: string },
   ): Promise<Omit<InsertResult, 'hash'>> {
     const { name, reader, chunker, metadata, contentId } = c;
-    const chunks = documents.flatMap((doc) => chunker.chunk({ ...doc, meta_data: { ...doc.meta_data, ...metadata } }));
+    const chunks = chunkDocuments(documents, reader, chunker, metadata, c.sourceId);
     if (chunks.length === 0) throw unprocessable(`"${name}" has no content to index`);
     const vectors = this.embedder ? await this.embedder.embed(chunks.map((chunk) => chunk.content), c.signal) : undefined;
     const stored: StoredChunk[] = chunks.map((chunk, i) => ({ ...chunk, filters: metadata, embedding: vectors?.[i] }));
@@ -361,6 +362,17 @@ export class Knowledge implements SearchableKnowledge, ConfigurableKnowledge {
       readers: this.readers.list().map((r) => r.id),
     };
   }
+}
+
+/**
+ * The chunks of a reader's documents, each with the caller's metadata. The parts of a paged
+ * source (`reader.pagedBy`: PDF pages, slides) are chunked as one text, so chunks can span
+ * them, and carry the part range they cover (see paged.ts); other documents one by one.
+ */
+function chunkDocuments(documents: Document[], reader: Reader, chunker: Chunker, metadata: Metadata, sourceId: string | undefined): Chunk[] {
+  const joined = reader.pagedBy ? joinParts(documents, reader.pagedBy, sourceId) : undefined;
+  if (joined) return stampParts(joined, chunker.chunk({ ...joined.document, meta_data: { ...joined.document.meta_data, ...metadata } }));
+  return documents.flatMap((doc) => chunker.chunk({ ...doc, meta_data: { ...doc.meta_data, ...metadata } }));
 }
 
 /**

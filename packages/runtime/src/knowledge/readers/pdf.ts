@@ -15,6 +15,8 @@ export class PdfReader implements Reader {
   readonly description = 'Reads PDF files, one document per page (text layer only, no OCR)';
   readonly chunkers = ['DocumentChunker', 'FixedSizeChunker', 'RecursiveChunker'] as const;
   readonly contentTypes = ['.pdf', 'application/pdf'] as const;
+  /** Pages are chunked as one text; chunks carry page_start/page_end (and page on one page). */
+  readonly pagedBy = 'page';
 
   async read(input: ReaderInput): Promise<Document[]> {
     if (typeof input.data === 'string') throw unprocessable(`pdf reader: "${input.name}" must be given as file bytes, not text`);

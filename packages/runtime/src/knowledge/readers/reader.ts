@@ -17,6 +17,13 @@ export interface Reader {
   readonly chunkers: readonly ChunkerType[];
   /** Extensions (with the dot), MIME types and content kinds this reader handles. */
   readonly contentTypes: readonly string[];
+  /**
+   * Set when the documents are consecutive parts of one source (the pages of a PDF, the slides
+   * of a deck), each numbered 1-based in `meta_data[pagedBy]`. The Knowledge then chunks their
+   * joined text once, so a chunk can span parts, and stamps each chunk with the parts it covers.
+   */
+  readonly pagedBy?: string;
+  /** A pure function of the input (no I/O, no shared state), so it can run in a worker. */
   read(input: ReaderInput): Promise<Document[]>;
 }
 

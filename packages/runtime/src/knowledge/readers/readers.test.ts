@@ -69,9 +69,12 @@ describe('ReaderRegistry', () => {
     expect(normalizeReaderId('CsvReader')).toBe('csv');
     expect(registry.get('csv_reader').id).toBe('csv');
     expect(registry.get('Markdown').id).toBe('markdown');
+    expect(registry.get('FieldLabeledCsvReader').id).toBe('field_labeled_csv');
+    expect(registry.get('PPTXReader').id).toBe('pptx');
+    expect(registry.get('excel_reader').id).toBe('excel');
     const error = (() => {
       try {
-        registry.get('excel');
+        registry.get('no_such_reader');
       } catch (e) {
         return e;
       }
@@ -87,11 +90,24 @@ describe('ReaderRegistry', () => {
     expect(registry.forFile('main.rs').id).toBe('text');
     expect(registry.forFile('paper.PDF').id).toBe('pdf');
     expect(registry.forFile('upload', 'application/vnd.openxmlformats-officedocument.wordprocessingml.document').id).toBe('docx');
+    expect(registry.forFile('Budget.XLSX').id).toBe('excel');
+    expect(registry.forFile('old.xls').id).toBe('excel');
+    expect(registry.forFile('deck.pptx').id).toBe('pptx');
+    expect(registry.forFile('memo.doc').id).toBe('docx');
+    expect(registry.forFile('upload', 'application/vnd.ms-excel').id).toBe('excel');
   });
 
   it('maps content types to the readers that handle them', () => {
     const map = registry.readersForType();
-    expect(map['.csv']).toEqual(['csv']);
+    // The spec's order for the readers this runtime has (the converter reader is not one yet).
+    expect(map['.csv']).toEqual(['csv', 'field_labeled_csv']);
+    expect(map['.xlsx']).toEqual(['excel']);
+    expect(map['.xls']).toEqual(['excel']);
+    expect(map['application/vnd.openxmlformats-officedocument.spreadsheetml.sheet']).toEqual(['excel']);
+    expect(map['application/vnd.ms-excel']).toEqual(['excel']);
+    expect(map['.docx']).toEqual(['docx']);
+    expect(map['.doc']).toEqual(['docx']);
+    expect(map['.pptx']).toEqual(['pptx']);
     expect(map['.md']).toEqual(['markdown']);
     expect(map['.txt']).toEqual(['text']);
     expect(map['application/json']).toEqual(['json']);

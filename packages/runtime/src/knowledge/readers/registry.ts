@@ -9,15 +9,30 @@
 import { badRequest } from '../errors.js';
 import { CsvReader } from './csv.js';
 import { DocxReader } from './docx.js';
+import { ExcelReader } from './excel.js';
+import { FieldLabeledCsvReader } from './field-labeled-csv.js';
 import { HtmlReader } from './html.js';
 import { JsonReader } from './json.js';
 import { MarkdownReader } from './markdown.js';
 import { PdfReader } from './pdf.js';
+import { PptxReader } from './pptx.js';
 import { extension, type Reader } from './reader.js';
 import { TextReader } from './text.js';
 
 export function defaultReaders(): Reader[] {
-  return [new TextReader(), new MarkdownReader(), new JsonReader(), new CsvReader(), new PdfReader(), new DocxReader(), new HtmlReader()];
+  // Order matters where readers share a type: the first is the default (`.csv` -> csv).
+  return [
+    new TextReader(),
+    new MarkdownReader(),
+    new JsonReader(),
+    new CsvReader(),
+    new FieldLabeledCsvReader(),
+    new PdfReader(),
+    new DocxReader(),
+    new ExcelReader(),
+    new PptxReader(),
+    new HtmlReader(),
+  ];
 }
 
 /** `CSV`, `csv_reader`, `CsvReader` and `csv-reader` all name the `csv` reader. */
