@@ -70,8 +70,9 @@ export function withOverlap(pieces: string[], overlap: number): string[] {
 }
 
 /**
- * Greedy packing: adds parts to the current chunk while its size (separators not counted, as
- * in agno) stays within `size`; a part that alone exceeds `size` is passed to `split`.
+ * Greedy packing: adds parts to the current chunk while its size, separators included, stays
+ * within `size`; a part that alone exceeds `size` is passed to `split`. (agno leaves the
+ * separators out of the count, so its chunks can exceed chunk_size; here it is a maximum.)
  */
 export function pack(parts: readonly string[], size: number, joiner: string, split: (part: string) => string[]): string[] {
   const out: string[] = [];
@@ -88,9 +89,10 @@ export function pack(parts: readonly string[], size: number, joiner: string, spl
       out.push(...split(part));
       continue;
     }
-    if (length + part.length > size) flush();
+    const separator = current.length > 0 ? joiner.length : 0;
+    if (length + separator + part.length > size) flush();
+    length += (current.length > 0 ? joiner.length : 0) + part.length;
     current.push(part);
-    length += part.length;
   }
   flush();
   return out;

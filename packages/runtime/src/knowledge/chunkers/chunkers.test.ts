@@ -60,8 +60,23 @@ describe('chunkers', () => {
   it('MarkdownChunker keeps small files whole and packs sections of large ones', () => {
     const md = '# A\n\nalpha text\n\n## B\n\nbeta text\n\n# C\n\ngamma';
     expect(new MarkdownChunker().chunk(doc(md))).toHaveLength(1);
-    const packed = new MarkdownChunker({ chunkSize: 25 }).chunk(doc(md)).map((c) => c.content);
+    const packed = new MarkdownChunker({ chunkSize: 27 }).chunk(doc(md)).map((c) => c.content);
     expect(packed).toEqual(['# A\n\nalpha text', '## B\n\nbeta text\n\n# C\n\ngamma']);
+  });
+
+  it('packing counts the separators, so chunk_size is a maximum (agno does not count them)', () => {
+    const md = '# A\n\nalpha text\n\n## B\n\nbeta text\n\n# C\n\ngamma';
+    const packed = new MarkdownChunker({ chunkSize: 26 }).chunk(doc(md)).map((c) => c.content);
+    expect(packed).toEqual(['# A\n\nalpha text', '## B\n\nbeta text', '# C\n\ngamma']);
+    const paragraphs = new DocumentChunker({ chunkSize: 24 }).chunk(doc('First para.\n\nSecond para.')).map((c) => c.content);
+    expect(paragraphs).toEqual(['First para.', 'Second para.']);
+  });
+
+  it('MarkdownChunker does not repeat a heading that leaves no room for text', () => {
+    const md = '## A very long heading\n\none two\n\nthree four';
+    const chunks = new MarkdownChunker({ splitOnHeadings: true, chunkSize: 20 }).chunk(doc(md)).map((c) => c.content);
+    expect(chunks.every((c) => c.length <= 20)).toBe(true);
+    expect(chunks.filter((c) => c.includes('heading'))).toHaveLength(1);
   });
 
   it('MarkdownChunker splitOnHeadings makes one chunk per section, repeating headings when splitting', () => {

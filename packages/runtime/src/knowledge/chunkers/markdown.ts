@@ -45,10 +45,14 @@ export class MarkdownChunker implements Chunker {
     return toChunks(doc, withOverlap(pieces, this.overlap));
   }
 
-  /** Packs a section's paragraphs, each piece starting with the section's heading. */
-  private splitLarge(text: string, heading: string | undefined): string[] {
+  /**
+   * Packs a section's paragraphs, each piece starting with the section's heading. A heading that
+   * leaves no room for text within chunk_size is not repeated (it stays with the first piece).
+   */
+  private splitLarge(text: string, section: string | undefined): string[] {
+    const heading = section && section.length + 2 < this.chunkSize ? section : undefined;
     const body = heading && text.startsWith(heading) ? text.slice(heading.length).trim() : text;
-    const room = heading ? Math.max(1, this.chunkSize - heading.length - 2) : this.chunkSize;
+    const room = heading ? this.chunkSize - heading.length - 2 : this.chunkSize;
     const paragraphs = body.split(/\n\s*\n/).map((p) => p.trim()).filter(Boolean);
     const pieces = pack(paragraphs, room, '\n\n', (p) => splitWords(p, room));
     return heading ? pieces.map((p) => `${heading}\n\n${p}`) : pieces;
