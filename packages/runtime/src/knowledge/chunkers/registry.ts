@@ -27,6 +27,9 @@ export const CHUNKERS: Readonly<Record<ChunkerType, ChunkerInfo>> = {
   RowChunker: { key: 'RowChunker', name: 'RowChunker', description: 'One chunk per row of tabular content', metadata: {} },
 };
 
+/** What a chunker needs from the knowledge base, checked before any content is read. */
+export const CHUNKER_NEEDS: Readonly<Partial<Record<ChunkerType, 'embedder' | 'model'>>> = {};
+
 export function isChunkerType(value: string): value is ChunkerType {
   return (CHUNKER_TYPES as readonly string[]).includes(value);
 }
