@@ -1,9 +1,12 @@
 /**
  * @module knowledge/chunkers/registry
- * Chunkers by key, with the defaults `/knowledge/config` reports (the spec's table).
+ * Chunkers by key, with the defaults `/knowledge/config` reports (the spec's table), and what
+ * each needs from the knowledge base. As in agno, CodeChunker takes chunk_size but drops
+ * chunk_overlap, and RowChunker ignores both.
  */
 import { badRequest } from '../errors.js';
 import { CHUNKER_TYPES, DEFAULT_CHUNK_SIZE, type Chunker, type ChunkerType, type SizeOptions } from './chunker.js';
+import { CodeChunker, DEFAULT_CODE_CHUNK_SIZE } from './code.js';
 import { DocumentChunker } from './document.js';
 import { FixedSizeChunker } from './fixed-size.js';
 import { MarkdownChunker } from './markdown.js';
@@ -20,6 +23,7 @@ export interface ChunkerInfo {
 const SIZED = { chunk_size: DEFAULT_CHUNK_SIZE, chunk_overlap: 0 };
 
 export const CHUNKERS: Readonly<Record<ChunkerType, ChunkerInfo>> = {
+  CodeChunker: { key: 'CodeChunker', name: 'CodeChunker', description: 'Splits source code at definitions along its syntax tree (tree-sitter)', metadata: { chunk_size: DEFAULT_CODE_CHUNK_SIZE } },
   FixedSizeChunker: { key: 'FixedSizeChunker', name: 'FixedSizeChunker', description: 'Fixed-size character windows, cut at whitespace', metadata: SIZED },
   RecursiveChunker: { key: 'RecursiveChunker', name: 'RecursiveChunker', description: 'Size-bounded windows ending at line or sentence breaks', metadata: SIZED },
   DocumentChunker: { key: 'DocumentChunker', name: 'DocumentChunker', description: 'Packs paragraphs, then sentences, up to the chunk size', metadata: SIZED },
@@ -28,18 +32,22 @@ export const CHUNKERS: Readonly<Record<ChunkerType, ChunkerInfo>> = {
 };
 
 /** What a chunker needs from the knowledge base, checked before any content is read. */
-export const CHUNKER_NEEDS: Readonly<Partial<Record<ChunkerType, 'embedder' | 'model'>>> = {};
+export const CHUNKER_NEEDS: Readonly<Partial<Record<ChunkerType, 'embedder' | 'model'>>> = {
+};
 
 export function isChunkerType(value: string): value is ChunkerType {
   return (CHUNKER_TYPES as readonly string[]).includes(value);
 }
 
-/** Builds a chunker by key; RowChunker ignores the size options, as in agno. */
+/** Builds a chunker by key with its defaults and the given size (and overlap, where it applies). */
 export function createChunker(type: string, options: SizeOptions = {}): Chunker {
   if (!isChunkerType(type)) {
     throw badRequest(`Unknown chunker "${type}"; available: ${CHUNKER_TYPES.join(', ')}`);
   }
+  const size = options.chunkSize !== undefined ? { chunkSize: options.chunkSize } : {};
   switch (type) {
+    case 'CodeChunker':
+      return new CodeChunker(size);
     case 'FixedSizeChunker':
       return new FixedSizeChunker(options);
     case 'RecursiveChunker':
