@@ -103,9 +103,12 @@ describe('chunkers', () => {
     expect(createChunker('RecursiveChunker', { chunkSize: 10 })).toBeInstanceOf(RecursiveChunker);
     expect(CHUNKERS.FixedSizeChunker.metadata).toEqual({ chunk_size: 5000, chunk_overlap: 0 });
     expect(CHUNKERS.RowChunker.metadata).toEqual({});
+    expect(CHUNKERS.CodeChunker.metadata).toEqual({ chunk_size: 2048 });
+    expect(CHUNKERS.SemanticChunker.metadata).toEqual({ chunk_size: 5000 });
+    expect(Object.keys(CHUNKERS).sort()).toEqual(['CodeChunker', 'DocumentChunker', 'FixedSizeChunker', 'MarkdownChunker', 'RecursiveChunker', 'RowChunker', 'SemanticChunker']);
     let error: unknown;
     try {
-      createChunker('SemanticChunker');
+      createChunker('NoSuchChunker');
     } catch (e) {
       error = e;
     }

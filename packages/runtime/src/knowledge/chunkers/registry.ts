@@ -1,8 +1,8 @@
 /**
  * @module knowledge/chunkers/registry
  * Chunkers by key, with the defaults `/knowledge/config` reports (the spec's table), and what
- * each needs from the knowledge base. As in agno, CodeChunker takes chunk_size but drops
- * chunk_overlap, and RowChunker ignores both.
+ * each needs from the knowledge base. As in agno, CodeChunker and SemanticChunker take
+ * chunk_size but drop chunk_overlap, and RowChunker ignores both.
  */
 import { badRequest } from '../errors.js';
 import { CHUNKER_TYPES, DEFAULT_CHUNK_SIZE, type Chunker, type ChunkerType, type SizeOptions } from './chunker.js';
@@ -12,6 +12,7 @@ import { FixedSizeChunker } from './fixed-size.js';
 import { MarkdownChunker } from './markdown.js';
 import { RecursiveChunker } from './recursive.js';
 import { RowChunker } from './row.js';
+import { SemanticChunker } from './semantic.js';
 
 export interface ChunkerInfo {
   key: ChunkerType;
@@ -29,10 +30,12 @@ export const CHUNKERS: Readonly<Record<ChunkerType, ChunkerInfo>> = {
   DocumentChunker: { key: 'DocumentChunker', name: 'DocumentChunker', description: 'Packs paragraphs, then sentences, up to the chunk size', metadata: SIZED },
   MarkdownChunker: { key: 'MarkdownChunker', name: 'MarkdownChunker', description: 'Splits markdown by headers, sections and paragraphs', metadata: SIZED },
   RowChunker: { key: 'RowChunker', name: 'RowChunker', description: 'One chunk per row of tabular content', metadata: {} },
+  SemanticChunker: { key: 'SemanticChunker', name: 'SemanticChunker', description: 'Breaks where the topic changes, by embedding similarity of sentences', metadata: { chunk_size: DEFAULT_CHUNK_SIZE } },
 };
 
 /** What a chunker needs from the knowledge base, checked before any content is read. */
 export const CHUNKER_NEEDS: Readonly<Partial<Record<ChunkerType, 'embedder' | 'model'>>> = {
+  SemanticChunker: 'embedder',
 };
 
 export function isChunkerType(value: string): value is ChunkerType {
@@ -48,6 +51,8 @@ export function createChunker(type: string, options: SizeOptions = {}): Chunker 
   switch (type) {
     case 'CodeChunker':
       return new CodeChunker(size);
+    case 'SemanticChunker':
+      return new SemanticChunker(size);
     case 'FixedSizeChunker':
       return new FixedSizeChunker(options);
     case 'RecursiveChunker':
