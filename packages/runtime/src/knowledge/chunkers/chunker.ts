@@ -15,7 +15,7 @@ import type { Embedder } from '../embedders/embedder.js';
 import { unprocessable } from '../errors.js';
 import type { Chunk, Document, Metadata } from '../types.js';
 
-export const CHUNKER_TYPES = ['CodeChunker', 'DocumentChunker', 'FixedSizeChunker', 'MarkdownChunker', 'RecursiveChunker', 'RowChunker', 'SemanticChunker'] as const;
+export const CHUNKER_TYPES = ['AgenticChunker', 'CodeChunker', 'DocumentChunker', 'FixedSizeChunker', 'MarkdownChunker', 'RecursiveChunker', 'RowChunker', 'SemanticChunker'] as const;
 export type ChunkerType = (typeof CHUNKER_TYPES)[number];
 
 /** What the Knowledge hands a chunker besides the document. Every field is optional. */

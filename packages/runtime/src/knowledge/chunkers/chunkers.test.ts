@@ -104,8 +104,9 @@ describe('chunkers', () => {
     expect(CHUNKERS.FixedSizeChunker.metadata).toEqual({ chunk_size: 5000, chunk_overlap: 0 });
     expect(CHUNKERS.RowChunker.metadata).toEqual({});
     expect(CHUNKERS.CodeChunker.metadata).toEqual({ chunk_size: 2048 });
+    expect(CHUNKERS.AgenticChunker.metadata).toEqual({ chunk_size: 5000 });
     expect(CHUNKERS.SemanticChunker.metadata).toEqual({ chunk_size: 5000 });
-    expect(Object.keys(CHUNKERS).sort()).toEqual(['CodeChunker', 'DocumentChunker', 'FixedSizeChunker', 'MarkdownChunker', 'RecursiveChunker', 'RowChunker', 'SemanticChunker']);
+    expect(Object.keys(CHUNKERS).sort()).toEqual(['AgenticChunker', 'CodeChunker', 'DocumentChunker', 'FixedSizeChunker', 'MarkdownChunker', 'RecursiveChunker', 'RowChunker', 'SemanticChunker']);
     let error: unknown;
     try {
       createChunker('NoSuchChunker');

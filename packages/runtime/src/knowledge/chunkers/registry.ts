@@ -1,10 +1,11 @@
 /**
  * @module knowledge/chunkers/registry
  * Chunkers by key, with the defaults `/knowledge/config` reports (the spec's table), and what
- * each needs from the knowledge base. As in agno, CodeChunker and SemanticChunker take
- * chunk_size but drop chunk_overlap, and RowChunker ignores both.
+ * each needs from the knowledge base. As in agno, AgenticChunker, CodeChunker and
+ * SemanticChunker take chunk_size but drop chunk_overlap, and RowChunker ignores both.
  */
 import { badRequest } from '../errors.js';
+import { AgenticChunker } from './agentic.js';
 import { CHUNKER_TYPES, DEFAULT_CHUNK_SIZE, type Chunker, type ChunkerType, type SizeOptions } from './chunker.js';
 import { CodeChunker, DEFAULT_CODE_CHUNK_SIZE } from './code.js';
 import { DocumentChunker } from './document.js';
@@ -24,6 +25,7 @@ export interface ChunkerInfo {
 const SIZED = { chunk_size: DEFAULT_CHUNK_SIZE, chunk_overlap: 0 };
 
 export const CHUNKERS: Readonly<Record<ChunkerType, ChunkerInfo>> = {
+  AgenticChunker: { key: 'AgenticChunker', name: 'AgenticChunker', description: 'A language model chooses the break points, snapped to paragraphs or sentences', metadata: { chunk_size: DEFAULT_CHUNK_SIZE } },
   CodeChunker: { key: 'CodeChunker', name: 'CodeChunker', description: 'Splits source code at definitions along its syntax tree (tree-sitter)', metadata: { chunk_size: DEFAULT_CODE_CHUNK_SIZE } },
   FixedSizeChunker: { key: 'FixedSizeChunker', name: 'FixedSizeChunker', description: 'Fixed-size character windows, cut at whitespace', metadata: SIZED },
   RecursiveChunker: { key: 'RecursiveChunker', name: 'RecursiveChunker', description: 'Size-bounded windows ending at line or sentence breaks', metadata: SIZED },
@@ -35,6 +37,7 @@ export const CHUNKERS: Readonly<Record<ChunkerType, ChunkerInfo>> = {
 
 /** What a chunker needs from the knowledge base, checked before any content is read. */
 export const CHUNKER_NEEDS: Readonly<Partial<Record<ChunkerType, 'embedder' | 'model'>>> = {
+  AgenticChunker: 'model',
   SemanticChunker: 'embedder',
 };
 
@@ -49,6 +52,8 @@ export function createChunker(type: string, options: SizeOptions = {}): Chunker 
   }
   const size = options.chunkSize !== undefined ? { chunkSize: options.chunkSize } : {};
   switch (type) {
+    case 'AgenticChunker':
+      return new AgenticChunker(size);
     case 'CodeChunker':
       return new CodeChunker(size);
     case 'SemanticChunker':
