@@ -12,7 +12,7 @@ export class DocxReader implements Reader {
   readonly id = 'docx';
   readonly name = 'DocxReader';
   readonly description = 'Reads Word .docx files as one document of paragraphs';
-  readonly chunkers = ['DocumentChunker', 'FixedSizeChunker', 'RecursiveChunker'] as const;
+  readonly chunkers = ['DocumentChunker', 'AgenticChunker', 'FixedSizeChunker', 'RecursiveChunker', 'SemanticChunker'] as const;
   readonly contentTypes = ['.docx', 'application/vnd.openxmlformats-officedocument.wordprocessingml.document'] as const;
 
   async read(input: ReaderInput): Promise<Document[]> {
