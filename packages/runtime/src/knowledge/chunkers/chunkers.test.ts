@@ -45,6 +45,16 @@ describe('chunkers', () => {
     expect(chunks.map((c) => c.content)).toEqual(['line one', 'line two', 'end.', 'more words']);
   });
 
+  it('RecursiveChunker never skips text when the overlap reaches back past the window start', () => {
+    // The window ends after "ab\n"; end - overlap does not advance. agno then jumps a tenth of
+    // the size ahead and loses "word wo"; here the next window starts where this one ended.
+    const text = `ab\n${'word '.repeat(40)}`;
+    const chunks = new RecursiveChunker({ chunkSize: 100, overlap: 50 }).chunk(doc(text)).map((c) => c.content);
+    expect(chunks[0]).toBe('ab');
+    expect(chunks[1]!.startsWith('word word')).toBe(true);
+    expect(chunks.at(-1)!.endsWith('word word')).toBe(true);
+  });
+
   it('DocumentChunker packs paragraphs, then sentences of oversized paragraphs', () => {
     const text = 'First para.\n\nSecond para.\n\nA long one. It has two sentences that are long.';
     const chunks = new DocumentChunker({ chunkSize: 25 }).chunk(doc(text));
