@@ -82,6 +82,12 @@ describe('chunkers', () => {
     expect(paragraphs).toEqual(['First para.', 'Second para.']);
   });
 
+  it('MarkdownChunker heading mode overlaps with the previous text, never with a repeated heading', () => {
+    const md = '# T\n\nalpha beta\n\ngamma delta\n\n# U\n\nend';
+    const chunks = new MarkdownChunker({ splitOnHeadings: true, chunkSize: 16, overlap: 3 }).chunk(doc(md)).map((c) => c.content);
+    expect(chunks).toEqual(['# T\n\nalpha beta', '# T\n\netagamma delta', 'lta# U\n\nend']);
+  });
+
   it('MarkdownChunker does not repeat a heading that leaves no room for text', () => {
     const md = '## A very long heading\n\none two\n\nthree four';
     const chunks = new MarkdownChunker({ splitOnHeadings: true, chunkSize: 20 }).chunk(doc(md)).map((c) => c.content);
