@@ -2,6 +2,7 @@
  * `npm run bench`: every benchmark in turn, each printing its own table with its baseline.
  */
 import { benchAuth } from './auth.js';
+import { benchChunkers } from './chunkers.js';
 import { benchCli } from './cli.js';
 import { benchHttp } from './http.js';
 import { benchRuns } from './runs.js';
@@ -10,3 +11,4 @@ await benchHttp();
 await benchRuns();
 await benchAuth();
 await benchCli();
+await benchChunkers();
