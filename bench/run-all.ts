@@ -2,6 +2,7 @@
  * `npm run bench`: every benchmark in turn, each printing its own table with its baseline.
  */
 import { benchAuth } from './auth.js';
+import { benchChunkers } from './chunkers.js';
 import { benchCli } from './cli.js';
 import { benchCluster } from './cluster.js';
 import { benchHttp } from './http.js';
@@ -12,3 +13,4 @@ await benchRuns();
 await benchAuth();
 await benchCli();
 await benchCluster();
+await benchChunkers();

@@ -144,6 +144,8 @@ export class Runtime implements ServerContext {
     this.mcpAllowedHosts = typeof options.mcp_server === 'object' ? (options.mcp_server.allowed_hosts ?? []) : [];
     this.maxBodyBytes = options.max_body_bytes ?? this.settings.maxBodyBytes;
     this.defaultModel = options.model ?? modelFromEnvironment(this.settings.env);
+    // Knowledge bases without a model of their own chunk with this one (AgenticChunker).
+    for (const k of this.knowledge) (k as { useRuntimeModel?: (model: Model | undefined) => void }).useRuntimeModel?.(this.defaultModel);
     // Opened last: nothing above can fail after a database file has been created.
     this.db = options.db ?? openDb(this.settings.databaseUrl);
     ({ auth: this.auth, store: this.serviceAccountStore, revocations: this.revocations } = createAuthenticator({

@@ -197,17 +197,26 @@ for (const kind of testDatabaseKinds) {
         id: 'csv',
         name: 'CsvReader',
         description: expect.any(String),
-        chunkers: ['RowChunker', 'FixedSizeChunker', 'DocumentChunker', 'RecursiveChunker'],
+        chunkers: ['RowChunker', 'AgenticChunker', 'DocumentChunker', 'FixedSizeChunker', 'RecursiveChunker', 'SemanticChunker'],
       });
       expect(res.body.readersForType).toMatchObject({ '.csv': ['csv', 'field_labeled_csv'], '.md': ['markdown'], '.json': ['json'], '.txt': ['text'], '.pdf': ['pdf'], '.docx': ['docx'] });
       expect(res.body.readersForType).toMatchObject({ '.xlsx': ['excel'], '.xls': ['excel'], '.pptx': ['pptx'], '.doc': ['docx'], 'application/vnd.ms-excel': ['excel'] });
-      expect(res.body.readers.excel).toEqual({ id: 'excel', name: 'ExcelReader', description: expect.any(String), chunkers: ['RowChunker', 'FixedSizeChunker', 'DocumentChunker', 'RecursiveChunker'] });
-      expect(res.body.readers.pptx).toMatchObject({ id: 'pptx', name: 'PptxReader', chunkers: ['DocumentChunker', 'FixedSizeChunker', 'RecursiveChunker'] });
+      expect(res.body.readers.excel).toEqual({ id: 'excel', name: 'ExcelReader', description: expect.any(String), chunkers: ['RowChunker', 'FixedSizeChunker', 'AgenticChunker', 'DocumentChunker', 'RecursiveChunker', 'SemanticChunker'] });
+      expect(res.body.readers.pptx).toMatchObject({ id: 'pptx', name: 'PptxReader', chunkers: ['DocumentChunker', 'FixedSizeChunker', 'AgenticChunker', 'RecursiveChunker', 'SemanticChunker'] });
       expect(res.body.readers.field_labeled_csv).toMatchObject({ id: 'field_labeled_csv', name: 'FieldLabeledCsvReader' });
       expect(res.body.readersForType).toMatchObject({ url: ['html'], '.html': ['html'], '.htm': ['html'], 'text/html': ['html'] });
       expect(res.body.chunkers.FixedSizeChunker).toMatchObject({ key: 'FixedSizeChunker', metadata: { chunk_size: 5000, chunk_overlap: 0 } });
       expect(res.body.chunkers.RowChunker.metadata).toEqual({});
-      expect(Object.keys(res.body.chunkers).sort()).toEqual(['DocumentChunker', 'FixedSizeChunker', 'MarkdownChunker', 'RecursiveChunker', 'RowChunker']);
+      expect(res.body.readers.text.chunkers).toEqual(['FixedSizeChunker', 'AgenticChunker', 'CodeChunker', 'DocumentChunker', 'RecursiveChunker', 'SemanticChunker']);
+      expect(res.body.readers.markdown.chunkers).toEqual(['MarkdownChunker', 'AgenticChunker', 'DocumentChunker', 'FixedSizeChunker', 'RecursiveChunker', 'SemanticChunker']);
+      // The spec's S5 on every other reader, each reader's own default first.
+      for (const id of ['json', 'pdf', 'docx', 'html']) {
+        expect([...res.body.readers[id].chunkers].sort(), id).toEqual(['AgenticChunker', 'DocumentChunker', 'FixedSizeChunker', 'RecursiveChunker', 'SemanticChunker', ...(id === 'html' ? ['MarkdownChunker'] : [])].sort());
+      }
+      expect(res.body.chunkers.CodeChunker).toEqual({ key: 'CodeChunker', name: 'CodeChunker', description: expect.any(String), metadata: { chunk_size: 2048 } });
+      expect(res.body.chunkers.AgenticChunker.metadata).toEqual({ chunk_size: 5000 });
+      expect(res.body.chunkers.SemanticChunker.metadata).toEqual({ chunk_size: 5000 });
+      expect(Object.keys(res.body.chunkers).sort()).toEqual(['AgenticChunker', 'CodeChunker', 'DocumentChunker', 'FixedSizeChunker', 'MarkdownChunker', 'RecursiveChunker', 'RowChunker', 'SemanticChunker']);
       expect(res.body.filters).toEqual(['kind', 'year']);
       expect(res.body.vector_dbs).toEqual([
         { id: stores[0]!.id, name: stores[0]!.name, description: expect.any(String), search_types: ['vector', 'keyword', 'hybrid'] },

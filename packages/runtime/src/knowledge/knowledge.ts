@@ -19,8 +19,9 @@ import { readFile, stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { SearchableKnowledge } from '../agent/agent.js';
 import { RuntimeError } from '../errors.js';
-import type { Chunker } from './chunkers/chunker.js';
-import { createChunker } from './chunkers/registry.js';
+import type { Model } from '../model/model.js';
+import type { ChunkContext, Chunker } from './chunkers/chunker.js';
+import { CHUNKER_NEEDS, createChunker } from './chunkers/registry.js';
 import type { Embedder } from './embedders/embedder.js';
 import { badRequest, unprocessable } from './errors.js';
 import { safeFetch, type HostResolver } from './fetch/safe-fetch.js';
@@ -37,8 +38,13 @@ export interface KnowledgeOptions {
   name?: string;
   description?: string;
   store: VectorStore;
-  /** Without one, only keyword search is available. */
+  /** Without one, only keyword search is available. SemanticChunker compares sentences with it. */
   embedder?: Embedder | undefined;
+  /**
+   * The model AgenticChunker asks for break points; default the model of the runtime hosting
+   * this knowledge base (its `model` option or the environment's).
+   */
+  model?: Model | undefined;
   /** Defaults to text, markdown, json and csv. */
   readers?: Reader[];
   /** Results when a search gives no limit; default 10. */
@@ -150,11 +156,13 @@ export class Knowledge implements SearchableKnowledge, ConfigurableKnowledge {
   readonly description: string | undefined;
   readonly store: VectorStore;
   readonly embedder: Embedder | undefined;
+  readonly model: Model | undefined;
   readonly readers: ReaderRegistry;
   readonly maxResults: number;
   readonly maxContentBytes: number;
   readonly urlFetch: UrlFetchOptions;
   private created: Promise<void> | undefined;
+  private runtimeModel: Model | undefined;
 
   constructor(options: KnowledgeOptions) {
     if (!ID.test(options.id ?? '')) {
@@ -165,10 +173,24 @@ export class Knowledge implements SearchableKnowledge, ConfigurableKnowledge {
     this.description = options.description;
     this.store = options.store;
     this.embedder = options.embedder;
+    this.model = options.model;
     this.readers = new ReaderRegistry(options.readers ?? defaultReaders());
     this.maxResults = options.maxResults ?? 10;
     this.maxContentBytes = options.maxContentBytes ?? 50 * 1024 * 1024;
     this.urlFetch = { ...options.urlFetch };
+  }
+
+  /**
+   * Called by a Runtime hosting this knowledge base with its default model, which AgenticChunker
+   * uses when the knowledge base has no `model` of its own. The first runtime's model is kept.
+   */
+  useRuntimeModel(model: Model | undefined): void {
+    this.runtimeModel ??= model;
+  }
+
+  /** The model chunkers may call: this knowledge base's own, else its runtime's default. */
+  get chunkModel(): Model | undefined {
+    return this.model ?? this.runtimeModel;
   }
 
   get dbId(): string | undefined {
@@ -210,7 +232,7 @@ export class Knowledge implements SearchableKnowledge, ConfigurableKnowledge {
     // A path or an explicit name identifies the content, so re-inserting an edited file
     // replaces its chunks; an unnamed text is identified by its bytes.
     const identity = options.path !== undefined ? `path:${options.path}` : options.name !== undefined ? `name:${name}` : `data:${sha256(data)}`;
-    const stored = await this.storeDocuments(documents, { name, reader, chunker, metadata, contentId: options.contentId ?? contentIdFor(identity, metadata), signal: options.signal });
+    const stored = await this.storeDocuments(documents, { name, sourceName: name, reader, chunker, metadata, contentId: options.contentId ?? contentIdFor(identity, metadata), signal: options.signal });
     return { ...stored, hash };
   }
 
@@ -252,17 +274,37 @@ export class Knowledge implements SearchableKnowledge, ConfigurableKnowledge {
       id: documents.length === 1 ? url : `${url}#${i + 1}`,
       meta_data: { ...doc.meta_data, url },
     }));
-    const result = await this.storeDocuments(named, { name, reader, chunker, metadata, contentId: options.contentId ?? contentIdFor(`url:${url}`, metadata), signal: options.signal, sourceId: url });
+    const sourceName = options.name ?? (path.split('/').pop() || fetched.url);
+    const result = await this.storeDocuments(named, {
+      name,
+      sourceName,
+      reader,
+      chunker,
+      metadata,
+      contentId: options.contentId ?? contentIdFor(`url:${url}`, metadata),
+      signal: options.signal,
+      sourceId: url,
+    });
     return { ...result, size: fetched.body.byteLength, hash };
   }
 
   /** Chunks, embeds and stores read documents under one content id. */
   private async storeDocuments(
     documents: Document[],
-    c: { name: string; reader: Reader; chunker: Chunker; metadata: Metadata; contentId: string; signal: AbortSignal | undefined; sourceId?: string },
+    c: {
+      name: string;
+      sourceName: string;
+      reader: Reader;
+      chunker: Chunker;
+      metadata: Metadata;
+      contentId: string;
+      signal: AbortSignal | undefined;
+      sourceId?: string;
+    },
   ): Promise<Omit<InsertResult, 'hash'>> {
     const { name, reader, chunker, metadata, contentId } = c;
-    const chunks = chunkDocuments(documents, reader, chunker, metadata, c.sourceId);
+    const context: ChunkContext = { embedder: this.embedder, model: this.chunkModel, sourceName: c.sourceName, signal: c.signal };
+    const chunks = await chunkDocuments(documents, reader, chunker, metadata, c.sourceId, context);
     if (chunks.length === 0) throw unprocessable(`"${name}" has no content to index`);
     const vectors = this.embedder ? await this.embedder.embed(chunks.map((chunk) => chunk.content), c.signal) : undefined;
     const stored: StoredChunk[] = chunks.map((chunk, i) => ({ ...chunk, filters: metadata, embedding: vectors?.[i] }));
@@ -307,6 +349,14 @@ export class Knowledge implements SearchableKnowledge, ConfigurableKnowledge {
     if (key === undefined) throw badRequest(`Reader "${reader.id}" supports no chunker`);
     if (!reader.chunkers.includes(key as Reader['chunkers'][number])) {
       throw badRequest(`Reader "${reader.id}" does not support chunker "${key}"; supported: ${reader.chunkers.join(', ')}`);
+    }
+    // Refused before anything is read, so an upload that cannot be chunked answers 400.
+    const needs = CHUNKER_NEEDS[key as Reader['chunkers'][number]];
+    if (needs === 'embedder' && !this.embedder) {
+      throw badRequest(`${key} needs an embedder, and knowledge "${this.id}" has none: give the Knowledge an \`embedder\` (e.g. embedderFromEnvironment() with OPENAI_API_KEY or OLLAMA_EMBEDDING_MODEL set)`);
+    }
+    if (needs === 'model' && !this.chunkModel) {
+      throw badRequest(`${key} needs a model, and knowledge "${this.id}" has none: give the Knowledge a \`model\`, or the runtime a default model (its \`model\` option or OPENAI_API_KEY, ANTHROPIC_API_KEY or OLLAMA_HOST in its environment)`);
     }
     return createChunker(key, { ...(options.chunkSize !== undefined ? { chunkSize: options.chunkSize } : {}), ...(options.chunkOverlap !== undefined ? { overlap: options.chunkOverlap } : {}) });
   }
@@ -369,10 +419,26 @@ export class Knowledge implements SearchableKnowledge, ConfigurableKnowledge {
  * source (`reader.pagedBy`: PDF pages, slides) are chunked as one text, so chunks can span
  * them, and carry the part range they cover (see paged.ts); other documents one by one.
  */
-function chunkDocuments(documents: Document[], reader: Reader, chunker: Chunker, metadata: Metadata, sourceId: string | undefined): Chunk[] {
+/**
+ * Chunks a reader's documents: the parts of a paged source (PDF pages, slides) as one text whose
+ * chunks are stamped with the parts they cover; other documents one by one.
+ */
+async function chunkDocuments(
+  documents: Document[],
+  reader: Reader,
+  chunker: Chunker,
+  metadata: Metadata,
+  sourceId: string | undefined,
+  context: ChunkContext,
+): Promise<Chunk[]> {
   const joined = reader.pagedBy ? joinParts(documents, reader.pagedBy, sourceId) : undefined;
-  if (joined) return stampParts(joined, chunker.chunk({ ...joined.document, meta_data: { ...joined.document.meta_data, ...metadata } }));
-  return documents.flatMap((doc) => chunker.chunk({ ...doc, meta_data: { ...doc.meta_data, ...metadata } }));
+  if (joined) return stampParts(joined, await chunker.chunk({ ...joined.document, meta_data: { ...joined.document.meta_data, ...metadata } }, context));
+  const chunks: Chunk[] = [];
+  for (const doc of documents) {
+    context.signal?.throwIfAborted();
+    chunks.push(...(await chunker.chunk({ ...doc, meta_data: { ...doc.meta_data, ...metadata } }, context)));
+  }
+  return chunks;
 }
 
 /**

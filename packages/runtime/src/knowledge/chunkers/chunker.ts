@@ -4,18 +4,35 @@
  * `{doc.id or doc.name}_{n}` (1-based), else `chunk_{md5 prefix}_{n}`; each chunk copies the
  * document's metadata and adds `chunk` and `chunk_size`. One deliberate difference: a short
  * document still becomes one chunk with that metadata, so every stored row has the same shape.
+ *
+ * `chunk` may answer synchronously (the text-only strategies) or with a promise (strategies that
+ * load a grammar, or call the knowledge base's embedder or model). The Knowledge always awaits
+ * it and hands it a ChunkContext; the text-only strategies ignore the context.
  */
 import { createHash } from 'node:crypto';
+import type { Model } from '../../model/model.js';
+import type { Embedder } from '../embedders/embedder.js';
 import { unprocessable } from '../errors.js';
-import type { Chunk, Document } from '../types.js';
+import type { Chunk, Document, Metadata } from '../types.js';
 
-/** Only strategies that work without a model or a syntax tree are implemented. */
-export const CHUNKER_TYPES = ['FixedSizeChunker', 'RecursiveChunker', 'DocumentChunker', 'MarkdownChunker', 'RowChunker'] as const;
+export const CHUNKER_TYPES = ['AgenticChunker', 'CodeChunker', 'DocumentChunker', 'FixedSizeChunker', 'MarkdownChunker', 'RecursiveChunker', 'RowChunker', 'SemanticChunker'] as const;
 export type ChunkerType = (typeof CHUNKER_TYPES)[number];
+
+/** What the Knowledge hands a chunker besides the document. Every field is optional. */
+export interface ChunkContext {
+  /** The knowledge base's embedder (SemanticChunker compares sentences with it). */
+  embedder?: Embedder | undefined;
+  /** The knowledge base's model, else the runtime's default (AgenticChunker asks it for breaks). */
+  model?: Model | undefined;
+  /** The file name the content was read as (`app.py`); CodeChunker picks the language from it. */
+  sourceName?: string | undefined;
+  /** Cancels the embedder or model calls a chunker makes. */
+  signal?: AbortSignal | undefined;
+}
 
 export interface Chunker {
   readonly type: ChunkerType;
-  chunk(doc: Document): Chunk[];
+  chunk(doc: Document, context?: ChunkContext): Chunk[] | Promise<Chunk[]>;
 }
 
 /** Size and overlap in characters, as every size-based strategy takes them. */
@@ -47,17 +64,27 @@ export function chunkId(doc: Document, n: number, content: string, prefix = ''):
   return `chunk_${createHash('md5').update(content).digest('hex').slice(0, 12)}_${prefix}${n}`;
 }
 
-/** Builds the chunks of `doc` from its pieces, numbering from 1 and skipping blank pieces. */
-export function toChunks(doc: Document, pieces: readonly string[]): Chunk[] {
+/** A chunk's text with metadata of its own (a line range, a language...). */
+export interface Piece {
+  content: string;
+  meta_data: Metadata;
+}
+
+/**
+ * Builds the chunks of `doc` from its pieces, numbering from 1 and skipping blank pieces. A
+ * piece's own metadata goes after the document's; `chunk` and `chunk_size` come last.
+ */
+export function toChunks(doc: Document, pieces: readonly (string | Piece)[]): Chunk[] {
   const chunks: Chunk[] = [];
-  for (const content of pieces) {
+  for (const piece of pieces) {
+    const { content, meta_data } = typeof piece === 'string' ? { content: piece, meta_data: {} } : piece;
     if (content.trim().length === 0) continue;
     const n = chunks.length + 1;
     chunks.push({
       content,
       name: doc.name,
       id: chunkId(doc, n, content),
-      meta_data: { ...doc.meta_data, chunk: n, chunk_size: content.length },
+      meta_data: { ...doc.meta_data, ...meta_data, chunk: n, chunk_size: content.length },
     });
   }
   return chunks;
@@ -70,8 +97,9 @@ export function withOverlap(pieces: string[], overlap: number): string[] {
 }
 
 /**
- * Greedy packing: adds parts to the current chunk while its size (separators not counted, as
- * in agno) stays within `size`; a part that alone exceeds `size` is passed to `split`.
+ * Greedy packing: adds parts to the current chunk while its size, separators included, stays
+ * within `size`; a part that alone exceeds `size` is passed to `split`. (agno leaves the
+ * separators out of the count, so its chunks can exceed chunk_size; here it is a maximum.)
  */
 export function pack(parts: readonly string[], size: number, joiner: string, split: (part: string) => string[]): string[] {
   const out: string[] = [];
@@ -88,9 +116,10 @@ export function pack(parts: readonly string[], size: number, joiner: string, spl
       out.push(...split(part));
       continue;
     }
-    if (length + part.length > size) flush();
+    const separator = current.length > 0 ? joiner.length : 0;
+    if (length + separator + part.length > size) flush();
+    length += (current.length > 0 ? joiner.length : 0) + part.length;
     current.push(part);
-    length += part.length;
   }
   flush();
   return out;

@@ -45,6 +45,16 @@ describe('chunkers', () => {
     expect(chunks.map((c) => c.content)).toEqual(['line one', 'line two', 'end.', 'more words']);
   });
 
+  it('RecursiveChunker never skips text when the overlap reaches back past the window start', () => {
+    // The window ends after "ab\n"; end - overlap does not advance. agno then jumps a tenth of
+    // the size ahead and loses "word wo"; here the next window starts where this one ended.
+    const text = `ab\n${'word '.repeat(40)}`;
+    const chunks = new RecursiveChunker({ chunkSize: 100, overlap: 50 }).chunk(doc(text)).map((c) => c.content);
+    expect(chunks[0]).toBe('ab');
+    expect(chunks[1]!.startsWith('word word')).toBe(true);
+    expect(chunks.at(-1)!.endsWith('word word')).toBe(true);
+  });
+
   it('DocumentChunker packs paragraphs, then sentences of oversized paragraphs', () => {
     const text = 'First para.\n\nSecond para.\n\nA long one. It has two sentences that are long.';
     const chunks = new DocumentChunker({ chunkSize: 25 }).chunk(doc(text));
@@ -60,8 +70,29 @@ describe('chunkers', () => {
   it('MarkdownChunker keeps small files whole and packs sections of large ones', () => {
     const md = '# A\n\nalpha text\n\n## B\n\nbeta text\n\n# C\n\ngamma';
     expect(new MarkdownChunker().chunk(doc(md))).toHaveLength(1);
-    const packed = new MarkdownChunker({ chunkSize: 25 }).chunk(doc(md)).map((c) => c.content);
+    const packed = new MarkdownChunker({ chunkSize: 27 }).chunk(doc(md)).map((c) => c.content);
     expect(packed).toEqual(['# A\n\nalpha text', '## B\n\nbeta text\n\n# C\n\ngamma']);
+  });
+
+  it('packing counts the separators, so chunk_size is a maximum (agno does not count them)', () => {
+    const md = '# A\n\nalpha text\n\n## B\n\nbeta text\n\n# C\n\ngamma';
+    const packed = new MarkdownChunker({ chunkSize: 26 }).chunk(doc(md)).map((c) => c.content);
+    expect(packed).toEqual(['# A\n\nalpha text', '## B\n\nbeta text', '# C\n\ngamma']);
+    const paragraphs = new DocumentChunker({ chunkSize: 24 }).chunk(doc('First para.\n\nSecond para.')).map((c) => c.content);
+    expect(paragraphs).toEqual(['First para.', 'Second para.']);
+  });
+
+  it('MarkdownChunker heading mode overlaps with the previous text, never with a repeated heading', () => {
+    const md = '# T\n\nalpha beta\n\ngamma delta\n\n# U\n\nend';
+    const chunks = new MarkdownChunker({ splitOnHeadings: true, chunkSize: 16, overlap: 3 }).chunk(doc(md)).map((c) => c.content);
+    expect(chunks).toEqual(['# T\n\nalpha beta', '# T\n\netagamma delta', 'lta# U\n\nend']);
+  });
+
+  it('MarkdownChunker does not repeat a heading that leaves no room for text', () => {
+    const md = '## A very long heading\n\none two\n\nthree four';
+    const chunks = new MarkdownChunker({ splitOnHeadings: true, chunkSize: 20 }).chunk(doc(md)).map((c) => c.content);
+    expect(chunks.every((c) => c.length <= 20)).toBe(true);
+    expect(chunks.filter((c) => c.includes('heading'))).toHaveLength(1);
   });
 
   it('MarkdownChunker splitOnHeadings makes one chunk per section, repeating headings when splitting', () => {
@@ -88,9 +119,13 @@ describe('chunkers', () => {
     expect(createChunker('RecursiveChunker', { chunkSize: 10 })).toBeInstanceOf(RecursiveChunker);
     expect(CHUNKERS.FixedSizeChunker.metadata).toEqual({ chunk_size: 5000, chunk_overlap: 0 });
     expect(CHUNKERS.RowChunker.metadata).toEqual({});
+    expect(CHUNKERS.CodeChunker.metadata).toEqual({ chunk_size: 2048 });
+    expect(CHUNKERS.AgenticChunker.metadata).toEqual({ chunk_size: 5000 });
+    expect(CHUNKERS.SemanticChunker.metadata).toEqual({ chunk_size: 5000 });
+    expect(Object.keys(CHUNKERS).sort()).toEqual(['AgenticChunker', 'CodeChunker', 'DocumentChunker', 'FixedSizeChunker', 'MarkdownChunker', 'RecursiveChunker', 'RowChunker', 'SemanticChunker']);
     let error: unknown;
     try {
-      createChunker('SemanticChunker');
+      createChunker('NoSuchChunker');
     } catch (e) {
       error = e;
     }

@@ -39,20 +39,44 @@ export class MarkdownChunker implements Chunker {
       const pieces = pack(sections, this.chunkSize, '\n\n', (section) => this.splitLarge(section, undefined));
       return toChunks(doc, withOverlap(pieces, this.overlap));
     }
-    const pieces = splitSections(text, this.headingLevel).flatMap((section) =>
-      section.text.length <= this.chunkSize ? [section.text] : this.splitLarge(section.text, section.heading),
+    const pieces = splitSections(text, this.headingLevel).flatMap((section): HeadedPiece[] =>
+      section.text.length <= this.chunkSize ? [{ heading: undefined, body: section.text, first: true }] : this.splitBodies(section.text, section.heading),
     );
-    return toChunks(doc, withOverlap(pieces, this.overlap));
+    // The overlap is the tail of the previous piece's text, never of a repeated heading, and it
+    // goes where that text precedes this piece in the document: before this section's heading
+    // on its first piece, after the repeated heading on the others.
+    return toChunks(
+      doc,
+      pieces.map(({ heading, body, first }, i) => {
+        const tail = i > 0 && this.overlap > 0 ? pieces[i - 1]!.body.slice(-this.overlap) : '';
+        if (!heading) return `${tail}${body}`;
+        return first ? `${tail}${heading}\n\n${body}` : `${heading}\n\n${tail}${body}`;
+      }),
+    );
   }
 
-  /** Packs a section's paragraphs, each piece starting with the section's heading. */
-  private splitLarge(text: string, heading: string | undefined): string[] {
-    const body = heading && text.startsWith(heading) ? text.slice(heading.length).trim() : text;
-    const room = heading ? Math.max(1, this.chunkSize - heading.length - 2) : this.chunkSize;
-    const paragraphs = body.split(/\n\s*\n/).map((p) => p.trim()).filter(Boolean);
-    const pieces = pack(paragraphs, room, '\n\n', (p) => splitWords(p, room));
-    return heading ? pieces.map((p) => `${heading}\n\n${p}`) : pieces;
+  /**
+   * Packs a section's paragraphs, each piece starting with the section's heading. A heading that
+   * leaves no room for text within chunk_size is not repeated (it stays with the first piece).
+   */
+  private splitLarge(text: string, section: string | undefined): string[] {
+    return this.splitBodies(text, section).map(({ heading, body }) => (heading ? `${heading}\n\n${body}` : body));
   }
+
+  private splitBodies(text: string, section: string | undefined): HeadedPiece[] {
+    const heading = section && section.length + 2 < this.chunkSize ? section : undefined;
+    const body = heading && text.startsWith(heading) ? text.slice(heading.length).trim() : text;
+    const room = heading ? this.chunkSize - heading.length - 2 : this.chunkSize;
+    const paragraphs = body.split(/\n\s*\n/).map((p) => p.trim()).filter(Boolean);
+    return pack(paragraphs, room, '\n\n', (p) => splitWords(p, room)).map((piece, i) => ({ heading, body: piece, first: i === 0 }));
+  }
+}
+
+/** A piece of a section: its text, and the heading it is shown under (repeated on each piece). */
+interface HeadedPiece {
+  heading: string | undefined;
+  body: string;
+  first: boolean;
 }
 
 const HEADING = /^(#{1,6})\s+\S/;

@@ -31,8 +31,10 @@ export class RecursiveChunker implements Chunker {
       // Cleaning after slicing keeps the break positions meaningful.
       pieces.push(cleanText(text.slice(start, end)).trim());
       if (end >= text.length) break;
+      // An overlap reaching back past the window's start would not advance; agno then jumps
+      // ahead by a tenth of the size, which can skip text, so here the window just ends.
       const next = end - this.overlap;
-      start = next > start ? next : start + Math.max(1, Math.floor(this.chunkSize / 10));
+      start = next > start ? next : end;
     }
     return toChunks(doc, pieces);
   }

@@ -17,7 +17,7 @@ export class CsvReader implements Reader {
   readonly id = 'csv';
   readonly name = 'CsvReader';
   readonly description = 'Reads CSV files, one line per row; chunked one row per chunk by default';
-  readonly chunkers = ['RowChunker', 'FixedSizeChunker', 'DocumentChunker', 'RecursiveChunker'] as const;
+  readonly chunkers = ['RowChunker', 'AgenticChunker', 'DocumentChunker', 'FixedSizeChunker', 'RecursiveChunker', 'SemanticChunker'] as const;
   readonly contentTypes = ['.csv', 'text/csv', 'file'] as const;
   private readonly delimiter: string;
 

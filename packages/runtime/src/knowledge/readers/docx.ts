@@ -34,7 +34,7 @@ export class DocxReader implements Reader {
   readonly id = 'docx';
   readonly name = 'DocxReader';
   readonly description = 'Reads Word .docx files as one markdown document with headings, lists and tables (.doc is refused: save it as .docx)';
-  readonly chunkers = ['DocumentChunker', 'FixedSizeChunker', 'RecursiveChunker'] as const;
+  readonly chunkers = ['DocumentChunker', 'AgenticChunker', 'FixedSizeChunker', 'RecursiveChunker', 'SemanticChunker'] as const;
   readonly contentTypes = ['.docx', DOCX_MIME, '.doc', 'application/msword'] as const;
 
   async read(input: ReaderInput): Promise<Document[]> {

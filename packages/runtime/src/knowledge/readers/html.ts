@@ -35,7 +35,7 @@ export class HtmlReader implements Reader {
   readonly id = 'html';
   readonly name = 'HtmlReader';
   readonly description = "Reads an HTML page's main content (Readability) as markdown, chunked at headings by default";
-  readonly chunkers = ['MarkdownChunker', 'FixedSizeChunker', 'DocumentChunker', 'RecursiveChunker'] as const;
+  readonly chunkers = ['MarkdownChunker', 'AgenticChunker', 'DocumentChunker', 'FixedSizeChunker', 'RecursiveChunker', 'SemanticChunker'] as const;
   readonly contentTypes = ['url', '.html', '.htm', '.xhtml', 'text/html', 'application/xhtml+xml'] as const;
 
   async read(input: ReaderInput): Promise<Document[]> {

@@ -11,7 +11,7 @@ export class JsonReader implements Reader {
   readonly id = 'json';
   readonly name = 'JsonReader';
   readonly description = 'Reads JSON files: one document per element of a top-level array';
-  readonly chunkers = ['FixedSizeChunker', 'DocumentChunker', 'RecursiveChunker'] as const;
+  readonly chunkers = ['FixedSizeChunker', 'AgenticChunker', 'DocumentChunker', 'RecursiveChunker', 'SemanticChunker'] as const;
   readonly contentTypes = ['.json', 'application/json'] as const;
 
   async read(input: ReaderInput): Promise<Document[]> {

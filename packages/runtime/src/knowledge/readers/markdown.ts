@@ -9,7 +9,7 @@ export class MarkdownReader implements Reader {
   readonly id = 'markdown';
   readonly name = 'MarkdownReader';
   readonly description = 'Reads markdown files as one document, chunked at headings by default';
-  readonly chunkers = ['MarkdownChunker', 'FixedSizeChunker', 'DocumentChunker', 'RecursiveChunker'] as const;
+  readonly chunkers = ['MarkdownChunker', 'AgenticChunker', 'DocumentChunker', 'FixedSizeChunker', 'RecursiveChunker', 'SemanticChunker'] as const;
   readonly contentTypes = ['.md', '.markdown', 'text/markdown'] as const;
 
   async read(input: ReaderInput): Promise<Document[]> {

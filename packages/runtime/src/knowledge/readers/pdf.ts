@@ -13,7 +13,7 @@ export class PdfReader implements Reader {
   readonly id = 'pdf';
   readonly name = 'PdfReader';
   readonly description = 'Reads PDF files, one document per page (text layer only, no OCR)';
-  readonly chunkers = ['DocumentChunker', 'FixedSizeChunker', 'RecursiveChunker'] as const;
+  readonly chunkers = ['DocumentChunker', 'AgenticChunker', 'FixedSizeChunker', 'RecursiveChunker', 'SemanticChunker'] as const;
   readonly contentTypes = ['.pdf', 'application/pdf'] as const;
   /** Pages are chunked as one text; chunks carry page_start/page_end (and page on one page). */
   readonly pagedBy = 'page';

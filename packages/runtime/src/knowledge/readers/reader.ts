@@ -27,8 +27,12 @@ export interface Reader {
   read(input: ReaderInput): Promise<Document[]>;
 }
 
-/** The five strategies every text-producing reader supports in the spec (S5 minus model-based ones). */
-export const TEXT_CHUNKERS: readonly ChunkerType[] = ['FixedSizeChunker', 'DocumentChunker', 'RecursiveChunker'];
+/**
+ * The spec's S5, the strategies every text-producing reader supports, with FixedSizeChunker
+ * first because a reader's first chunker is its default and it needs no model or embedder.
+ * `text` adds CodeChunker, `markdown` MarkdownChunker and `csv` RowChunker.
+ */
+export const TEXT_CHUNKERS: readonly ChunkerType[] = ['FixedSizeChunker', 'AgenticChunker', 'DocumentChunker', 'RecursiveChunker', 'SemanticChunker'];
 
 /** `docs/guide.md` -> `guide`; `.env` stays `.env`. */
 export function stem(name: string): string {

@@ -9,7 +9,7 @@ export class TextReader implements Reader {
   readonly id = 'text';
   readonly name = 'TextReader';
   readonly description = 'Reads plain text files as one document';
-  readonly chunkers = ['FixedSizeChunker', 'DocumentChunker', 'RecursiveChunker'] as const;
+  readonly chunkers = ['FixedSizeChunker', 'AgenticChunker', 'CodeChunker', 'DocumentChunker', 'RecursiveChunker', 'SemanticChunker'] as const;
   readonly contentTypes = ['text', '.txt', '.text', 'text/plain'] as const;
 
   async read(input: ReaderInput): Promise<Document[]> {

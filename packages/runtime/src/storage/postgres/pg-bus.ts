@@ -5,6 +5,7 @@
  * reconnects with backoff, subscribes again and tells its subscribers that messages may have
  * been lost meanwhile.
  */
+import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { Subscribers, checkChannel, type NotificationBus } from '../notifications.js';
 
@@ -16,6 +17,8 @@ export class PgBus implements NotificationBus {
   private delayMs = 250;
   private retry: NodeJS.Timeout | undefined;
   connected = false;
+  /** Names this bus's connection in pg_stat_activity (operators, and tests that cut it). */
+  readonly applicationName = `svc-bus-${randomUUID().slice(0, 8)}`;
 
   constructor(
     private readonly url: string,
@@ -46,7 +49,7 @@ export class PgBus implements NotificationBus {
   }
 
   private async connect(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.url, connectionTimeoutMillis: 10_000 });
+    const client = new pg.Client({ connectionString: this.url, connectionTimeoutMillis: 10_000, application_name: this.applicationName });
     this.client = client;
     client.on('notification', (message) => this.subscribers.dispatch(message.channel, message.payload ?? ''));
     client.on('error', () => this.lost(client));
