@@ -190,7 +190,23 @@ for (const kind of testDatabaseKinds) {
     it('GET /knowledge/config reports the hosted readers, chunkers, filters and vector dbs', async () => {
       const res = await call(rt.url, 'GET', '/knowledge/config');
       expect(res.status).toBe(200);
-      expect(Object.keys(res.body.readers).sort()).toEqual(['csv', 'docx', 'html', 'json', 'markdown', 'pdf', 'text']);
+      expect(Object.keys(res.body.readers).sort()).toEqual([
+        'bucket',
+        'crawler',
+        'csv',
+        'docx',
+        'html',
+        'json',
+        'markdown',
+        'pdf',
+        'preprint',
+        'text',
+        'url',
+        'video_site',
+        'web_search',
+        'website',
+      ]);
+      expect(res.body.readers.website).toEqual({ id: 'website', name: 'WebsiteReader', description: expect.any(String), chunkers: ['FixedSizeChunker', 'DocumentChunker', 'RecursiveChunker'] });
       expect(res.body.readers.csv).toEqual({
         id: 'csv',
         name: 'CsvReader',
@@ -198,7 +214,13 @@ for (const kind of testDatabaseKinds) {
         chunkers: ['RowChunker', 'FixedSizeChunker', 'DocumentChunker', 'RecursiveChunker'],
       });
       expect(res.body.readersForType).toMatchObject({ '.csv': ['csv'], '.md': ['markdown'], '.json': ['json'], '.txt': ['text'], '.pdf': ['pdf'], '.docx': ['docx'] });
-      expect(res.body.readersForType).toMatchObject({ url: ['html'], '.html': ['html'], '.htm': ['html'], 'text/html': ['html'] });
+      expect(res.body.readersForType).toMatchObject({ '.html': ['html'], '.htm': ['html'], 'text/html': ['html'] });
+      // The content kinds of the reference map, in its order.
+      expect(res.body.readersForType.url).toEqual(['url', 'website', 'crawler', 'video_site', 'web_search', 'bucket']);
+      expect(res.body.readersForType.youtube).toEqual(['video_site']);
+      expect(res.body.readersForType.text).toEqual(['web_search']);
+      expect(res.body.readersForType.topic).toEqual(['preprint']);
+      expect(res.body.readersForType.file).toEqual(['csv', 'bucket']);
       expect(res.body.chunkers.FixedSizeChunker).toMatchObject({ key: 'FixedSizeChunker', metadata: { chunk_size: 5000, chunk_overlap: 0 } });
       expect(res.body.chunkers.RowChunker.metadata).toEqual({});
       expect(Object.keys(res.body.chunkers).sort()).toEqual(['DocumentChunker', 'FixedSizeChunker', 'MarkdownChunker', 'RecursiveChunker', 'RowChunker']);
