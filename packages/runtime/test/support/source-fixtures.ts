@@ -115,10 +115,14 @@ export interface Caption {
   text: string;
 }
 
+/** Caption text as the classic XML escapes it: twice for an apostrophe (`&amp;#39;`). */
+function escapeCaption(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/'/g, '&amp;#39;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
 /** The classic XML; the text escapes its entities twice, as YouTube's does (`&amp;#39;`). */
 export function classicTimedtext(captions: readonly Caption[]): string {
-  const escape = (t: string) => t.replace(/&/g, '&amp;').replace(/'/g, '&amp;#39;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-  return `<?xml version="1.0" encoding="utf-8" ?><transcript>${captions.map((c) => `<text start="${c.start}" dur="${c.dur}">${escape(c.text)}</text>`).join('')}</transcript>`;
+  return `<?xml version="1.0" encoding="utf-8" ?><transcript>${captions.map((c) => `<text start="${c.start}" dur="${c.dur}">${escapeCaption(c.text)}</text>`).join('')}</transcript>`;
 }
 
 /** Format 3 XML: milliseconds, words of automatic captions in `<s>`. */

@@ -20,9 +20,13 @@ describe('parseS3Url', () => {
   });
 });
 
+/** An error shaped as the SDK throws them: its name is S3's error code. */
+function sdkError(name: string, status: number, message = name): Error {
+  return Object.assign(new Error(message), { name, $metadata: { httpStatusCode: status } });
+}
+
 describe('s3Failure', () => {
   const secrets = ['AKIAEXAMPLEKEY', 'wJalrXUtnFEMI/K7MDENG'];
-  const sdkError = (name: string, status: number, message = name) => Object.assign(new Error(message), { name, $metadata: { httpStatusCode: status } });
 
   it('names the object and what S3 said, never a credential', () => {
     expect(s3Failure(sdkError('NoSuchKey', 404), 's3://b/k', secrets).message).toBe('bucket reader: s3://b/k does not exist (NoSuchKey)');
