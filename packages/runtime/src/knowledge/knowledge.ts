@@ -302,6 +302,7 @@ export class Knowledge implements SearchableKnowledge, ConfigurableKnowledge {
       headers: o.headers,
       body: o.body,
       allowHttpErrors: o.allowHttpErrors,
+      allowRedirect: o.allowRedirect,
     });
     return {
       fetch: (url, o) => safeFetch(url, { ...request(o), allowPrivateHosts: rules.allowPrivateHosts }),

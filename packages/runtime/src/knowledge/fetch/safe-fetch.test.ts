@@ -217,6 +217,16 @@ describe('safeFetch', () => {
     ]);
   });
 
+  it('follows only the redirects allowRedirect accepts', async () => {
+    const before = hosts.length;
+    const to = encodeURIComponent(`${base('localhost')}/page`);
+    const error = await refusal(fetchIt(`${base()}/redirect?to=${to}`, { allowPrivateHosts: true, allowRedirect: (next, from) => next.host === from.host }));
+    expect(error.message).toBe(`${base()}/redirect?to=${to} redirected to ${base('localhost')}/page, which was not followed`);
+    expect(hosts.length).toBe(before + 1);
+    const same = await fetchIt(`${base()}/redirect?to=/page`, { allowPrivateHosts: true, allowRedirect: (next, from) => next.host === from.host });
+    expect(same.url).toBe(`${base()}/page`);
+  });
+
   it('checkUrl applies the same address rules without fetching', async () => {
     const before = hosts.length;
     expect((await refusal(checkUrl(`${base()}/page`))).message).toBe('URL host resolves to a loopback address (127.0.0.1); set allowPrivateHosts to ingest from internal hosts');

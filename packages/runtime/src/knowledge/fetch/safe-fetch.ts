@@ -61,6 +61,8 @@ export interface SafeFetchOptions {
    * callers that read an API's error body or treat a 404 as an answer (robots.txt).
    */
   allowHttpErrors?: boolean | undefined;
+  /** Decides whether to follow a redirect (after the usual checks); a refused one is a 400. */
+  allowRedirect?: ((to: URL, from: URL) => boolean) | undefined;
 }
 
 export interface FetchedResource {
@@ -110,6 +112,7 @@ export async function safeFetch(url: string, options: SafeFetchOptions): Promise
         response.resume();
         if (hop >= maxRedirects) throw badRequest(`${url} redirected more than ${maxRedirects} times`);
         const next = parseUrl(new URL(response.headers.location, current).href);
+        if (options.allowRedirect && !options.allowRedirect(next, current)) throw badRequest(`${current.href} redirected to ${next.href}, which was not followed`);
         outgoing = redirected(outgoing, status, next.origin === current.origin);
         current = next;
         continue;

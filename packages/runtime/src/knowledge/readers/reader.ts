@@ -8,6 +8,7 @@
  * read through the SourceContext the Knowledge gives them, so every request passes safeFetch.
  */
 import type { ChunkerType } from '../chunkers/chunker.js';
+import type { RuntimeError } from '../../errors.js';
 import { badRequest, unprocessable } from '../errors.js';
 import type { FetchedResource, SafeFetchOptions } from '../fetch/safe-fetch.js';
 import type { Document, ReaderInput } from '../types.js';
@@ -90,6 +91,7 @@ export interface SourceFetchOptions {
   timeoutMs?: number;
   maxRedirects?: number;
   allowHttpErrors?: boolean;
+  allowRedirect?: SafeFetchOptions['allowRedirect'];
 }
 
 /**
@@ -154,10 +156,10 @@ export function isSourceReader(reader: Reader): reader is SourceReader {
   return typeof r.readSource === 'function' && typeof r.check === 'function';
 }
 
-/** The `read` of a source reader: it is given a location, never file content. */
-export function refuseBytes(reader: SourceReader, input: ReaderInput): never {
+/** The refusal a source reader's `read` rejects with: it is given a location, never file content. */
+export function refuseBytes(reader: SourceReader, input: ReaderInput): RuntimeError {
   const what = reader.source === 'topic' ? 'a topic (search query)' : reader.source === 'url' ? 'a url' : 'a url or a topic';
-  throw badRequest(`The ${reader.id} reader reads ${what}, not file content ("${input.name}")`);
+  return badRequest(`The ${reader.id} reader reads ${what}, not file content ("${input.name}")`);
 }
 
 /** The chunker list of a text reader with `first` as its default, so later additions to TEXT_CHUNKERS apply. */

@@ -105,14 +105,12 @@ export class WebsiteReader implements SourceReader {
       if (attempts > 0) await pause(delayMs, context.signal);
       attempts++;
       try {
-        const fetched = await context.fetch(next.url, { maxBytes: budget });
+        // A redirect off the site is not followed: the crawl stays on the start host.
+        const fetched = await context.fetch(next.url, { maxBytes: budget, allowRedirect: (to) => sameHost(to, start) });
         budget -= fetched.body.byteLength;
         size += fetched.body.byteLength;
-        const final = normalizePageUrl(fetched.url);
-        if (!final || !sameHost(final, start)) {
-          notes.push(`${next.url}: redirected to ${fetched.url}, outside ${start.host}`);
-          continue;
-        }
+        const final = normalizePageUrl(fetched.url) ?? new URL(fetched.url);
+        if (final.href !== next.url && seen.has(final.href)) continue;
         seen.add(final.href);
         const file = final.pathname.split('/').pop() || '';
         const reader = context.readers.forMimeType(fetched.mimeType) ?? context.readers.forFile(file || 'index.html');
