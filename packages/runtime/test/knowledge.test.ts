@@ -192,7 +192,26 @@ for (const kind of testDatabaseKinds) {
     it('GET /knowledge/config reports the hosted readers, chunkers, filters and vector dbs', async () => {
       const res = await call(rt.url, 'GET', '/knowledge/config');
       expect(res.status).toBe(200);
-      expect(Object.keys(res.body.readers).sort()).toEqual(['csv', 'docx', 'excel', 'field_labeled_csv', 'html', 'json', 'markdown', 'pdf', 'pptx', 'text']);
+      expect(Object.keys(res.body.readers).sort()).toEqual([
+        'bucket',
+        'crawler',
+        'csv',
+        'docx',
+        'excel',
+        'field_labeled_csv',
+        'html',
+        'json',
+        'markdown',
+        'pdf',
+        'pptx',
+        'preprint',
+        'text',
+        'url',
+        'video_site',
+        'web_search',
+        'website',
+      ]);
+      expect(res.body.readers.website).toEqual({ id: 'website', name: 'WebsiteReader', description: expect.any(String), chunkers: ['FixedSizeChunker', 'AgenticChunker', 'DocumentChunker', 'RecursiveChunker', 'SemanticChunker'] });
       expect(res.body.readers.csv).toEqual({
         id: 'csv',
         name: 'CsvReader',
@@ -204,7 +223,13 @@ for (const kind of testDatabaseKinds) {
       expect(res.body.readers.excel).toEqual({ id: 'excel', name: 'ExcelReader', description: expect.any(String), chunkers: ['RowChunker', 'FixedSizeChunker', 'AgenticChunker', 'DocumentChunker', 'RecursiveChunker', 'SemanticChunker'] });
       expect(res.body.readers.pptx).toMatchObject({ id: 'pptx', name: 'PptxReader', chunkers: ['DocumentChunker', 'FixedSizeChunker', 'AgenticChunker', 'RecursiveChunker', 'SemanticChunker'] });
       expect(res.body.readers.field_labeled_csv).toMatchObject({ id: 'field_labeled_csv', name: 'FieldLabeledCsvReader' });
-      expect(res.body.readersForType).toMatchObject({ url: ['html'], '.html': ['html'], '.htm': ['html'], 'text/html': ['html'] });
+      expect(res.body.readersForType).toMatchObject({ '.html': ['html'], '.htm': ['html'], 'text/html': ['html'] });
+      // The content kinds of the reference map, in its order.
+      expect(res.body.readersForType.url).toEqual(['url', 'website', 'crawler', 'video_site', 'web_search', 'bucket']);
+      expect(res.body.readersForType.youtube).toEqual(['video_site']);
+      expect(res.body.readersForType.text).toEqual(['web_search']);
+      expect(res.body.readersForType.topic).toEqual(['preprint']);
+      expect(res.body.readersForType.file).toEqual(['csv', 'bucket']);
       expect(res.body.chunkers.FixedSizeChunker).toMatchObject({ key: 'FixedSizeChunker', metadata: { chunk_size: 5000, chunk_overlap: 0 } });
       expect(res.body.chunkers.RowChunker.metadata).toEqual({});
       expect(res.body.readers.text.chunkers).toEqual(['FixedSizeChunker', 'AgenticChunker', 'CodeChunker', 'DocumentChunker', 'RecursiveChunker', 'SemanticChunker']);

@@ -15,6 +15,11 @@
  * URL content (`url`: one URL, or a JSON array of them, one record each) is fetched in the
  * background too, by the Knowledge, under its SSRF rules (see fetch/safe-fetch); a URL that is
  * malformed or not http(s) is refused at once, a private address ends as a `failed` record.
+ * `reader_id` may name a source reader (website, crawler, video_site, bucket for a `url`;
+ * web_search, preprint for a `topic`), with its `reader_options`; what that reader can check
+ * without I/O (a video link it cannot parse, a malformed s3:// location, unknown options) is
+ * refused at once, anything found while reading (a 404, robots.txt, no captions, a missing
+ * key) ends as a `failed` record saying so.
  */
 import { z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
@@ -27,8 +32,7 @@ import { isUniqueViolation } from '../storage/sql-errors.js';
 import { ContentStore, type ContentRecord } from './content-store.js';
 import { ingestHandler, ingestKind, ingestRef, type IngestPayload } from './ingest-job.js';
 import { badRequest } from './errors.js';
-import { parseUrl } from './fetch/safe-fetch.js';
-import type { InsertChoices, InsertOptions, InsertResult, KnowledgeHit, KnowledgeSearchOptions } from './knowledge.js';
+import type { InsertChoices, InsertOptions, InsertResult, KnowledgeHit, KnowledgeSearchOptions, SourceLocation } from './knowledge.js';
 import type { Metadata } from './types.js';
 import { SEARCH_TYPES } from './vector-stores/vector-store.js';
 
@@ -36,7 +40,9 @@ import { SEARCH_TYPES } from './vector-stores/vector-store.js';
 export interface ContentKnowledge extends KnowledgeComponent {
   readonly maxContentBytes: number;
   checkInsert(choices: InsertChoices): void;
-  contentIdentity(choices: InsertChoices, source: { bytes: Uint8Array } | { text: string } | { url: string }): string;
+  /** Checks a url or topic and the choices for it without I/O; returns the normalised location. */
+  checkSource(choices: InsertChoices, location: SourceLocation): { url?: string; topic?: string };
+  contentIdentity(choices: InsertChoices, source: { bytes: Uint8Array } | { text: string } | SourceLocation): string;
   insert(options: InsertOptions): Promise<InsertResult>;
   search(query: string, options?: KnowledgeSearchOptions): Promise<KnowledgeHit[]>;
   remove(contentId: string): Promise<boolean>;
@@ -50,6 +56,7 @@ function isContentKnowledge(value: KnowledgeComponent): value is ContentKnowledg
     typeof k.search === 'function' &&
     typeof k.remove === 'function' &&
     typeof k.checkInsert === 'function' &&
+    typeof k.checkSource === 'function' &&
     typeof k.contentIdentity === 'function'
   );
 }
@@ -60,7 +67,10 @@ type WriteMode = (typeof WRITE_MODES)[number];
 // A bound on the records (and background fetches) one request can start.
 const MAX_URLS = 20;
 
-/** The `url` field: one URL, or a JSON array of them; each must be a fetchable http(s) URL. */
+/**
+ * The `url` field: one URL, or a JSON array of them. Each is checked by the reader that will
+ * read it (an http(s) URL for most, an s3:// location for the bucket reader).
+ */
 function parseUrls(raw: string): string[] {
   const text = raw.trim();
   let urls: unknown = [text];
@@ -75,7 +85,22 @@ function parseUrls(raw: string): string[] {
     throw badRequest('url must be a URL or a non-empty JSON array of URLs');
   }
   if (urls.length > MAX_URLS) throw badRequest(`url lists ${urls.length} URLs; send at most ${MAX_URLS} per request`);
-  return urls.map((u) => parseUrl(u.trim()).href);
+  return urls.map((u) => u.trim());
+}
+
+/** `reader_options`: a JSON object (or its text, from a form). */
+function parseReaderOptions(raw: string | Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  let value: unknown = raw;
+  if (typeof raw === 'string') {
+    try {
+      value = JSON.parse(raw);
+    } catch (cause) {
+      throw badRequest('reader_options must be a JSON object', cause);
+    }
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw badRequest('reader_options must be a JSON object');
+  return value as Record<string, unknown>;
 }
 
 const ContentSchema = z
@@ -135,7 +160,12 @@ const uploadFields = {
   name: name.optional(),
   description: description.optional(),
   text_content: z.string().optional(),
-  url: z.string().optional().openapi({ description: 'An http(s) URL, or a JSON array of up to 20 of them (one content record each)' }),
+  url: z.string().optional().openapi({
+    description:
+      'An http(s) URL, or a JSON array of up to 20 of them (one content record each). With reader_id website, crawler or video_site: ' +
+      'the site, page or video to read; with bucket: s3://bucket/key or s3://bucket/prefix/',
+  }),
+  topic: z.string().max(1000).optional().openapi({ description: 'A search query or topic, for reader_id web_search or preprint (arXiv search, or arXiv ids)' }),
   reader_id: z.string().max(200).optional(),
   chunker: z.string().max(200).optional(),
   chunk_size: z.coerce.number().int().min(1).max(1_000_000).optional(),
@@ -147,8 +177,18 @@ const uploadFields = {
   }),
 };
 const FileSchema = z.custom<File>((v) => v instanceof File, { message: 'must be a file' }).openapi({ type: 'string', format: 'binary' });
-const FormUploadSchema = z.object({ ...uploadFields, metadata: z.string().optional().openapi({ description: 'JSON object' }), file: FileSchema.optional() });
-const JsonUploadSchema = z.object({ ...uploadFields, metadata: z.union([z.record(z.string(), z.unknown()), z.string()]).optional() });
+const readerOptionsHelp = { description: "Options of the source reader named in reader_id, a JSON object (e.g. {\"max_pages\": 5} for website); unknown ones are refused" };
+const FormUploadSchema = z.object({
+  ...uploadFields,
+  metadata: z.string().optional().openapi({ description: 'JSON object' }),
+  reader_options: z.string().optional().openapi(readerOptionsHelp),
+  file: FileSchema.optional(),
+});
+const JsonUploadSchema = z.object({
+  ...uploadFields,
+  metadata: z.union([z.record(z.string(), z.unknown()), z.string()]).optional(),
+  reader_options: z.union([z.record(z.string(), z.unknown()), z.string()]).optional().openapi(readerOptionsHelp),
+});
 
 const SearchBodySchema = z
   .object({
@@ -255,7 +295,7 @@ export function knowledgeContentRoutes(ctx: ServerContext): RouteDefinition[] {
     return record;
   };
 
-  type Source = { file: Uint8Array } | { text: string } | { url: string };
+  type Source = { file: Uint8Array } | { text: string } | SourceLocation;
   type Outcome = { record: ContentRecord; queued: boolean };
 
   /**
@@ -274,9 +314,10 @@ export function knowledgeContentRoutes(ctx: ServerContext): RouteDefinition[] {
     const id = knowledge.contentIdentity(choices, identity);
     const payload: IngestPayload = {
       content_id: id,
-      source: 'file' in source ? 'file' : 'text' in source ? 'text' : 'url',
+      source: 'file' in source ? 'file' : 'text' in source ? 'text' : 'url' in source ? 'url' : 'topic',
       choices,
       ...('url' in source ? { url: source.url, titleFromPage: choices.name === undefined } : {}),
+      ...('topic' in source ? { topic: source.topic, titleFromPage: choices.name === undefined } : {}),
     };
     const job = {
       kind: ingestKind(knowledge.id),
@@ -295,7 +336,8 @@ export function knowledgeContentRoutes(ctx: ServerContext): RouteDefinition[] {
       if (mode === 'insert') {
         throw new RuntimeError('CONFLICT', `Content ${id} already exists (status ${existing.status}); send write_mode upsert or skip to keep it`);
       }
-      const refresh = mode === 'upsert' && existing.status !== 'processing' && ('url' in source || existing.status === 'failed');
+      // A url or topic is read again (the page or the results may have changed); bytes are not.
+      const refresh = mode === 'upsert' && existing.status !== 'processing' && ('url' in source || 'topic' in source || existing.status === 'failed');
       if (!refresh) return { record: existing, queued: false };
       const record = await records.update(knowledge.id, id, { status: 'processing', status_message: null, description: fields.description ?? undefined, metadata: fields.metadata ?? undefined });
       await ctx.jobs.store.deleteByRef(job.ref, tx);
@@ -359,14 +401,15 @@ export function knowledgeContentRoutes(ctx: ServerContext): RouteDefinition[] {
         const q = c.req.valid('query');
         const upload = readUpload(c as unknown as Context<AppEnv>);
         const knowledge = await select(q.knowledge_id, q.db_id);
-        const sources = [upload.file, upload.text_content, upload.url].filter((s) => s !== undefined && s !== '');
-        if (sources.length !== 1) throw badRequest('Send exactly one of file, text_content and url');
+        const sources = [upload.file, upload.text_content, upload.url, upload.topic].filter((s) => s !== undefined && s !== '');
+        if (sources.length !== 1) throw badRequest('Send exactly one of file, text_content, url and topic');
         const metadata = parseMetadata(upload.metadata);
+        const readerOptions = parseReaderOptions(upload.reader_options);
         const mode: WriteMode = upload.write_mode ?? 'upsert';
-        if (upload.url !== undefined && upload.url !== '') {
-          const urls = parseUrls(upload.url);
-          // The reader follows the fetched content type, so a chunker can only be checked up
-          // front against an explicitly chosen reader; otherwise a mismatch fails the record.
+        if ((upload.url !== undefined && upload.url !== '') || (upload.topic !== undefined && upload.topic !== '')) {
+          // Without a named reader, a URL's reader follows the fetched content type, so a chunker
+          // can only be checked up front against an explicitly chosen reader; otherwise a
+          // mismatch fails the record.
           const choices: InsertChoices = {
             ...(upload.name !== undefined ? { name: upload.name } : {}),
             ...(upload.reader_id !== undefined ? { reader: upload.reader_id } : {}),
@@ -374,13 +417,19 @@ export function knowledgeContentRoutes(ctx: ServerContext): RouteDefinition[] {
             ...(upload.chunk_size !== undefined ? { chunkSize: upload.chunk_size } : {}),
             ...(upload.chunk_overlap !== undefined ? { chunkOverlap: upload.chunk_overlap } : {}),
             ...(metadata ? { metadata } : {}),
+            ...(readerOptions ? { readerOptions } : {}),
           };
-          knowledge.checkInsert(upload.reader_id !== undefined ? choices : (metadata ? { metadata } : {}));
+          const requested: SourceLocation[] = upload.url ? parseUrls(upload.url).map((url) => ({ url })) : [{ topic: upload.topic! }];
+          // Every location is checked before any record is made, so one bad URL refuses the request.
+          const locations = requested.map((location): SourceLocation => {
+            const checked = knowledge.checkSource(choices, location);
+            return checked.url !== undefined ? { url: checked.url } : { topic: checked.topic ?? ('topic' in location ? location.topic : '') };
+          });
           const outcomes: Outcome[] = [];
-          for (const url of urls) {
+          for (const location of locations) {
             outcomes.push(
-              await submit(knowledge, mode, choices, { url }, {
-                name: upload.name ?? url,
+              await submit(knowledge, mode, choices, location, {
+                name: upload.name ?? ('url' in location ? location.url : location.topic),
                 description: upload.description ?? null,
                 metadata: metadata ?? null,
                 file_type: null,
@@ -391,9 +440,10 @@ export function knowledgeContentRoutes(ctx: ServerContext): RouteDefinition[] {
             );
           }
           // A single URL answers like any upload; an array answers one record per URL.
-          if (upload.url.trim().startsWith('[')) return c.json(outcomes.map((o) => accepted(o.record)), 202);
+          if (upload.url?.trim().startsWith('[')) return c.json(outcomes.map((o) => accepted(o.record)), 202);
           return c.json(accepted(outcomes[0]!.record), outcomes[0]!.queued ? 202 : 200);
         }
+        if (readerOptions) throw badRequest('reader_options are for a url or topic read by a source reader');
         const file = upload.file;
         if (file && file.size > knowledge.maxContentBytes) {
           throw new RuntimeError('PAYLOAD_TOO_LARGE', `"${file.name}" is larger than the knowledge limit of ${knowledge.maxContentBytes} bytes`);

@@ -27,12 +27,21 @@ export function ingestRef(knowledgeId: string, contentId: string): string {
 export interface IngestPayload {
   content_id: string;
   /** Where the content comes from; file bytes and text travel in the job's data. */
-  source: 'file' | 'text' | 'url';
+  source: 'file' | 'text' | 'url' | 'topic';
   url?: string;
+  /** The search query or topic a source reader reads. */
+  topic?: string;
   /** The choices the upload made (reader, chunker, sizes, metadata, the name to read as). */
   choices: InsertChoices;
   /** A URL record without a given name takes the page's title. */
   titleFromPage?: boolean;
+}
+
+const MAX_NOTES_CHARS = 2000;
+
+function noteText(notes: string[]): string {
+  const text = `completed; skipped: ${notes.join('; ')}`;
+  return text.length <= MAX_NOTES_CHARS ? text : `${text.slice(0, MAX_NOTES_CHARS - 1)}…`;
 }
 
 export function ingestHandler(knowledge: ContentKnowledge, store: ContentStore, log: Logger): JobHandler {
@@ -42,9 +51,15 @@ export function ingestHandler(knowledge: ContentKnowledge, store: ContentStore, 
       const record = await store.get(knowledge.id, p.content_id);
       // Deleted before its turn came: nothing to do.
       if (!record) return;
-      const source: Pick<InsertOptions, 'text' | 'buffer' | 'url'> =
-        p.source === 'url' ? { url: p.url! } : p.source === 'text' ? { text: Buffer.from(job.data ?? new Uint8Array()).toString('utf8') } : { buffer: job.data ?? new Uint8Array() };
-      if (p.source !== 'url' && job.data === null) throw new RuntimeError('INTERNAL_SERVER_ERROR', 'The job lost its content');
+      const source: Pick<InsertOptions, 'text' | 'buffer' | 'url' | 'topic'> =
+        p.source === 'url'
+          ? { url: p.url! }
+          : p.source === 'topic'
+            ? { topic: p.topic! }
+            : p.source === 'text'
+              ? { text: Buffer.from(job.data ?? new Uint8Array()).toString('utf8') }
+              : { buffer: job.data ?? new Uint8Array() };
+      if ((p.source === 'file' || p.source === 'text') && job.data === null) throw new RuntimeError('INTERNAL_SERVER_ERROR', 'The job lost its content');
       const result = await knowledge.insert({
         ...p.choices,
         ...source,
@@ -56,7 +71,8 @@ export function ingestHandler(knowledge: ContentKnowledge, store: ContentStore, 
       const size = result.size ?? (source.buffer?.byteLength ?? (source.text !== undefined ? Buffer.byteLength(source.text) : null));
       const updated = await store.update(knowledge.id, p.content_id, {
         status: 'completed',
-        status_message: null,
+        // A source reader's notes (pages it skipped and why) stay readable on the record.
+        status_message: result.notes?.length ? noteText(result.notes) : null,
         file_type: result.reader,
         size,
         content_hash: result.hash,

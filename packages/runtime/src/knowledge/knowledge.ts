@@ -24,9 +24,10 @@ import type { ChunkContext, Chunker } from './chunkers/chunker.js';
 import { CHUNKER_NEEDS, createChunker } from './chunkers/registry.js';
 import type { Embedder } from './embedders/embedder.js';
 import { badRequest, unprocessable } from './errors.js';
-import { safeFetch, type HostResolver } from './fetch/safe-fetch.js';
-import type { Reader } from './readers/reader.js';
+import { checkUrl, safeFetch, type HostResolver, type SafeFetchOptions } from './fetch/safe-fetch.js';
+import { isSourceReader, type Reader, type SourceContext, type SourceFetchOptions, type SourceReader } from './readers/reader.js';
 import { ReaderRegistry, defaultReaders } from './readers/registry.js';
+import { UrlReader } from './readers/url.js';
 import { joinParts, stampParts } from './paged.js';
 import type { Chunk, Document, Metadata } from './types.js';
 import { checkFilters } from './vector-stores/filters.js';
@@ -45,7 +46,7 @@ export interface KnowledgeOptions {
    * this knowledge base (its `model` option or the environment's).
    */
   model?: Model | undefined;
-  /** Defaults to text, markdown, json and csv. */
+  /** Defaults to `defaultReaders()`: the byte readers and the source readers, configured from process.env. */
   readers?: Reader[];
   /** Results when a search gives no limit; default 10. */
   maxResults?: number;
@@ -73,12 +74,20 @@ export interface UrlFetchOptions {
 }
 
 export interface InsertOptions {
-  /** Exactly one of `text`, `path`, `buffer` and `url`. */
+  /** Exactly one of `text`, `path`, `buffer`, `url` and `topic`. */
   text?: string;
   path?: string;
   buffer?: Uint8Array;
-  /** An http(s) URL, fetched under `urlFetch`'s rules; the reader follows its content type. */
+  /**
+   * A location: an http(s) URL, fetched under `urlFetch`'s rules (the reader follows its content
+   * type), or what a source reader named in `reader` reads (a site to crawl, a video, an
+   * `s3://bucket/key` object or `s3://bucket/prefix/`).
+   */
   url?: string;
+  /** A search query or topic, for a source reader that searches (`web_search`, `preprint`). */
+  topic?: string;
+  /** Options of a source reader (e.g. `{ max_pages: 5 }` for `website`); it refuses unknown ones. */
+  readerOptions?: Record<string, unknown>;
   /**
    * The content's name; also picks the reader by extension. Defaults to the file name, `text`,
    * or for a URL the page title or the URL.
@@ -107,7 +116,10 @@ export interface InsertOptions {
 }
 
 /** What `checkInsert` validates: the choices a caller makes before any content is read. */
-export type InsertChoices = Pick<InsertOptions, 'name' | 'mimeType' | 'reader' | 'chunker' | 'chunkSize' | 'chunkOverlap' | 'metadata'>;
+export type InsertChoices = Pick<InsertOptions, 'name' | 'mimeType' | 'reader' | 'chunker' | 'chunkSize' | 'chunkOverlap' | 'metadata' | 'readerOptions'>;
+
+/** A location or topic a source reader reads, as the caller gave it. */
+export type SourceLocation = { url: string } | { topic: string };
 
 export interface InsertResult {
   content_id: string;
@@ -121,6 +133,8 @@ export interface InsertResult {
   hash: string;
   /** True when the bytes matched `unlessHash`, so the stored chunks were kept as they were. */
   unchanged?: boolean;
+  /** What a source reader skipped and why (a page that failed, a path robots.txt disallows). */
+  notes?: string[];
 }
 
 export interface KnowledgeSearchOptions {
@@ -215,10 +229,11 @@ export class Knowledge implements SearchableKnowledge, ConfigurableKnowledge {
   }
 
   async insert(options: InsertOptions): Promise<InsertResult> {
-    const sources = [options.text, options.path, options.buffer, options.url].filter((s) => s !== undefined).length;
-    if (sources !== 1) throw badRequest('insert needs exactly one of text, path, buffer or url');
+    const sources = [options.text, options.path, options.buffer, options.url, options.topic].filter((s) => s !== undefined).length;
+    if (sources !== 1) throw badRequest('insert needs exactly one of text, path, buffer, url or topic');
     const metadata = checkMetadata(options.metadata);
-    if (options.url !== undefined) return this.insertUrl(options.url, options, metadata);
+    if (options.url !== undefined) return this.insertSource({ url: options.url }, options, metadata);
+    if (options.topic !== undefined) return this.insertSource({ topic: options.topic }, options, metadata);
     const name = options.name ?? (options.path !== undefined ? basename(options.path) : options.buffer ? 'content' : 'text');
     const data = options.path !== undefined ? await readPath(options.path, this.maxContentBytes) : (options.text ?? options.buffer)!;
     const size = typeof data === 'string' ? Buffer.byteLength(data) : data.byteLength;
@@ -232,85 +247,127 @@ export class Knowledge implements SearchableKnowledge, ConfigurableKnowledge {
     // A path or an explicit name identifies the content, so re-inserting an edited file
     // replaces its chunks; an unnamed text is identified by its bytes.
     const identity = options.path !== undefined ? `path:${options.path}` : options.name !== undefined ? `name:${name}` : `data:${sha256(data)}`;
-    const stored = await this.storeDocuments(documents, { name, sourceName: name, reader, chunker, metadata, contentId: options.contentId ?? contentIdFor(identity, metadata), signal: options.signal });
-    return { ...stored, hash };
+    const stored = await this.storeParts([{ documents, chunker, reader }], {
+      name,
+      sourceName: name,
+      metadata,
+      contentId: options.contentId ?? contentIdFor(identity, metadata),
+      signal: options.signal,
+    });
+    return { ...stored, reader: reader.id, chunker: chunker.type, hash };
   }
 
   /**
-   * Fetches the URL (SSRF-checked, capped at maxContentBytes) and reads it with the reader its
-   * content type names, else its path's extension, else text. Documents are named after the
-   * page title or the URL, and carry `url` in their metadata.
+   * Reads a location or topic with a source reader: the one named, else (for a URL) the `url`
+   * reader, which fetches the URL and reads it with the reader its content type picks (or the
+   * byte reader named). Each group of documents is chunked with the chunker given, else the
+   * default of the reader that read it.
    */
-  private async insertUrl(url: string, options: InsertOptions, metadata: Metadata): Promise<InsertResult> {
-    const fetched = await safeFetch(url, {
-      maxBytes: this.maxContentBytes,
-      allowPrivateHosts: this.urlFetch.allowPrivateHosts,
-      connectTimeoutMs: this.urlFetch.connectTimeoutMs,
-      timeoutMs: this.urlFetch.timeoutMs,
-      maxRedirects: this.urlFetch.maxRedirects,
-      resolve: this.urlFetch.resolve,
-      signal: options.signal,
-    });
-    const path = new URL(fetched.url).pathname;
-    const reader =
-      typeof options.reader === 'object'
-        ? options.reader
-        : options.reader !== undefined
-          ? this.readers.get(options.reader)
-          : (this.readers.forMimeType(fetched.mimeType) ?? this.readers.forFile(path.split('/').pop() || 'text'));
-    const chunker = this.chunkerFor(reader, options);
-    const hash = sha256(fetched.body);
-    if (options.unlessHash === hash) {
-      return { content_id: options.contentId ?? '', name: options.name ?? url, reader: reader.id, chunker: chunker.type, chunks: 0, size: fetched.body.byteLength, hash, unchanged: true };
-    }
-    // The reader sees the URL path's last segment, so stems and extensions stay meaningful.
-    const documents = await reader.read({ data: fetched.body, name: options.name ?? (path.split('/').pop() || fetched.url) });
-    const titled = documents.map((doc) => doc.meta_data.title).find((t): t is string => typeof t === 'string' && t.length > 0);
-    const name = options.name ?? titled ?? url;
-    const named = documents.map((doc, i) => ({
-      ...doc,
-      name,
-      // One id per document of the page, stable across re-ingestion of the same URL.
-      id: documents.length === 1 ? url : `${url}#${i + 1}`,
-      meta_data: { ...doc.meta_data, url },
+  private async insertSource(location: SourceLocation, options: InsertOptions, metadata: Metadata): Promise<InsertResult> {
+    const { reader, readWith } = this.resolveSource(options, location);
+    const input = { ...location, name: options.name, options: options.readerOptions ?? {}, readWith };
+    const checked = reader.check(input);
+    if (options.chunker !== undefined && (readWith || reader.id !== 'url')) this.chunkerFor(readWith ?? reader, options);
+    const result = await reader.readSource({ ...input, ...checked }, this.sourceContext(options.signal));
+    const where = 'url' in location ? location.url : location.topic;
+    const name = options.name ?? result.title ?? checked.url ?? checked.topic ?? where;
+    const parts = result.parts.map((part) => ({
+      documents: part.documents.map((doc) => ({ ...doc, name: doc.name ?? name })),
+      chunker: this.chunkerFor(part.reader, options),
+      reader: part.reader,
     }));
-    const sourceName = options.name ?? (path.split('/').pop() || fetched.url);
-    const result = await this.storeDocuments(named, {
-      name,
-      sourceName,
-      reader,
-      chunker,
-      metadata,
-      contentId: options.contentId ?? contentIdFor(`url:${url}`, metadata),
-      signal: options.signal,
-      sourceId: url,
-    });
-    return { ...result, size: fetched.body.byteLength, hash };
+    const chunker = [...new Set(parts.map((p) => p.chunker.type))].join(', ') || (readWith ?? reader).chunkers[0] || 'none';
+    const hash = result.hash ?? sha256(JSON.stringify(result.parts.flatMap((p) => p.documents.map((d) => [d.id ?? null, d.content]))));
+    const readerId = result.readerId ?? reader.id;
+    const notes = result.notes.length > 0 ? { notes: result.notes } : {};
+    const size = result.size !== undefined ? { size: result.size } : {};
+    const contentId = options.contentId ?? contentIdFor(sourceIdentity(reader, location, options.readerOptions), metadata);
+    if (options.unlessHash === hash) return { content_id: contentId, name, reader: readerId, chunker, chunks: 0, ...size, hash, unchanged: true, ...notes };
+    const stored = await this.storeParts(parts, { name, sourceName: checked.url?.split('/').pop() || name, sourceId: checked.url, metadata, contentId, signal: options.signal });
+    return { ...stored, reader: readerId, chunker, ...size, hash, ...notes };
   }
 
-  /** Chunks, embeds and stores read documents under one content id. */
-  private async storeDocuments(
-    documents: Document[],
-    c: {
-      name: string;
-      sourceName: string;
-      reader: Reader;
-      chunker: Chunker;
-      metadata: Metadata;
-      contentId: string;
-      signal: AbortSignal | undefined;
-      sourceId?: string;
-    },
-  ): Promise<Omit<InsertResult, 'hash'>> {
-    const { name, reader, chunker, metadata, contentId } = c;
+  /** The source reader for a location or topic, and the byte reader the `url` reader should use. */
+  private resolveSource(choices: InsertChoices, location: SourceLocation): { reader: SourceReader; readWith?: Reader } {
+    const named = typeof choices.reader === 'object' ? choices.reader : choices.reader !== undefined ? this.readers.get(choices.reader) : undefined;
+    if (named && isSourceReader(named)) {
+      if ('topic' in location && named.source === 'url') throw badRequest(`The ${named.id} reader reads a url, not a topic`);
+      if ('url' in location && named.source === 'topic') throw badRequest(`The ${named.id} reader reads a topic (send the search query as topic), not a url`);
+      return { reader: named };
+    }
+    if ('topic' in location) {
+      const topical = this.readers.list().filter((r) => isSourceReader(r) && r.source !== 'url').map((r) => r.id);
+      if (named) throw badRequest(`The ${named.id} reader reads file content, not a topic; readers for a topic: ${topical.join(', ') || 'none'}`);
+      throw badRequest(`A topic needs a reader_id: ${topical.join(' or ') || 'no reader here reads topics'}`);
+    }
+    const registered = this.readers.list().find((r) => r.id === 'url');
+    const url = registered && isSourceReader(registered) ? registered : new UrlReader();
+    return named ? { reader: url, readWith: named } : { reader: url };
+  }
+
+  /**
+   * Checks a location or topic and the choices for it without reading anything (bad input is a
+   * 400 at upload time): the reader exists and reads this kind of source, the location is one
+   * it reads, its options are valid, a named chunker is one it supports, the metadata is valid.
+   * Returns the normalised location.
+   */
+  checkSource(choices: InsertChoices, location: SourceLocation): { url?: string; topic?: string } {
+    checkMetadata(choices.metadata);
+    const { reader, readWith } = this.resolveSource(choices, location);
+    if (choices.chunker !== undefined && (readWith || reader.id !== 'url')) this.chunkerFor(readWith ?? reader, choices);
+    return reader.check({ ...location, name: choices.name, options: choices.readerOptions ?? {}, readWith });
+  }
+
+  /** How source readers reach the network: safeFetch under this knowledge base's rules. */
+  private sourceContext(signal: AbortSignal | undefined): SourceContext {
+    const rules = this.urlFetch;
+    const request = (o: SourceFetchOptions = {}): SafeFetchOptions => ({
+      maxBytes: o.maxBytes ?? this.maxContentBytes,
+      connectTimeoutMs: rules.connectTimeoutMs,
+      timeoutMs: o.timeoutMs ?? rules.timeoutMs,
+      maxRedirects: o.maxRedirects ?? rules.maxRedirects,
+      resolve: rules.resolve,
+      signal,
+      method: o.method,
+      headers: o.headers,
+      body: o.body,
+      allowHttpErrors: o.allowHttpErrors,
+      allowRedirect: o.allowRedirect,
+    });
+    return {
+      fetch: (url, o) => safeFetch(url, { ...request(o), allowPrivateHosts: rules.allowPrivateHosts }),
+      fetchService: (url, o) => safeFetch(url, { ...request(o), allowPrivateHosts: withHost(rules.allowPrivateHosts, url) }),
+      checkUrl: (url) => checkUrl(url, { allowPrivateHosts: rules.allowPrivateHosts, resolve: rules.resolve, timeoutMs: rules.timeoutMs, signal }),
+      readers: this.readers,
+      maxBytes: this.maxContentBytes,
+      signal,
+    };
+  }
+
+  /**
+   * Chunks, embeds and stores read documents under one content id, each group with its chunker.
+   * Chunk ids must be unique within the content; a repeated one gets a suffix.
+   */
+  private async storeParts(
+    parts: { documents: Document[]; chunker: Chunker; reader: Reader }[],
+    c: { name: string; sourceName: string; sourceId?: string | undefined; metadata: Metadata; contentId: string; signal: AbortSignal | undefined },
+  ): Promise<{ content_id: string; name: string; chunks: number }> {
+    const { name, metadata, contentId } = c;
     const context: ChunkContext = { embedder: this.embedder, model: this.chunkModel, sourceName: c.sourceName, signal: c.signal };
-    const chunks = await chunkDocuments(documents, reader, chunker, metadata, c.sourceId, context);
+    const chunks: Chunk[] = [];
+    for (const part of parts) chunks.push(...(await chunkDocuments(part.documents, part.reader, part.chunker, metadata, c.sourceId, context)));
     if (chunks.length === 0) throw unprocessable(`"${name}" has no content to index`);
+    const seen = new Map<string, number>();
+    for (const chunk of chunks) {
+      const n = seen.get(chunk.id) ?? 0;
+      seen.set(chunk.id, n + 1);
+      if (n > 0) chunk.id = `${chunk.id}~${n + 1}`;
+    }
     const vectors = this.embedder ? await this.embedder.embed(chunks.map((chunk) => chunk.content), c.signal) : undefined;
     const stored: StoredChunk[] = chunks.map((chunk, i) => ({ ...chunk, filters: metadata, embedding: vectors?.[i] }));
     await this.ready();
     await this.store.upsert(contentId, stored, this.embedder?.id);
-    return { content_id: contentId, name, reader: reader.id, chunker: chunker.type, chunks: stored.length };
+    return { content_id: contentId, name, chunks: stored.length };
   }
 
   /**
@@ -320,6 +377,11 @@ export class Knowledge implements SearchableKnowledge, ConfigurableKnowledge {
   checkInsert(choices: InsertChoices): void {
     checkMetadata(choices.metadata);
     const reader = typeof choices.reader === 'object' ? choices.reader : choices.reader !== undefined ? this.readers.get(choices.reader) : this.readers.forFile(choices.name ?? 'text', choices.mimeType);
+    if (isSourceReader(reader)) {
+      const what = reader.source === 'topic' ? 'a topic' : reader.source === 'url' ? 'a url' : 'a url or a topic';
+      throw badRequest(`The ${reader.id} reader reads ${what}, not file content`);
+    }
+    if (choices.readerOptions !== undefined && Object.keys(choices.readerOptions).length > 0) throw badRequest(`reader_options are for the readers of a url or topic, not for the ${reader.id} reader`);
     this.chunkerFor(reader, choices);
   }
 
@@ -329,18 +391,27 @@ export class Knowledge implements SearchableKnowledge, ConfigurableKnowledge {
    * compared when it is refreshed). Metadata is not part of it, so the same bytes uploaded twice
    * are one content. UUID-formatted, like agno's ids.
    */
-  contentIdentity(choices: InsertChoices, source: { bytes: Uint8Array } | { text: string } | { url: string }): string {
-    this.checkInsert(choices);
+  contentIdentity(choices: InsertChoices, source: { bytes: Uint8Array } | { text: string } | SourceLocation): string {
     let readerId = 'auto';
     let chunker = choices.chunker === undefined ? 'auto' : typeof choices.chunker === 'object' ? choices.chunker.type : choices.chunker;
-    // A URL's reader follows the content type it is served with, which is not known yet.
-    if (!('url' in source) || choices.reader !== undefined) {
+    if ('url' in source || 'topic' in source) {
+      this.checkSource(choices, source);
+      // A URL's reader follows the content type it is served with, which is not known yet.
+      if (choices.reader !== undefined) {
+        const { reader, readWith } = this.resolveSource(choices, source);
+        readerId = (readWith ?? reader).id;
+        if (chunker === 'auto') chunker = (readWith ?? reader).chunkers[0] ?? 'none';
+      }
+    } else {
+      this.checkInsert(choices);
       const reader = typeof choices.reader === 'object' ? choices.reader : choices.reader !== undefined ? this.readers.get(choices.reader) : this.readers.forFile(choices.name ?? 'text', choices.mimeType);
       readerId = reader.id;
       if (chunker === 'auto') chunker = reader.chunkers[0] ?? 'none';
     }
-    const what = 'url' in source ? `url:${source.url}` : 'text' in source ? `bytes:${sha256(source.text)}` : `bytes:${sha256(source.bytes)}`;
-    return uuidFromHash(sha256([this.id, readerId, chunker, choices.chunkSize ?? '', choices.chunkOverlap ?? '', what].join('\n')));
+    const what =
+      'url' in source ? `url:${source.url}` : 'topic' in source ? `topic:${source.topic}` : 'text' in source ? `bytes:${sha256(source.text)}` : `bytes:${sha256(source.bytes)}`;
+    const options = choices.readerOptions && Object.keys(choices.readerOptions).length > 0 ? [`options:${stableJson(choices.readerOptions)}`] : [];
+    return uuidFromHash(sha256([this.id, readerId, chunker, choices.chunkSize ?? '', choices.chunkOverlap ?? '', what, ...options].join('\n')));
   }
 
   private chunkerFor(reader: Reader, options: InsertChoices): Chunker {
@@ -415,13 +486,8 @@ export class Knowledge implements SearchableKnowledge, ConfigurableKnowledge {
 }
 
 /**
- * The chunks of a reader's documents, each with the caller's metadata. The parts of a paged
- * source (`reader.pagedBy`: PDF pages, slides) are chunked as one text, so chunks can span
- * them, and carry the part range they cover (see paged.ts); other documents one by one.
- */
-/**
  * Chunks a reader's documents: the parts of a paged source (PDF pages, slides) as one text whose
- * chunks are stamped with the parts they cover; other documents one by one.
+ * chunks are stamped with the parts they cover (see paged.ts); other documents one by one.
  */
 async function chunkDocuments(
   documents: Document[],
@@ -486,6 +552,35 @@ async function readPath(path: string, limit: number): Promise<Uint8Array> {
     if (code === 'EISDIR') throw badRequest(`${path} is a directory; insert its files one by one`, cause);
     throw badRequest(`Cannot read ${path} (${code ?? 'error'})`, cause);
   }
+}
+
+/** Lets a source reader reach the host of a URL built from the operator's settings, whatever it resolves to. */
+function withHost(allow: UrlFetchOptions['allowPrivateHosts'], url: string): boolean | string[] {
+  if (allow === true) return true;
+  let host: string;
+  try {
+    host = new URL(url).hostname.replace(/^\[|\]$/g, '');
+  } catch {
+    return allow ? [...allow] : [];
+  }
+  return [...(allow || []), host];
+}
+
+/** The identity of content a source reader reads: a plain URL keeps the identity URL content always had. */
+function sourceIdentity(reader: SourceReader, location: SourceLocation, options: Record<string, unknown> | undefined): string {
+  const where = 'url' in location ? `url:${location.url}` : `topic:${location.topic}`;
+  const extra = options && Object.keys(options).length > 0 ? `:${stableJson(options)}` : '';
+  return reader.id === 'url' && !extra ? where : `${reader.id}:${where}${extra}`;
+}
+
+/** JSON with object keys sorted, so equal options give equal digests. */
+function stableJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>).toSorted(([a], [b]) => a.localeCompare(b));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stableJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
 }
 
 function sha256(data: string | Uint8Array): string {

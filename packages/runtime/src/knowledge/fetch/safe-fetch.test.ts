@@ -2,16 +2,28 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RuntimeError } from '../../errors.js';
-import { safeFetch, type HostResolver, type SafeFetchOptions } from './safe-fetch.js';
+import { checkUrl, safeFetch, type HostResolver, type SafeFetchOptions } from './safe-fetch.js';
 
 let server: Server;
 let port: number;
 const hosts: string[] = [];
+/** What the echo endpoints received: method, the headers that matter here, and the body. */
+const received: { path: string; method: string; auth: string | undefined; type: string | undefined; body: string }[] = [];
 
 beforeAll(async () => {
   server = createServer((req, res) => {
     hosts.push(req.headers.host ?? '');
     const url = new URL(req.url ?? '/', 'http://x');
+    if (url.pathname.startsWith('/echo')) {
+      const parts: Buffer[] = [];
+      req.on('data', (part: Buffer) => parts.push(part));
+      req.on('end', () => {
+        received.push({ path: url.pathname, method: req.method ?? '', auth: req.headers.authorization, type: req.headers['content-type'], body: Buffer.concat(parts).toString() });
+        res.writeHead(url.pathname === '/echo/denied' ? 401 : 200, { 'content-type': 'application/json', 'x-request-id': 'r-1' });
+        res.end(JSON.stringify({ ok: url.pathname !== '/echo/denied' }));
+      });
+      return;
+    }
     if (url.pathname === '/page') {
       res.writeHead(200, { 'content-type': 'text/markdown; charset=utf-8' });
       res.end('# Hello from loopback');
@@ -172,5 +184,54 @@ describe('safeFetch', () => {
     expect(unknown.message).toBe('Cannot resolve the host of http://nowhere.test/ (ENOTFOUND)');
     const missing = await refusal(fetchIt(`${base()}/missing`, { allowPrivateHosts: true }));
     expect(missing.message).toBe(`${base()}/missing answered HTTP 404 Not Found`);
+  });
+
+  it('sends a method, headers and a body, and answers error statuses when asked', async () => {
+    received.length = 0;
+    const posted = await fetchIt(`${base()}/echo`, {
+      allowPrivateHosts: true,
+      method: 'POST',
+      headers: { authorization: 'Bearer k-1', 'content-type': 'application/json' },
+      body: '{"q":"kettle"}',
+    });
+    expect(posted.status).toBe(200);
+    expect(posted.headers['x-request-id']).toBe('r-1');
+    expect(received).toEqual([{ path: '/echo', method: 'POST', auth: 'Bearer k-1', type: 'application/json', body: '{"q":"kettle"}' }]);
+
+    const denied = await fetchIt(`${base()}/echo/denied`, { allowPrivateHosts: true, allowHttpErrors: true });
+    expect(denied.status).toBe(401);
+    expect(JSON.parse(Buffer.from(denied.body).toString())).toEqual({ ok: false });
+    expect((await refusal(fetchIt(`${base()}/echo/denied`, { allowPrivateHosts: true }))).message).toBe(`${base()}/echo/denied answered HTTP 401 Unauthorized`);
+  });
+
+  it('keeps headers within the origin, and turns a 302 after a POST into a GET', async () => {
+    received.length = 0;
+    // Same origin: the header and (for a 302) a bodiless GET.
+    await fetchIt(`${base()}/redirect?to=/echo/same`, { allowPrivateHosts: true, method: 'POST', headers: { authorization: 'Bearer k-2' }, body: 'x' });
+    // Another origin (localhost is another host name for the same server): no caller headers.
+    const elsewhere = encodeURIComponent(`${base('localhost')}/echo/other`);
+    await fetchIt(`${base()}/redirect?to=${elsewhere}`, { allowPrivateHosts: true, headers: { authorization: 'Bearer k-3' } });
+    expect(received).toEqual([
+      { path: '/echo/same', method: 'GET', auth: 'Bearer k-2', type: undefined, body: '' },
+      { path: '/echo/other', method: 'GET', auth: undefined, type: undefined, body: '' },
+    ]);
+  });
+
+  it('follows only the redirects allowRedirect accepts', async () => {
+    const before = hosts.length;
+    const to = encodeURIComponent(`${base('localhost')}/page`);
+    const error = await refusal(fetchIt(`${base()}/redirect?to=${to}`, { allowPrivateHosts: true, allowRedirect: (next, from) => next.host === from.host }));
+    expect(error.message).toBe(`${base()}/redirect?to=${to} redirected to ${base('localhost')}/page, which was not followed`);
+    expect(hosts.length).toBe(before + 1);
+    const same = await fetchIt(`${base()}/redirect?to=/page`, { allowPrivateHosts: true, allowRedirect: (next, from) => next.host === from.host });
+    expect(same.url).toBe(`${base()}/page`);
+  });
+
+  it('checkUrl applies the same address rules without fetching', async () => {
+    const before = hosts.length;
+    expect((await refusal(checkUrl(`${base()}/page`))).message).toBe('URL host resolves to a loopback address (127.0.0.1); set allowPrivateHosts to ingest from internal hosts');
+    expect((await checkUrl(`${base()}/page`, { allowPrivateHosts: true })).href).toBe(`${base()}/page`);
+    expect((await refusal(checkUrl('ftp://example.com/'))).message).toBe('Only http and https URLs can be fetched, not ftp');
+    expect(hosts.length).toBe(before);
   });
 });

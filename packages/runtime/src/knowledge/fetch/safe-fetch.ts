@@ -12,6 +12,11 @@
  *
  * `allowPrivateHosts` lifts the address check (an intranet wiki, tests on loopback); the
  * scheme, redirect, time and size limits still apply.
+ *
+ * The source readers also call services (a crawling or search API, object storage) through it,
+ * so a request may carry a method, headers and a body. Those headers are meant for the URL's
+ * own origin: a redirect to another origin drops them (and a 301/302/303 turns the request into
+ * a GET without body, as browsers do), so an API key never follows a redirect elsewhere.
  */
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
@@ -46,6 +51,18 @@ export interface SafeFetchOptions {
   maxRedirects?: number | undefined;
   resolve?: HostResolver | undefined;
   signal?: AbortSignal | undefined;
+  /** Default GET. */
+  method?: 'GET' | 'HEAD' | 'POST' | 'PUT' | 'DELETE' | undefined;
+  /** Sent to the URL's origin only (dropped on a redirect to another origin); they override the defaults. */
+  headers?: Readonly<Record<string, string>> | undefined;
+  body?: string | Uint8Array | undefined;
+  /**
+   * Answer a non-2xx response (its body capped like any other) instead of refusing it, for
+   * callers that read an API's error body or treat a 404 as an answer (robots.txt).
+   */
+  allowHttpErrors?: boolean | undefined;
+  /** Decides whether to follow a redirect (after the usual checks); a refused one is a 400. */
+  allowRedirect?: ((to: URL, from: URL) => boolean) | undefined;
 }
 
 export interface FetchedResource {
@@ -55,11 +72,23 @@ export interface FetchedResource {
   /** The media type without parameters, lower-cased; undefined when the server sent none. */
   mimeType: string | undefined;
   body: Uint8Array;
+  /** Response headers, names lower-cased, repeated ones joined with ", ". */
+  headers: Record<string, string>;
   /** The address the socket was connected to. */
   remoteAddress: string | undefined;
 }
 
+/** What one hop sends; a redirect may change it (see the module notes). */
+interface Outgoing {
+  method: NonNullable<SafeFetchOptions['method']>;
+  headers: Readonly<Record<string, string>>;
+  body: string | Uint8Array | undefined;
+}
+
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
+/** How the runtime names itself to the sites and services it fetches from (robots.txt matches on it). */
+export const USER_AGENT = 'svc-runtime-knowledge/1';
 
 const systemResolver: HostResolver = async (hostname) => {
   const found = await dnsLookup(hostname, { all: true, verbatim: true });
@@ -74,17 +103,21 @@ export async function safeFetch(url: string, options: SafeFetchOptions): Promise
   const signal = options.signal ? AbortSignal.any([options.signal, deadline.signal]) : deadline.signal;
   try {
     let current = parseUrl(url);
+    let outgoing: Outgoing = { method: options.method ?? 'GET', headers: options.headers ?? {}, body: options.body };
     for (let hop = 0; ; hop++) {
       const target = await vet(current, options, signal);
-      const response = await requestOnce(current, target, options, signal);
-      if (REDIRECTS.has(response.statusCode ?? 0) && response.headers.location) {
+      const response = await requestOnce(current, target, outgoing, options, signal);
+      const status = response.statusCode ?? 0;
+      if (REDIRECTS.has(status) && response.headers.location) {
         response.resume();
         if (hop >= maxRedirects) throw badRequest(`${url} redirected more than ${maxRedirects} times`);
-        current = parseUrl(new URL(response.headers.location, current).href);
+        const next = parseUrl(new URL(response.headers.location, current).href);
+        if (options.allowRedirect && !options.allowRedirect(next, current)) throw badRequest(`${current.href} redirected to ${next.href}, which was not followed`);
+        outgoing = redirected(outgoing, status, next.origin === current.origin);
+        current = next;
         continue;
       }
-      const status = response.statusCode ?? 0;
-      if (status < 200 || status > 299) {
+      if ((status < 200 || status > 299) && !options.allowHttpErrors) {
         response.resume();
         throw badRequest(`${current.href} answered HTTP ${status}${response.statusMessage ? ` ${response.statusMessage}` : ''}`);
       }
@@ -95,6 +128,7 @@ export async function safeFetch(url: string, options: SafeFetchOptions): Promise
         status,
         mimeType: type ? type.split(';')[0]!.trim().toLowerCase() || undefined : undefined,
         body,
+        headers: flatHeaders(response),
         remoteAddress: response.socket?.remoteAddress,
       };
     }
@@ -104,6 +138,41 @@ export async function safeFetch(url: string, options: SafeFetchOptions): Promise
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * What the next hop sends. 307/308 repeat the request as it was; 301/302/303 become a GET
+ * without body. Headers the caller set go to the original origin only.
+ */
+function redirected(previous: Outgoing, status: number, sameOrigin: boolean): Outgoing {
+  const keep = status === 307 || status === 308;
+  return {
+    method: keep || previous.method === 'HEAD' ? previous.method : 'GET',
+    headers: sameOrigin ? previous.headers : {},
+    body: keep ? previous.body : undefined,
+  };
+}
+
+function flatHeaders(response: IncomingMessage): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(response.headers)) {
+    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return headers;
+}
+
+/**
+ * Refuses (400) a URL safeFetch would refuse before connecting: malformed, not http(s), with
+ * credentials, unresolvable, or (unless allowed) resolving to an internal address. For a URL
+ * another service will fetch on our behalf (a hosted crawler), so the same rules apply to it.
+ */
+export async function checkUrl(url: string, options: Pick<SafeFetchOptions, 'allowPrivateHosts' | 'resolve' | 'timeoutMs' | 'signal'> = {}): Promise<URL> {
+  const parsed = parseUrl(url);
+  const timeoutMs = options.timeoutMs ?? 30_000;
+  const deadline = AbortSignal.timeout(timeoutMs);
+  const signal = options.signal ? AbortSignal.any([options.signal, deadline]) : deadline;
+  await vet(parsed, { maxBytes: 0, ...options }, signal);
+  return parsed;
 }
 
 /** A URL safeFetch would try: valid, http(s), no credentials. Refuses with a 400 otherwise. */
@@ -164,7 +233,7 @@ function privateAllowed(host: string, allow: SafeFetchOptions['allowPrivateHosts
   return allow.some((h) => h.toLowerCase().replace(/\.$/, '') === name);
 }
 
-function requestOnce(url: URL, target: ResolvedAddress, options: SafeFetchOptions, signal: AbortSignal): Promise<IncomingMessage> {
+function requestOnce(url: URL, target: ResolvedAddress, outgoing: Outgoing, options: SafeFetchOptions, signal: AbortSignal): Promise<IncomingMessage> {
   const connectTimeoutMs = options.connectTimeoutMs ?? 10_000;
   // Pins the connection to the vetted address. net may ask for one address or for all of them
   // (happy eyeballs); either way it gets only this one.
@@ -174,13 +243,20 @@ function requestOnce(url: URL, target: ResolvedAddress, options: SafeFetchOption
   };
   return new Promise((resolve, reject) => {
     const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+    const body = typeof outgoing.body === 'string' ? Buffer.from(outgoing.body, 'utf8') : outgoing.body;
     const req = send(url, {
-      method: 'GET',
+      method: outgoing.method,
       lookup: pinned,
       // A pooled socket could have been opened to another address; each fetch gets its own.
       agent: false,
       signal,
-      headers: { accept: '*/*', 'accept-encoding': 'identity', 'user-agent': 'svc-runtime-knowledge/1' },
+      headers: {
+        accept: '*/*',
+        'accept-encoding': 'identity',
+        'user-agent': USER_AGENT,
+        ...outgoing.headers,
+        ...(body !== undefined ? { 'content-length': String(body.byteLength) } : {}),
+      },
     });
     const connectTimer = setTimeout(() => req.destroy(badRequest(`Could not connect to ${url.host} within ${connectTimeoutMs} ms`)), connectTimeoutMs);
     req.once('socket', (socket) => {
@@ -195,7 +271,7 @@ function requestOnce(url: URL, target: ResolvedAddress, options: SafeFetchOption
       clearTimeout(connectTimer);
       reject(RuntimeError.isInstance(error) ? error : badRequest(`Cannot fetch ${url.href} (${(error as NodeJS.ErrnoException).code ?? error.message})`, error));
     });
-    req.end();
+    req.end(body);
   });
 }
 

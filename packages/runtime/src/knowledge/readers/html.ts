@@ -36,7 +36,8 @@ export class HtmlReader implements Reader {
   readonly name = 'HtmlReader';
   readonly description = "Reads an HTML page's main content (Readability) as markdown, chunked at headings by default";
   readonly chunkers = ['MarkdownChunker', 'AgenticChunker', 'DocumentChunker', 'FixedSizeChunker', 'RecursiveChunker', 'SemanticChunker'] as const;
-  readonly contentTypes = ['url', '.html', '.htm', '.xhtml', 'text/html', 'application/xhtml+xml'] as const;
+  // `url` belongs to the url reader, which delegates web pages to this one.
+  readonly contentTypes = ['.html', '.htm', '.xhtml', 'text/html', 'application/xhtml+xml'] as const;
 
   async read(input: ReaderInput): Promise<Document[]> {
     const html = decodeText(input, this.id);

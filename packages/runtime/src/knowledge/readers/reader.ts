@@ -2,9 +2,15 @@
  * @module knowledge/readers/reader
  * A reader turns one input into Documents. Unlike agno, readers do not chunk: the Knowledge
  * applies the chunker, so chunking is one step with one place to validate its options.
+ *
+ * Most readers read bytes (`read`). Source readers (`SourceReader`: url, website, crawler,
+ * video_site, web_search, preprint, bucket) read a location or a topic and fetch what they
+ * read through the SourceContext the Knowledge gives them, so every request passes safeFetch.
  */
 import type { ChunkerType } from '../chunkers/chunker.js';
-import { unprocessable } from '../errors.js';
+import type { RuntimeError } from '../../errors.js';
+import { badRequest, unprocessable } from '../errors.js';
+import type { FetchedResource, SafeFetchOptions } from '../fetch/safe-fetch.js';
 import type { Document, ReaderInput } from '../types.js';
 
 export interface Reader {
@@ -68,4 +74,162 @@ export function decodeText(input: ReaderInput, readerId: string): string {
 
 export function requireContent(text: string, input: ReaderInput, readerId: string): void {
   if (text.trim().length === 0) throw unprocessable(`${readerId} reader: "${input.name}" is empty`);
+}
+
+/**
+ * What a source reader reads: a location (`url`: a page, a site, a video, an `s3://` bucket
+ * location) or a `topic` (a search query), with reader-specific `options` the caller chose.
+ */
+export interface SourceInput {
+  url?: string | undefined;
+  topic?: string | undefined;
+  /** The content name the caller gave, if any. */
+  name?: string | undefined;
+  /** Reader options from the request (`reader_options`), validated by the reader. */
+  options: Readonly<Record<string, unknown>>;
+  /** A byte reader the caller named for the fetched content (the `url` reader only). */
+  readWith?: Reader | undefined;
+}
+
+/** A request a source reader makes; the rest of safeFetch's options come from the Knowledge. */
+export interface SourceFetchOptions {
+  method?: SafeFetchOptions['method'];
+  headers?: Readonly<Record<string, string>>;
+  body?: string | Uint8Array;
+  /** Default: the knowledge base's maxContentBytes. */
+  maxBytes?: number;
+  /** Default: the knowledge base's urlFetch.timeoutMs. */
+  timeoutMs?: number;
+  maxRedirects?: number;
+  allowHttpErrors?: boolean;
+  allowRedirect?: SafeFetchOptions['allowRedirect'];
+}
+
+/**
+ * What the Knowledge hands a source reader. Every request goes through safeFetch. `fetch` is
+ * for URLs a caller chose or content linked to (a page, a search result): the knowledge base's
+ * SSRF rules apply. `fetchService` is for URLs built from the operator's settings (an API base
+ * URL, an object-storage endpoint): that one host may be internal; redirects elsewhere, time
+ * and size limits are checked as always. Readers must never pass caller input as its host.
+ */
+export interface SourceContext {
+  fetch(url: string, options?: SourceFetchOptions): Promise<FetchedResource>;
+  fetchService(url: string, options?: SourceFetchOptions): Promise<FetchedResource>;
+  /** Refuses a URL the SSRF rules refuse, without fetching it (for URLs a service will fetch). */
+  checkUrl(url: string): Promise<URL>;
+  /** The knowledge base's readers, to read fetched bytes by file name or MIME type. */
+  readers: ReaderLookup;
+  /** The knowledge base's maxContentBytes: the most one content may read in all. */
+  maxBytes: number;
+  signal: AbortSignal | undefined;
+}
+
+/** The part of the reader registry a source reader uses (kept structural to avoid a cycle). */
+export interface ReaderLookup {
+  get(id: string): Reader;
+  forFile(name: string, mimeType?: string): Reader;
+  forMimeType(mimeType: string | undefined): Reader | undefined;
+}
+
+/** Documents read from a source, grouped by the reader whose chunkers apply to them. */
+export interface SourcePart {
+  documents: Document[];
+  reader: Reader;
+}
+
+export interface SourceResult {
+  parts: SourcePart[];
+  /** A name for the content when the caller gave none (a page or video title, the query). */
+  title?: string | undefined;
+  /** Bytes read, when the source was bytes (a page, objects). */
+  size?: number | undefined;
+  /** SHA-256 (hex) of what was read; default a digest of the documents. */
+  hash?: string | undefined;
+  /** The reader id to record; default the source reader's. The `url` reader reports the one it delegated to. */
+  readerId?: string | undefined;
+  /** What was skipped and why (a page that failed, a disallowed path); kept on the record. */
+  notes: string[];
+}
+
+/**
+ * A reader of a location or topic rather than of bytes: it fetches what it reads itself, through
+ * the context. Its `read` refuses bytes, so it still fits where any Reader does.
+ */
+export interface SourceReader extends Reader {
+  readonly source: 'url' | 'topic' | 'url-or-topic';
+  /** Validates the input without I/O (a 400 at upload time); returns the normalised location. */
+  check(input: SourceInput): { url?: string; topic?: string };
+  readSource(input: SourceInput, context: SourceContext): Promise<SourceResult>;
+}
+
+export function isSourceReader(reader: Reader): reader is SourceReader {
+  const r = reader as Partial<SourceReader>;
+  return typeof r.readSource === 'function' && typeof r.check === 'function';
+}
+
+/** The refusal a source reader's `read` rejects with: it is given a location, never file content. */
+export function refuseBytes(reader: SourceReader, input: ReaderInput): RuntimeError {
+  const what = reader.source === 'topic' ? 'a topic (search query)' : reader.source === 'url' ? 'a url' : 'a url or a topic';
+  return badRequest(`The ${reader.id} reader reads ${what}, not file content ("${input.name}")`);
+}
+
+/** The chunker list of a text reader with `first` as its default, so later additions to TEXT_CHUNKERS apply. */
+export function chunkersWithDefault(first: ChunkerType): ChunkerType[] {
+  return [first, ...TEXT_CHUNKERS.filter((c) => c !== first)];
+}
+
+/** Resolves after `ms`, or rejects when the signal aborts first. */
+export function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  if (ms <= 0) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/** An options object's field, checked: a readable 400 names the reader and option. */
+export function optionalInt(options: Readonly<Record<string, unknown>>, key: string, readerId: string, min: number, max: number): number | undefined {
+  const value = options[key];
+  if (value === undefined || value === null) return undefined;
+  const n = typeof value === 'string' && /^\d+$/.test(value.trim()) ? Number(value) : value;
+  if (typeof n !== 'number' || !Number.isInteger(n) || n < min || n > max) {
+    throw badRequest(`${readerId} reader: reader_options.${key} must be a whole number from ${min} to ${max}`);
+  }
+  return n;
+}
+
+export function optionalBool(options: Readonly<Record<string, unknown>>, key: string, readerId: string): boolean | undefined {
+  const value = options[key];
+  if (value === undefined || value === null) return undefined;
+  if (value === true || value === 'true') return true;
+  if (value === false || value === 'false') return false;
+  throw badRequest(`${readerId} reader: reader_options.${key} must be true or false`);
+}
+
+export function optionalEnum<T extends string>(options: Readonly<Record<string, unknown>>, key: string, readerId: string, allowed: readonly T[]): T | undefined {
+  const value = options[key];
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'string' || !(allowed as readonly string[]).includes(value)) {
+    throw badRequest(`${readerId} reader: reader_options.${key} must be one of ${allowed.join(', ')}`);
+  }
+  return value as T;
+}
+
+/** Refuses option keys the reader does not know, so a typo is not silently ignored. */
+export function knownOptions(options: Readonly<Record<string, unknown>>, readerId: string, known: readonly string[]): void {
+  const unknown = Object.keys(options).filter((k) => !known.includes(k));
+  if (unknown.length > 0) {
+    throw badRequest(`${readerId} reader: unknown reader_options ${unknown.map((k) => `"${k}"`).join(', ')}; known: ${known.length > 0 ? known.join(', ') : 'none'}`);
+  }
 }

@@ -112,7 +112,11 @@ describe('ReaderRegistry', () => {
     expect(map['.txt']).toEqual(['text']);
     expect(map['application/json']).toEqual(['json']);
     expect(map['text/html']).toEqual(['html']);
-    expect(map.url).toEqual(['html']);
+    expect(map.url).toEqual(['url', 'website', 'crawler', 'video_site', 'web_search', 'bucket']);
+    expect(map.youtube).toEqual(['video_site']);
+    expect(map.text).toEqual(['web_search']);
+    expect(map.topic).toEqual(['preprint']);
+    expect(map.file).toEqual(['csv', 'bucket']);
   });
 
   it('picks a reader by MIME type alone, for fetched URLs', () => {

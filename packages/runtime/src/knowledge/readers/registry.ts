@@ -1,12 +1,16 @@
 /**
  * @module knowledge/readers/registry
  * The readers this runtime provides, lookup by id or by file name, and the content-type map
- * `/knowledge/config` reports. Only readers that need no third-party service are registered;
- * the crawling and search readers (website, search, video...) are not offered rather than
- * offered and failing. A single URL is fetched by the Knowledge (`insert({ url })`) and read
- * by the reader its content type picks; `html` is the default for web pages.
+ * `/knowledge/config` reports. Byte readers (text ... html) read file content; source readers
+ * read a location or topic: `url` (one page, read by the reader its content type picks; `html`
+ * for web pages), `website`, `crawler`, `video_site`, `web_search`, `preprint` and `bucket`.
+ * The source readers are configured from the environment (see source-settings); one whose
+ * service is not configured is still offered, and an upload that needs it fails with a message
+ * naming the setting to set.
  */
 import { badRequest } from '../errors.js';
+import { BucketReader } from './bucket.js';
+import { CrawlerReader } from './crawler.js';
 import { CsvReader } from './csv.js';
 import { DocxReader } from './docx.js';
 import { ExcelReader } from './excel.js';
@@ -16,11 +20,21 @@ import { JsonReader } from './json.js';
 import { MarkdownReader } from './markdown.js';
 import { PdfReader } from './pdf.js';
 import { PptxReader } from './pptx.js';
-import { extension, type Reader } from './reader.js';
+import { PreprintReader } from './preprint.js';
+import { extension, isSourceReader, type Reader } from './reader.js';
+import { readSourceSettings, type SourceEnvironment } from './source-settings.js';
 import { TextReader } from './text.js';
+import { UrlReader } from './url.js';
+import { VideoSiteReader } from './video-site.js';
+import { WebSearchReader } from './web-search.js';
+import { WebsiteReader } from './website.js';
 
-export function defaultReaders(): Reader[] {
-  // Order matters where readers share a type: the first is the default (`.csv` -> csv).
+/**
+ * Every reader, the source readers configured from `env` (process.env by default). The order is
+ * the order of `readersForType`: `url` lists url, website, crawler, video_site, web_search, bucket.
+ */
+export function defaultReaders(env: SourceEnvironment = process.env): Reader[] {
+  const settings = readSourceSettings(env);
   return [
     new TextReader(),
     new MarkdownReader(),
@@ -32,6 +46,13 @@ export function defaultReaders(): Reader[] {
     new ExcelReader(),
     new PptxReader(),
     new HtmlReader(),
+    new UrlReader(),
+    new WebsiteReader(settings.website),
+    new CrawlerReader(settings.firecrawl),
+    new VideoSiteReader(settings.video),
+    new WebSearchReader(settings.webSearch),
+    new PreprintReader(settings.arxiv),
+    new BucketReader(settings.s3),
   ];
 }
 
@@ -67,7 +88,7 @@ export class ReaderRegistry {
     const ext = extension(name);
     const keys = [ext, mimeType?.split(';')[0]?.trim().toLowerCase()].filter((k): k is string => Boolean(k));
     for (const key of keys) {
-      const reader = this.list().find((r) => r.contentTypes.includes(key));
+      const reader = this.byteReaders().find((r) => r.contentTypes.includes(key));
       if (reader) return reader;
     }
     return this.get('text');
@@ -77,7 +98,12 @@ export class ReaderRegistry {
   forMimeType(mimeType: string | undefined): Reader | undefined {
     const key = mimeType?.split(';')[0]?.trim().toLowerCase();
     if (!key) return undefined;
-    return this.list().find((r) => r.contentTypes.includes(key));
+    return this.byteReaders().find((r) => r.contentTypes.includes(key));
+  }
+
+  /** The readers of file content; source readers are picked by name only. */
+  private byteReaders(): Reader[] {
+    return this.list().filter((r) => !isSourceReader(r));
   }
 
   /** Content kind, extension or MIME type -> ids of the readers that handle it, in order. */

@@ -10,7 +10,8 @@ export class TextReader implements Reader {
   readonly name = 'TextReader';
   readonly description = 'Reads plain text files as one document';
   readonly chunkers = ['FixedSizeChunker', 'AgenticChunker', 'CodeChunker', 'DocumentChunker', 'RecursiveChunker', 'SemanticChunker'] as const;
-  readonly contentTypes = ['text', '.txt', '.text', 'text/plain'] as const;
+  // The `text` content kind is web_search's in the reference map; this reader is the fallback by id.
+  readonly contentTypes = ['.txt', '.text', 'text/plain'] as const;
 
   async read(input: ReaderInput): Promise<Document[]> {
     const text = decodeText(input, this.id);
