@@ -112,7 +112,7 @@ export function buildApp(ctx: ServerContext, parts: AppParts = {}): BuiltApp {
   }
 
   app.notFound(() => errorResponse('NOT_FOUND', 'Not Found'));
-  app.onError(handleError(ctx.log, realmFor(ctx.name)));
+  app.onError(handleError(ctx.log, realmFor(ctx.name), ctx.trustedProxies));
   return { app, routes };
 }
 

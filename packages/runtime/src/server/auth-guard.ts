@@ -3,20 +3,11 @@
  * The per-route auth middleware. It is attached at registration to each route that is not
  * public, rather than as one catch-all middleware, so public routes (`/health`) pay nothing.
  */
-import { getConnInfo } from '@hono/node-server/conninfo';
 import type { Context, MiddlewareHandler } from 'hono';
 import { RuntimeError } from '../errors.js';
+import { clientAddress } from './client-address.js';
 import type { AppEnv, ServerContext } from './context.js';
 import type { RouteEntry } from './route.js';
-
-/** The client address for the failed-auth limiter; requests not from a socket share one bucket. */
-function clientAddress(c: Context<AppEnv>): string {
-  try {
-    return getConnInfo(c).remote.address ?? 'unknown';
-  } catch {
-    return 'unknown';
-  }
-}
 
 export interface GuardOptions {
   /** Replaces the standard 401 (the OAuth-protected MCP endpoint answers with a challenge). */
@@ -30,7 +21,7 @@ export function authGuard(ctx: ServerContext, entry: RouteEntry, options: GuardO
   const listing = access.listing === true;
   return async (c, next) => {
     try {
-      const principal = await ctx.auth.authenticate(c.req.header('authorization'), clientAddress(c));
+      const principal = await ctx.auth.authenticate(c.req.header('authorization'), clientAddress(c, ctx.trustedProxies));
       c.set('principal', principal);
       c.set('visible', ctx.auth.authorize(principal, c.req.method, c.req.path, required, listing));
     } catch (error) {
