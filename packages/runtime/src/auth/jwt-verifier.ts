@@ -112,6 +112,11 @@ export class JwtVerifier {
     this.cache = new BoundedCache(options.cacheSize ?? 10_000);
   }
 
+  /** The claims of a token verified before and still cached, else undefined (no verification). */
+  cached(token: string, now = Date.now()): JWTPayload | undefined {
+    return this.cache.get(sha256Hex(token), now);
+  }
+
   /** The verified claims, or a 401 `RuntimeError` whose detail says why (never a 500). */
   async verify(token: string, now = Date.now()): Promise<JWTPayload> {
     // Keyed by a hash so the cache never holds usable credentials.
