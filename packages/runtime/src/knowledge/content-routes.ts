@@ -197,7 +197,14 @@ const SearchBodySchema = z
     db_id: z.string().optional(),
     search_type: z.enum(SEARCH_TYPES).optional(),
     max_results: z.number().int().min(1).max(1000).optional(),
-    filters: z.record(z.string(), z.unknown()).optional(),
+    filters: z
+      .union([z.record(z.string(), z.unknown()), z.array(z.record(z.string(), z.unknown()))])
+      .optional()
+      .openapi({
+        description:
+          'A plain object of type-exact equalities, or a list of expressions that must all hold: {"op": EQ|NEQ|GT|GTE|LT|LTE|CONTAINS|STARTSWITH, "key", "value"}, ' +
+          '{"op": "IN", "key", "values"}, {"op": AND|OR, "conditions"}, {"op": "NOT", "condition"}. A key no stored chunk has is a 422 listing the valid keys.',
+      }),
     meta: z.object({ limit: z.number().int().min(1).max(1000).default(20), page: z.number().int().min(1).max(1_000_000).default(1) }).optional(),
   })
   .openapi('KnowledgeSearchRequest');

@@ -30,7 +30,7 @@ import { ReaderRegistry, defaultReaders } from './readers/registry.js';
 import { UrlReader } from './readers/url.js';
 import { joinParts, stampParts } from './paged.js';
 import type { Chunk, Document, Metadata } from './types.js';
-import { checkFilters } from './vector-stores/filters.js';
+import { filterKeysOf, parseFilters, type FilterInput } from './vector-stores/filter-language.js';
 import { SEARCH_TYPES, type MetadataFilters, type SearchType, type StoredChunk, type VectorStore } from './vector-stores/vector-store.js';
 
 export interface KnowledgeOptions {
@@ -140,7 +140,8 @@ export interface InsertResult {
 export interface KnowledgeSearchOptions {
   limit?: number;
   searchType?: SearchType;
-  filters?: MetadataFilters;
+  /** A plain object of equalities, or a list of filter expressions (see filter-language.ts). */
+  filters?: MetadataFilters | FilterInput;
   signal?: AbortSignal;
 }
 
@@ -177,6 +178,8 @@ export class Knowledge implements SearchableKnowledge, ConfigurableKnowledge {
   readonly urlFetch: UrlFetchOptions;
   private created: Promise<void> | undefined;
   private runtimeModel: Model | undefined;
+  /** Metadata keys of stored chunks, for refusing unknown filter keys; undefined until read. */
+  private metadataKeys: Set<string> | undefined;
 
   constructor(options: KnowledgeOptions) {
     if (!ID.test(options.id ?? '')) {
@@ -367,6 +370,7 @@ export class Knowledge implements SearchableKnowledge, ConfigurableKnowledge {
     const stored: StoredChunk[] = chunks.map((chunk, i) => ({ ...chunk, filters: metadata, embedding: vectors?.[i] }));
     await this.ready();
     await this.store.upsert(contentId, stored, this.embedder?.id);
+    for (const chunk of stored) for (const key of Object.keys(chunk.meta_data)) this.metadataKeys?.add(key);
     return { content_id: contentId, name, chunks: stored.length };
   }
 
@@ -441,10 +445,11 @@ export class Knowledge implements SearchableKnowledge, ConfigurableKnowledge {
     if (searchType !== 'keyword' && !this.embedder) {
       throw badRequest(`Knowledge "${this.id}" has no embedder, so it supports keyword search only`);
     }
-    const filters = checkFilters(options.filters);
-    const vector = searchType !== 'keyword' && this.embedder ? (await this.embedder.embed([query], options.signal))[0] : undefined;
+    const filter = parseFilters(options.filters);
     await this.ready();
-    const hits = await this.store.search({ searchType, query, vector, limit, filters });
+    await this.checkFilterKeys(filterKeysOf(filter));
+    const vector = searchType !== 'keyword' && this.embedder ? (await this.embedder.embed([query], options.signal))[0] : undefined;
+    const hits = await this.store.search({ searchType, query, vector, limit, filter });
     return hits.map(({ chunk, score }) => ({
       id: chunk.id,
       content_id: chunk.content_id,
@@ -455,8 +460,29 @@ export class Knowledge implements SearchableKnowledge, ConfigurableKnowledge {
     }));
   }
 
+  /**
+   * Refuses a filter on a key no stored chunk has (a typo would otherwise match nothing, and
+   * look like "no results"). The keys are cached and read again once before refusing, since
+   * another runtime may have stored new ones.
+   */
+  private async checkFilterKeys(keys: Set<string>): Promise<void> {
+    if (keys.size === 0) return;
+    const unknown = (known: Set<string>) => [...keys].filter((k) => !known.has(k));
+    this.metadataKeys ??= new Set(await this.store.metadataKeys());
+    if (unknown(this.metadataKeys).length === 0) return;
+    this.metadataKeys = new Set(await this.store.metadataKeys());
+    const missing = unknown(this.metadataKeys);
+    if (missing.length === 0) return;
+    const valid = [...this.metadataKeys].sort();
+    throw unprocessable(
+      `Unknown filter key${missing.length > 1 ? 's' : ''} ${missing.map((k) => `"${k}"`).join(', ')}; ` +
+        (valid.length ? `valid keys: ${valid.slice(0, 50).join(', ')}${valid.length > 50 ? ', ...' : ''}` : 'this knowledge base has no content to filter yet'),
+    );
+  }
+
   async remove(contentId: string): Promise<boolean> {
     await this.ready();
+    this.metadataKeys = undefined;
     return (await this.store.deleteByContentId(contentId)) > 0;
   }
 
