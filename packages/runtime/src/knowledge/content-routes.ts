@@ -197,6 +197,8 @@ const SearchBodySchema = z
     db_id: z.string().optional(),
     search_type: z.enum(SEARCH_TYPES).optional(),
     max_results: z.number().int().min(1).max(1000).optional(),
+    rerank: z.boolean().optional().openapi({ description: 'With a reranker configured: false skips it. Default true' }),
+    similarity_threshold: z.number().min(0).max(1).optional().openapi({ description: 'Drop hits scored below this' }),
     filters: z
       .union([z.record(z.string(), z.unknown()), z.array(z.record(z.string(), z.unknown()))])
       .optional()
@@ -653,6 +655,8 @@ export function knowledgeContentRoutes(ctx: ServerContext): RouteDefinition[] {
           ...(body.max_results !== undefined ? { limit: body.max_results } : {}),
           ...(body.search_type !== undefined ? { searchType: body.search_type } : {}),
           ...(body.filters !== undefined ? { filters: body.filters as KnowledgeSearchOptions['filters'] } : {}),
+          ...(body.rerank !== undefined ? { rerank: body.rerank } : {}),
+          ...(body.similarity_threshold !== undefined ? { similarityThreshold: body.similarity_threshold } : {}),
         });
         const searchTimeMs = Math.round((performance.now() - started) * 100) / 100;
         // agno pages in memory over the hits of one search.

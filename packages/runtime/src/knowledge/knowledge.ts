@@ -23,6 +23,7 @@ import type { Model } from '../model/model.js';
 import type { ChunkContext, Chunker } from './chunkers/chunker.js';
 import { CHUNKER_NEEDS, createChunker } from './chunkers/registry.js';
 import type { Embedder } from './embedders/embedder.js';
+import type { Reranker } from './rerankers/reranker.js';
 import { badRequest, unprocessable } from './errors.js';
 import { checkUrl, safeFetch, type HostResolver, type SafeFetchOptions } from './fetch/safe-fetch.js';
 import { isSourceReader, type Reader, type SourceContext, type SourceFetchOptions, type SourceReader } from './readers/reader.js';
@@ -41,6 +42,8 @@ export interface KnowledgeOptions {
   store: VectorStore;
   /** Without one, only keyword search is available. SemanticChunker compares sentences with it. */
   embedder?: Embedder | undefined;
+  /** Reorders the fused candidates of every search (see rerankers/); rerankerFromEnvironment() reads RERANK_*. */
+  reranker?: Reranker | undefined;
   /**
    * The model AgenticChunker asks for break points; default the model of the runtime hosting
    * this knowledge base (its `model` option or the environment's).
@@ -142,6 +145,13 @@ export interface KnowledgeSearchOptions {
   searchType?: SearchType;
   /** A plain object of equalities, or a list of filter expressions (see filter-language.ts). */
   filters?: MetadataFilters | FilterInput;
+  /** With a reranker configured: false skips it for this search. Default true. */
+  rerank?: boolean;
+  /**
+   * Drops hits scored below this (0-1): the similarity for vector and keyword search, the
+   * reranker's score when reranking. Hybrid scores without a reranker are rank fusion scores.
+   */
+  similarityThreshold?: number;
   signal?: AbortSignal;
 }
 
@@ -164,6 +174,8 @@ export interface VectorDbInfo {
 const ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
 // The HTTP search pages over at most this many hits (agno's bound for max_results).
 const MAX_LIMIT = 1000;
+/** How many candidates per result a reranker chooses from. */
+const RERANK_CANDIDATES = 3;
 
 export class Knowledge implements SearchableKnowledge, ConfigurableKnowledge {
   readonly id: string;
@@ -172,6 +184,7 @@ export class Knowledge implements SearchableKnowledge, ConfigurableKnowledge {
   readonly store: VectorStore;
   readonly embedder: Embedder | undefined;
   readonly model: Model | undefined;
+  readonly reranker: Reranker | undefined;
   readonly readers: ReaderRegistry;
   readonly maxResults: number;
   readonly maxContentBytes: number;
@@ -191,6 +204,7 @@ export class Knowledge implements SearchableKnowledge, ConfigurableKnowledge {
     this.store = options.store;
     this.embedder = options.embedder;
     this.model = options.model;
+    this.reranker = options.reranker;
     this.readers = new ReaderRegistry(options.readers ?? defaultReaders());
     this.maxResults = options.maxResults ?? 10;
     this.maxContentBytes = options.maxContentBytes ?? 50 * 1024 * 1024;
@@ -449,7 +463,17 @@ export class Knowledge implements SearchableKnowledge, ConfigurableKnowledge {
     await this.ready();
     await this.checkFilterKeys(filterKeysOf(filter));
     const vector = searchType !== 'keyword' && this.embedder ? (await this.embedder.embed([query], options.signal))[0] : undefined;
-    const hits = await this.store.search({ searchType, query, vector, limit, filter });
+    const threshold = options.similarityThreshold;
+    if (threshold !== undefined && (!Number.isFinite(threshold) || threshold < 0 || threshold > 1)) throw badRequest('similarity_threshold must be a number from 0 to 1');
+    const reranker = options.rerank === false ? undefined : this.reranker;
+    // The reranker chooses from a wider field than it returns.
+    const candidates = reranker ? Math.min(MAX_LIMIT, limit * RERANK_CANDIDATES) : limit;
+    let hits = await this.store.search({ searchType, query, vector, limit: candidates, filter });
+    if (reranker && hits.length > 0) {
+      const ranked = await reranker.rerank(query, hits.map((h) => h.chunk.content), limit, options.signal);
+      hits = ranked.map((r) => ({ chunk: hits[r.index]!.chunk, score: r.score }));
+    }
+    if (threshold !== undefined) hits = hits.filter((h) => h.score >= threshold);
     return hits.map(({ chunk, score }) => ({
       id: chunk.id,
       content_id: chunk.content_id,
