@@ -41,6 +41,8 @@ describe('npm start (examples/quickstart)', () => {
     // The embedded default database was created under the working directory.
     const { existsSync } = await import('node:fs');
     expect(existsSync(join(cwd, 'data', 'runtime.db'))).toBe(true);
+    // And the library knowledge base's store beside it.
+    expect(existsSync(join(cwd, 'data', 'knowledge.db'))).toBe(true);
   });
 
   it('refuses a port in use with a clear message and exit code 1', async () => {
