@@ -1,10 +1,11 @@
 /**
  * The quickstart runtime: what a newcomer sees after `npm install && npm start`.
  *
- * Two agents (one with a tool, one with knowledge), a team that routes between them, and a
- * workflow that looks a topic up in the docs and then writes about it. Agents use the model
- * configured in the environment (OPENAI_API_KEY, ANTHROPIC_API_KEY or OLLAMA_HOST); with none,
- * the runtime still starts and a run ends with a RunError that says what to set.
+ * Three agents (one with a tool, one answering from the docs, one from your uploads), a team
+ * that routes between the first two, and a workflow that looks a topic up in the docs and then
+ * writes about it. Agents use the model configured in the environment (OPENAI_API_KEY,
+ * ANTHROPIC_API_KEY or OLLAMA_HOST); with none, the runtime still starts and a run ends with a
+ * RunError that says what to set.
  *
  * Two knowledge bases: `runtime-docs`, the bundled docs (read-only, re-indexed at each start),
  * and `library`, the writable one that `POST /knowledge/content` fills (every reader and
@@ -52,6 +53,16 @@ export function createQuickstartRuntime(overrides: Partial<RuntimeOptions> = {})
     knowledge: docs,
   });
 
+  const librarian = new Agent({
+    id: 'librarian',
+    name: 'Librarian',
+    description: 'Answers from the files, pages and topics you add to the library knowledge base',
+    instructions:
+      'Answer from the library, which holds what the user uploaded. Always search it first, say which file each ' +
+      'passage came from, and say so when nothing in it answers the question.',
+    knowledge: library,
+  });
+
   const support = new Team({
     id: 'support',
     name: 'Support team',
@@ -85,7 +96,7 @@ export function createQuickstartRuntime(overrides: Partial<RuntimeOptions> = {})
     id: 'quickstart',
     name: 'Quickstart',
     description: 'Demo agents, a team, a workflow and two knowledge bases (the runtime docs, and a library you upload to), served by the runtime',
-    agents: [assistant, docsExpert],
+    agents: [assistant, docsExpert, librarian],
     teams: [support],
     workflows: [research],
     knowledge: [docs, library],

@@ -44,14 +44,17 @@ function settled(id: string): Promise<{ status: string; status_message: string |
 }
 
 describe('quickstart catalogue', () => {
-  it('serves two agents (one with a tool, one with knowledge), a team and a workflow', async () => {
+  it('serves three agents (one with a tool, two with knowledge), a team and a workflow', async () => {
     const agents = await get('/agents');
-    expect(agents.map((a: any) => a.id)).toEqual(['assistant', 'docs-expert']);
+    expect(agents.map((a: any) => a.id)).toEqual(['assistant', 'docs-expert', 'librarian']);
     const assistant = await get('/agents/assistant');
     expect(assistant.tools.tools.map((t: any) => t.name)).toEqual(['get_current_time']);
     const expert = await get('/agents/docs-expert');
     expect(expert.tools.tools.map((t: any) => t.name)).toEqual(['search_knowledge_base']);
     expect(expert.knowledge).toMatchObject({ id: 'runtime-docs' });
+    const librarian = await get('/agents/librarian');
+    expect(librarian.tools.tools.map((t: any) => t.name)).toEqual(['search_knowledge_base']);
+    expect(librarian.knowledge).toMatchObject({ id: 'library' });
 
     const teams = await get('/teams');
     expect(teams).toHaveLength(1);
@@ -61,7 +64,7 @@ describe('quickstart catalogue', () => {
     expect(workflows[0]).toMatchObject({ id: 'research' });
 
     const info = await get('/info');
-    expect(info).toMatchObject({ agent_count: 2, team_count: 1, workflow_count: 1, mcp: { enabled: true } });
+    expect(info).toMatchObject({ agent_count: 3, team_count: 1, workflow_count: 1, mcp: { enabled: true } });
     const config = await get('/config');
     expect(JSON.stringify(config.knowledge)).toContain('runtime-docs');
   });

@@ -94,6 +94,18 @@ describe('quickstart with a model from the environment', () => {
     expect((await search('how should I dilute comfrey tea', 'hybrid'))[0]).toMatchObject({ content_id: accepted.id, content: expect.stringContaining('comfrey tea') });
   });
 
+  it('the librarian answers from an upload in the library', async () => {
+    fake.setBehaviour({ toolArguments: { search_knowledge_base: { query: 'comfrey tea' } } });
+    try {
+      const events = await run('/agents/librarian/runs', 'How strong should comfrey tea be?');
+      const completed = events.find((e) => e.event === 'ToolCallCompleted')!;
+      expect((completed.data.tool as { result: string }).result).toContain('dilute comfrey tea one part to ten');
+      expect(events.at(-1)!.event).toBe('RunCompleted');
+    } finally {
+      fake.setBehaviour({ toolArguments: { search_knowledge_base: { query: 'how do I cancel a run' }, get_current_time: { timezone: 'Asia/Tokyo' } } });
+    }
+  });
+
   it('the workflow looks up the docs, then the writer summarizes them', async () => {
     const events = await run('/workflows/research/runs', 'sessions');
     expect(events.filter((e) => e.event === 'StepCompleted').map((e) => e.data.step_name)).toEqual(['lookup', 'summarize']);
