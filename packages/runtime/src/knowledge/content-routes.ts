@@ -148,7 +148,7 @@ const HitSchema = z
   .openapi('KnowledgeSearchHit');
 
 const SelectQuery = z.object({
-  knowledge_id: z.string().optional().openapi({ description: 'Required when the runtime hosts more than one knowledge base' }),
+  knowledge_id: z.string().optional().openapi({ description: 'Required when the runtime hosts more than one knowledge base that takes content (read-only ones do not count)' }),
   db_id: z.string().optional().openapi({ description: 'The database the knowledge base is stored in' }),
 });
 
@@ -266,9 +266,13 @@ export function knowledgeContentRoutes(ctx: ServerContext): RouteDefinition[] {
     let knowledge: ContentKnowledge | undefined;
     if (knowledgeId !== undefined) {
       knowledge = hosted.find((k) => k.id === knowledgeId);
+      if (!knowledge && ctx.knowledge.some((k) => k.id === knowledgeId)) {
+        // Hosted, but not a base that takes content (a read-only one, such as bundled docs): "not found" would mislead.
+        throw badRequest(`Knowledge base "${knowledgeId}" is read-only: it takes no content and is not searched here. Use ${hosted.map((k) => `"${k.id}"`).join(' or ')}`);
+      }
       if (!knowledge) throw new RuntimeError('NOT_FOUND', `Knowledge base "${knowledgeId}" not found`);
     } else if (hosted.length > 1) {
-      throw badRequest(`knowledge_id is required: this runtime hosts ${hosted.length} knowledge bases (${hosted.map((k) => k.id).join(', ')})`);
+      throw badRequest(`knowledge_id is required: this runtime hosts ${hosted.length} knowledge bases that take content (${hosted.map((k) => k.id).join(', ')})`);
     } else {
       knowledge = hosted[0]!;
     }
