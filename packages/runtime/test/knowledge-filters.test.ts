@@ -20,13 +20,14 @@ const DOCS: [string, string, Record<string, unknown>][] = [
   ['orcas.md', 'Orcas hunt in pods and share the catch.', { team: 'marine', year: 2024, reviewed: true }],
 ];
 
+const names = (res: { body: Json }) => (res.body.data as Json[]).map((h) => h.name as string).sort();
+
 for (const kind of testDatabaseKinds) {
   describe.skipIf(!kind.available)(`knowledge search filters on ${kind.kind}`, () => {
     let database: TestDatabase;
     let storeDb: Db | undefined;
     let rt: StartedRuntime;
     const search = (filters: unknown) => call(rt.url, 'POST', '/knowledge/search', { body: { query: 'hunt sleep otters owls orcas', search_type: 'keyword', filters } });
-    const names = (res: { body: Json }) => (res.body.data as Json[]).map((h) => h.name as string).sort();
 
     beforeAll(async () => {
       database = await kind.create();
@@ -35,7 +36,8 @@ for (const kind of testDatabaseKinds) {
       rt = await startRuntimeOn(database, { knowledge: [new Knowledge({ id: 'animals', store })] });
       for (const [name, text, metadata] of DOCS) {
         const res = await call(rt.url, 'POST', '/knowledge/content', { body: { name, text_content: text, metadata } });
-        expect(await settled(rt.url, res.body.id)).toMatchObject({ status: 'completed' });
+        const status = await settled(rt.url, res.body.id);
+        if (status.status !== 'completed') throw new Error(`${name} did not complete: ${status.status_message}`);
       }
     });
     afterAll(async () => {

@@ -8,7 +8,6 @@ import type { ExecutionContext, ExecutionResult, Runnable } from '../src/run/exe
 import { Runtime } from '../src/runtime.js';
 import { SHUTDOWN_MESSAGE } from '../src/sessions/run-lease-store.js';
 import { testDatabaseKinds, type TestDatabase } from './support/databases.js';
-import { eventually } from './support/eventually.js';
 import { call } from './support/http.js';
 import { sign, signingKey, type SigningKey } from './support/jwt.js';
 import { startRuntimeOn, type StartedRuntime } from './support/runtime.js';

@@ -76,3 +76,9 @@ describe('parseFilters', () => {
     expect(() => parseFilters([deep])).toThrow(/nested deeper than 10 levels/);
   });
 });
+
+describe('queryTokens', () => {
+  it('keeps letters and digits only, lower-cased and deduplicated', () => {
+    expect(queryTokens('"Vector" OR vector* NEAR(pg) -- café 2024')).toEqual(['vector', 'or', 'near', 'pg', 'café', '2024']);
+  });
+});

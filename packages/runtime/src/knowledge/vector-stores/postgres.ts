@@ -17,7 +17,7 @@ import { postgresFilter } from './filter-sql.js';
 import { queryTokens } from './filters.js';
 import { embedderConflict, searchWith } from './search.js';
 import { checkTableName } from './identifiers.js';
-import type { MetadataFilters, SearchHit, SearchRequest, StoredChunk, VectorStore } from './vector-store.js';
+import type { SearchHit, SearchRequest, StoredChunk, VectorStore } from './vector-store.js';
 
 export interface PostgresVectorStoreOptions {
   /** A PostgreSQL `Db` (e.g. the runtime's own); pgvector must be installable on its server. */

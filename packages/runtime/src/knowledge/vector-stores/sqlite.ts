@@ -24,7 +24,7 @@ import { sqliteFilter } from './filter-sql.js';
 import { queryTokens } from './filters.js';
 import { embedderConflict, searchWith } from './search.js';
 import { checkTableName } from './identifiers.js';
-import type { MetadataFilters, SearchHit, SearchRequest, StoredChunk, VectorStore } from './vector-store.js';
+import type { SearchHit, SearchRequest, StoredChunk, VectorStore } from './vector-store.js';
 
 export interface SqliteVectorStoreOptions {
   /** File path, or `:memory:`. Parent directories are created. */
