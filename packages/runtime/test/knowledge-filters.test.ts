@@ -55,6 +55,14 @@ for (const kind of testDatabaseKinds) {
       expect(names(await search([{ op: 'EQ', key: 'chunk', value: 1 }, { op: 'STARTSWITH', key: 'team', value: 'bi' }]))).toEqual(['owls']);
     });
 
+    it('refuses metadata keys the pipeline sets, so nobody can fake a page or a url', async () => {
+      for (const key of ['page', 'url', 'chunk']) {
+        const res = await call(rt.url, 'POST', '/knowledge/content', { body: { name: 'fake.md', text_content: 'text', metadata: { [key]: 1 } } });
+        expect(res.status, key).toBe(400);
+        expect(res.body.detail).toContain(`metadata key "${key}" is reserved`);
+      }
+    });
+
     it('refuses an unknown key with 422 listing the valid ones, and a malformed expression with 400', async () => {
       const unknown = await search([{ op: 'EQ', key: 'taem', value: 'marine' }]);
       expect(unknown.status).toBe(422);

@@ -576,12 +576,35 @@ export function isConfigurableKnowledge(value: unknown): value is ConfigurableKn
 
 const METADATA_KEY = /^[\p{L}\p{N}_.-]{1,100}$/u;
 
+/**
+ * Keys the pipeline writes on every chunk (position, provenance, scores): a caller setting one
+ * would overwrite what readers and chunkers recorded, and filters on it would lie.
+ */
+export const RESERVED_METADATA_KEYS: ReadonlySet<string> = new Set([
+  'chunk',
+  'chunk_size',
+  'content_id',
+  'page',
+  'page_start',
+  'page_end',
+  'slide',
+  'slide_start',
+  'slide_end',
+  'row_number',
+  'url',
+  'linked_to',
+  'similarity_score',
+]);
+
 function checkMetadata(metadata: unknown): Metadata {
   if (metadata === undefined) return {};
   if (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata)) throw badRequest('metadata must be an object');
   for (const key of Object.keys(metadata)) {
     // The same rule as filter keys, so every stored key can be filtered on.
     if (!METADATA_KEY.test(key)) throw badRequest(`metadata key "${key}" must be 1-100 letters, digits, "_", "." or "-"`);
+    if (RESERVED_METADATA_KEYS.has(key)) {
+      throw badRequest(`metadata key "${key}" is reserved: the pipeline sets it on every chunk (reserved: ${[...RESERVED_METADATA_KEYS].join(', ')})`);
+    }
   }
   return { ...(metadata as Metadata) };
 }
