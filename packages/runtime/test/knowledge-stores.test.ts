@@ -152,6 +152,21 @@ for (const kind of kinds) {
       expect(await ids([{ op: 'AND', conditions: [{ op: 'EQ', key: 'topic', value: 'pets' }, { op: 'NOT', condition: { op: 'EQ', key: 'year', value: '2024' } }] }], 'keyword')).toEqual(['a3']);
     });
 
+    it('returns exactly `limit` hits whenever that many match, in every search type, filtered or not', async () => {
+      const vector = hashEmbedding('database');
+      // Keyword: all four chunks match one of the words. Hybrid: the keyword side matches only
+      // a1 ("pgvector"), and the page is still filled from the vector side.
+      const queries = { vector: 'pgvector', keyword: 'stores sqlite cats dogs', hybrid: 'pgvector' } as const;
+      for (const searchType of ['vector', 'keyword', 'hybrid'] as const) {
+        for (const limit of [1, 2, 3]) {
+          expect((await store.search({ searchType, query: queries[searchType], vector, limit })).length, `${searchType} ${limit}`).toBe(limit);
+        }
+        const filter = parseFilters([{ op: 'EQ', key: 'public', value: true }]);
+        // Three chunks are public; a larger limit gets exactly those.
+        expect((await store.search({ searchType, query: queries[searchType], vector, limit: 10, filter })).length, `${searchType} filtered`).toBe(3);
+      }
+    });
+
     it('refuses malformed filters with BAD_REQUEST', async () => {
       const error = await store.search({ searchType: 'keyword', query: 'x', limit: 1, filters: { 'bad key"': 1 } }).catch((e: unknown) => e);
       expect(RuntimeError.isInstance(error) && error.code).toBe('BAD_REQUEST');
