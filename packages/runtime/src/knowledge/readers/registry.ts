@@ -83,12 +83,17 @@ export class ReaderRegistry {
     return reader;
   }
 
-  /** By extension, then MIME type; anything unrecognised is read as text (agno's rule). */
+  /**
+   * By extension, then MIME type; anything unrecognised is read as text (agno's rule). A
+   * format's own reader comes before a `fallback` one (the converter), whatever the order.
+   */
   forFile(name: string, mimeType?: string): Reader {
     const ext = extension(name);
-    const keys = [ext, mimeType?.split(';')[0]?.trim().toLowerCase()].filter((k): k is string => Boolean(k));
+    // `.tar.gz` is one extension for the content-type map.
+    const double = /\.tar\.gz$/i.test(name) ? ['.tar.gz'] : [];
+    const keys = [...double, ext, mimeType?.split(';')[0]?.trim().toLowerCase()].filter((k): k is string => Boolean(k));
     for (const key of keys) {
-      const reader = this.byteReaders().find((r) => r.contentTypes.includes(key));
+      const reader = this.claiming(key);
       if (reader) return reader;
     }
     return this.get('text');
@@ -98,7 +103,13 @@ export class ReaderRegistry {
   forMimeType(mimeType: string | undefined): Reader | undefined {
     const key = mimeType?.split(';')[0]?.trim().toLowerCase();
     if (!key) return undefined;
-    return this.byteReaders().find((r) => r.contentTypes.includes(key));
+    return this.claiming(key);
+  }
+
+  private claiming(key: string): Reader | undefined {
+    const readers = this.byteReaders();
+    const claims = (r: Reader) => r.contentTypes.includes(key) || (r.alsoReads?.includes(key) ?? false);
+    return readers.find((r) => !r.fallback && claims(r)) ?? readers.find((r) => r.fallback && claims(r));
   }
 
   /** The readers of file content; source readers are picked by name only. */
