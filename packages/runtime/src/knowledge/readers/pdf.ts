@@ -34,7 +34,8 @@ export class PdfReader implements Reader {
     if (where !== 'inline') return readInWorker(where, 'pdf', input, options);
     if (typeof input.data === 'string') throw unprocessable(`pdf reader: "${input.name}" must be given as file bytes, not text`);
     if (input.data.length === 0) throw unprocessable(`pdf reader: "${input.name}" is empty`);
-    const { pages } = await pdfTextPages(input.data, input.name, this.id);
+    const { pdf, pages } = await pdfTextPages(input.data, input.name, this.id);
+    await pdf.destroy().catch(() => undefined);
     const name = stem(input.name);
     const docs = pages
       .map((content, i) => ({ content, name, id: `${name}_${i + 1}`, meta_data: { page: i + 1 } }))

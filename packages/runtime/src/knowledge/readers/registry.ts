@@ -10,6 +10,8 @@
  */
 import { badRequest } from '../errors.js';
 import { BucketReader } from './bucket.js';
+import { ConverterReader } from './converter.js';
+import { readConverterSettings } from './converter/settings.js';
 import { CrawlerReader } from './crawler.js';
 import { CsvReader } from './csv.js';
 import { DocxReader } from './docx.js';
@@ -30,8 +32,9 @@ import { WebSearchReader } from './web-search.js';
 import { WebsiteReader } from './website.js';
 
 /**
- * Every reader, the source readers configured from `env` (process.env by default). The order is
- * the order of `readersForType`: `url` lists url, website, crawler, video_site, web_search, bucket.
+ * Every reader, the source readers and the converter configured from `env` (process.env by
+ * default). The order is the order of `readersForType`: `url` lists url, website, crawler,
+ * video_site, web_search, bucket; `.csv` lists csv, field_labeled_csv, converter.
  */
 export function defaultReaders(env: SourceEnvironment = process.env): Reader[] {
   const settings = readSourceSettings(env);
@@ -44,6 +47,9 @@ export function defaultReaders(env: SourceEnvironment = process.env): Reader[] {
     new PdfReader(),
     new DocxReader(),
     new ExcelReader(),
+    // Before pptx: the spec's map lists `.pptx` as converter, pptx (a format's own reader still
+    // reads it by default: the converter is a fallback).
+    new ConverterReader({ settings: readConverterSettings(env) }),
     new PptxReader(),
     new HtmlReader(),
     new UrlReader(),

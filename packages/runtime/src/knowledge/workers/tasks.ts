@@ -2,6 +2,7 @@
  * @module knowledge/workers/tasks
  * The tasks a conversion worker runs, by name. Each imports its module on first use.
  *
+ * - `convert`: the converter reader's conversion of one file (readers/converter/convert.ts).
  * - `read`: one of the heavy byte readers (pdf, docx, excel, pptx) reading a file, as it would
  *   on the main thread (see offload.ts).
  */
@@ -10,6 +11,7 @@ import { RuntimeError } from '../../errors.js';
 type Task = (payload: never) => Promise<unknown>;
 
 const TASKS: Record<string, () => Promise<Task>> = {
+  convert: async () => (await import('../readers/converter/convert.js')).convertTask as Task,
   read: async () => (await import('./offload.js')).readTask as Task,
 };
 
