@@ -330,7 +330,28 @@ function tsxLoaderApi(): string {
 }
 
 function startWorker(entry: URL, resourceLimits: ResourceLimits): Worker {
-  if (!entry.pathname.endsWith('.ts')) return new Worker(entry, { resourceLimits });
+  const options = { resourceLimits, execArgv: workerExecArgv() };
+  if (!entry.pathname.endsWith('.ts')) return new Worker(entry, options);
   const boot = `import { register } from ${JSON.stringify(tsxLoaderApi())};\nregister();\nawait import(${JSON.stringify(entry.href)});\n`;
-  return new Worker(boot, { eval: true, resourceLimits });
+  return new Worker(boot, { ...options, eval: true });
+}
+
+/**
+ * The process's Node options, as workers inherit them by default, less those about the main
+ * script given on the command line (`--input-type`, `--eval`, `--print`), which a worker refuses
+ * or would run again.
+ */
+function workerExecArgv(): string[] {
+  const out: string[] = [];
+  const argv = process.execArgv;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (['--input-type', '-e', '--eval', '-p', '--print'].includes(arg)) {
+      i++;
+      continue;
+    }
+    if (arg.startsWith('--input-type=') || arg.startsWith('--eval=') || arg.startsWith('--print=')) continue;
+    out.push(arg);
+  }
+  return out;
 }

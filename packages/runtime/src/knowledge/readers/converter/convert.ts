@@ -178,7 +178,10 @@ async function pdfDocuments(data: Uint8Array, name: string, base: string, limits
       const content = recognised || text;
       if (content) documents.push({ content, name: base, id: `${base}_${number}`, meta_data: { page: number, ...(recognised ? { ocr: true, ocr_confidence: confidence } : {}) } });
     }
-    if (skipped.length > 0) notes.push(`pages ${skipped.join(', ')} have no text layer and were not OCRed (at most ${limits.ocrMaxPages} pages are)`);
+    if (skipped.length > 0) {
+      const one = skipped.length === 1;
+      notes.push(`${one ? 'page' : 'pages'} ${skipped.join(', ')} ${one ? 'has' : 'have'} no text layer and ${one ? 'was' : 'were'} not OCRed (at most ${limits.ocrMaxPages} pages of a file are)`);
+    }
     if (documents.length === 0) throw unprocessable(`converter reader: "${name}" has no text: no page has a text layer, and OCR recognised none`);
     return documents;
   } finally {
