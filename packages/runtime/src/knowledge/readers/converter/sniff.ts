@@ -183,6 +183,7 @@ function textKind(text: string, name: string, promised: Family | undefined): { f
     if (declared || /^<!DOCTYPE\s/i.test(markup)) return { format: 'xml', family: 'xml' };
     // A bare fragment decides only when the name does not: markdown and AsciiDoc may open with HTML.
     if (promised && promised !== 'html' && promised !== 'xml' && promised !== 'text') return undefined;
+    if (promised === 'xml') return { format: 'xml', family: 'xml' };
     if (promised === 'html' || /^<(head|body|div|p|h[1-6]|section|article|main|table|ul|ol|span|a)[\s>/]/i.test(markup)) return { format: 'html', family: 'html' };
     return { format: 'xml', family: 'xml' };
   }
