@@ -18,7 +18,7 @@ export interface PdfReaderOptions {
 export class PdfReader implements Reader {
   readonly id = 'pdf';
   readonly name = 'PdfReader';
-  readonly description = 'Reads PDF files, one document per page (text layer only, no OCR)';
+  readonly description = 'Reads PDF files, one document per page (text layer only; the converter OCRs scanned pages)';
   readonly chunkers = ['DocumentChunker', 'AgenticChunker', 'FixedSizeChunker', 'RecursiveChunker', 'SemanticChunker'] as const;
   readonly contentTypes = ['.pdf', 'application/pdf'] as const;
   /** Pages are chunked as one text; chunks carry page_start/page_end (and page on one page). */
@@ -41,7 +41,7 @@ export class PdfReader implements Reader {
       .map((content, i) => ({ content, name, id: `${name}_${i + 1}`, meta_data: { page: i + 1 } }))
       .filter((doc) => doc.content.length > 0);
     // A scanned PDF has pages but no text layer; storing nothing silently would hide that.
-    if (docs.length === 0) throw unprocessable(`pdf reader: "${input.name}" has no extractable text (scanned PDFs need OCR, which is not available)`);
+    if (docs.length === 0) throw unprocessable(`pdf reader: "${input.name}" has no extractable text (a scanned PDF needs OCR: upload it with reader_id converter)`);
     return docs;
   }
 }

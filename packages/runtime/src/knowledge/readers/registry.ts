@@ -25,6 +25,7 @@ import { PptxReader } from './pptx.js';
 import { PreprintReader } from './preprint.js';
 import { extension, isSourceReader, type Reader } from './reader.js';
 import { readSourceSettings, type SourceEnvironment } from './source-settings.js';
+import { readWorkerSettings } from '../workers/offload.js';
 import { TextReader } from './text.js';
 import { UrlReader } from './url.js';
 import { VideoSiteReader } from './video-site.js';
@@ -38,6 +39,9 @@ import { WebsiteReader } from './website.js';
  */
 export function defaultReaders(env: SourceEnvironment = process.env): Reader[] {
   const settings = readSourceSettings(env);
+  // The conversion pool is shared by the process and configured from process.env on first use;
+  // a malformed KNOWLEDGE_WORKER* value still fails here, at startup.
+  readWorkerSettings(env);
   return [
     new TextReader(),
     new MarkdownReader(),
