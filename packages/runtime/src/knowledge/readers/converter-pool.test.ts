@@ -19,6 +19,8 @@ const bigXml = new TextEncoder().encode(`<catalog>${'<item id="1"><name>copper k
 async function measure(work: () => Promise<unknown>): Promise<{ p99: number; max: number; elapsed: number }> {
   const histogram = monitorEventLoopDelay({ resolution: 10 });
   histogram.enable();
+  // The histogram's first tick only sets its clock; a stall before it would go unrecorded.
+  await new Promise((resolve) => setTimeout(resolve, 50));
   const started = performance.now();
   await work();
   const elapsed = performance.now() - started;

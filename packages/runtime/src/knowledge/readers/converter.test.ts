@@ -43,7 +43,7 @@ describe('ConverterReader registration', () => {
     expect(map['.pptx']).toEqual(['converter', 'pptx']);
     expect(map['.md']).toEqual(['markdown', 'converter']);
     expect(map['.pdf']).toEqual(['pdf', 'converter']);
-    for (const ext of ['.html', '.htm', '.xhtml']) expect(map[ext]).toContain('converter');
+    for (const ext of ['.html', '.htm', '.xhtml']) expect(map[ext]).toEqual(['converter', 'html']);
     // By file name a format's own reader still wins; the converter takes what only it reads.
     expect(registry.forFile('deck.pptx').id).toBe('pptx');
     expect(registry.forFile('notes.md').id).toBe('markdown');
