@@ -10,12 +10,17 @@
  *
  * Loading is asynchronous and the runtime is built synchronously, so this wraps the
  * Knowledge: searches wait until the docs are in.
+ *
+ * It is read-only: it is not a `Knowledge` to the content routes, so uploads go to the
+ * quickstart's writable base (whatever was added here would vanish at the next start anyway).
+ * It reads markdown only, and `/knowledge/config?knowledge_id=runtime-docs` says so.
  */
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   Knowledge,
   MarkdownChunker,
+  MarkdownReader,
   SqliteVectorStore,
   type ConfigurableKnowledge,
   type Embedder,
@@ -59,7 +64,14 @@ export class DocsKnowledge implements SearchableKnowledge, ConfigurableKnowledge
   }
 
   private create(embedder: Embedder | undefined): Knowledge {
-    return new Knowledge({ id: this.id, name: this.name, description: this.description, store: new SqliteVectorStore({ path: ':memory:' }), embedder });
+    return new Knowledge({
+      id: this.id,
+      name: this.name,
+      description: this.description,
+      store: new SqliteVectorStore({ path: ':memory:', id: `${this.id}-index`, name: 'SQLite (in memory)' }),
+      embedder,
+      readers: [new MarkdownReader()],
+    });
   }
 
   private async insertAll(): Promise<void> {
@@ -85,6 +97,11 @@ export class DocsKnowledge implements SearchableKnowledge, ConfigurableKnowledge
   /** Resolves once the docs are indexed (rejects if they could not be). */
   ready(): Promise<void> {
     return this.loaded;
+  }
+
+  /** The in-memory store is a database of its own. */
+  get dbId(): string | undefined {
+    return this.knowledge.dbId;
   }
 
   get readers(): ReaderRegistry {

@@ -1,28 +1,39 @@
 /**
  * The quickstart runtime: what a newcomer sees after `npm install && npm start`.
  *
- * Two agents (one with a tool, one with knowledge), a team that routes between them, and a
- * workflow that looks a topic up in the docs and then writes about it. Agents use the model
- * configured in the environment (OPENAI_API_KEY, ANTHROPIC_API_KEY or OLLAMA_HOST); with none,
- * the runtime still starts and a run ends with a RunError that says what to set. The docs
- * knowledge searches by keyword with no key, and hybrid when OPENAI_* is set.
+ * Three agents (one with a tool, one answering from the docs, one from your uploads), a team
+ * that routes between the first two, and a workflow that looks a topic up in the docs and then
+ * writes about it. Agents use the model configured in the environment (OPENAI_API_KEY,
+ * ANTHROPIC_API_KEY or OLLAMA_HOST); with none, the runtime still starts and a run ends with a
+ * RunError that says what to set.
+ *
+ * Two knowledge bases: `runtime-docs`, the bundled docs (read-only, re-indexed at each start),
+ * and `library`, the writable one that `POST /knowledge/content` fills (every reader and
+ * chunker, stored in data/knowledge.db). Both search by keyword with no key, and hybrid when the
+ * environment names an embedder (OPENAI_* or OLLAMA_EMBEDDING_MODEL).
  */
 import { fileURLToPath } from 'node:url';
-import { Agent, Runtime, Team, Workflow, embedderFromEnvironment, step, type RuntimeOptions } from '@svc/runtime';
+import { Agent, Runtime, Team, Workflow, embedderFromEnvironment, readSettings, step, type RuntimeOptions } from '@svc/runtime';
 import { DocsKnowledge } from './docs-knowledge.js';
+import { createLibrary } from './library.js';
 import { getCurrentTime } from './tools.js';
 
 /** `docs/` sits next to both `src/` and `dist/`, so this resolves from either. */
 export const DOCS_DIR = fileURLToPath(new URL('../docs/', import.meta.url));
 
 export function createQuickstartRuntime(overrides: Partial<RuntimeOptions> = {}): Runtime {
+  const env = overrides.env ?? process.env;
+  // A bad PORT or limit fails here, before the library's store file is created.
+  readSettings(env);
+  // Hybrid search when the environment names an embedding model; keyword search otherwise.
+  const embedder = embedderFromEnvironment(env);
   const docs = DocsKnowledge.fromDirectory(DOCS_DIR, {
     id: 'runtime-docs',
     name: 'Runtime docs',
     description: 'How to run agents, configure the runtime and secure it',
-    // Hybrid search when the environment names an embedding model; keyword search otherwise.
-    embedder: embedderFromEnvironment(overrides.env ?? process.env),
+    embedder,
   });
+  const library = createLibrary({ db: overrides.db, env, embedder });
 
   const assistant = new Agent({
     id: 'assistant',
@@ -40,6 +51,16 @@ export function createQuickstartRuntime(overrides: Partial<RuntimeOptions> = {})
       'Answer questions about the runtime. Always search the knowledge base first and answer only from what it returns; ' +
       'say so when the docs do not cover the question.',
     knowledge: docs,
+  });
+
+  const librarian = new Agent({
+    id: 'librarian',
+    name: 'Librarian',
+    description: 'Answers from the files, pages and topics you add to the library knowledge base',
+    instructions:
+      'Answer from the library, which holds what the user uploaded. Always search it first, say which file each ' +
+      'passage came from, and say so when nothing in it answers the question.',
+    knowledge: library,
   });
 
   const support = new Team({
@@ -74,11 +95,11 @@ export function createQuickstartRuntime(overrides: Partial<RuntimeOptions> = {})
   return new Runtime({
     id: 'quickstart',
     name: 'Quickstart',
-    description: 'Demo agents, a team, a workflow and a knowledge base, served by the runtime',
-    agents: [assistant, docsExpert],
+    description: 'Demo agents, a team, a workflow and two knowledge bases (the runtime docs, and a library you upload to), served by the runtime',
+    agents: [assistant, docsExpert, librarian],
     teams: [support],
     workflows: [research],
-    knowledge: [docs],
+    knowledge: [docs, library],
     mcp_server: true,
     ...overrides,
   });

@@ -2,55 +2,12 @@
  * `npm start` as a user meets it: a subprocess that logs its URL, answers, refuses a busy port
  * clearly, and shuts down cleanly on a signal.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-
-const root = resolve(import.meta.dirname, '../../..');
-const main = resolve(import.meta.dirname, '../src/main.ts');
-// Absolute, because the child runs in a scratch directory with no node_modules of its own.
-const tsx = pathToFileURL(resolve(root, 'node_modules/tsx/dist/loader.mjs')).href;
-
-interface Proc {
-  child: ChildProcess;
-  stdout: string;
-  stderr: string;
-  exited: Promise<number | null>;
-}
-
-function start(env: Record<string, string>, cwd: string): Proc {
-  const child = spawn(process.execPath, ['--conditions=source', '--import', tsx, main], {
-    cwd,
-    env: { PATH: process.env.PATH ?? '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const proc: Proc = { child, stdout: '', stderr: '', exited: new Promise((r) => child.on('exit', (code) => r(code))) };
-  child.stdout!.on('data', (d: Buffer) => (proc.stdout += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (proc.stderr += d.toString()));
-  return proc;
-}
-
-async function waitFor(check: () => boolean, proc: Proc, ms = 20_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (proc.child.exitCode !== null) throw new Error(`exited early: ${proc.stderr}`);
-    if (Date.now() > deadline) throw new Error(`timed out; stdout=${proc.stdout} stderr=${proc.stderr}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((r) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => r(port));
-    });
-  });
-}
+import { freePort, start, waitFor } from './process.js';
 
 describe('npm start (examples/quickstart)', () => {
   const cleanup: (() => void)[] = [];
@@ -84,6 +41,8 @@ describe('npm start (examples/quickstart)', () => {
     // The embedded default database was created under the working directory.
     const { existsSync } = await import('node:fs');
     expect(existsSync(join(cwd, 'data', 'runtime.db'))).toBe(true);
+    // And the library knowledge base's store beside it.
+    expect(existsSync(join(cwd, 'data', 'knowledge.db'))).toBe(true);
   });
 
   it('refuses a port in use with a clear message and exit code 1', async () => {

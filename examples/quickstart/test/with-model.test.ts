@@ -1,19 +1,22 @@
 /**
  * The quickstart with a model configured the way a user does it, through OPENAI_API_KEY and
  * OPENAI_BASE_URL, pointed at the loopback fake LLM: the tool, the knowledge search, the team
- * and the workflow all do their real work.
+ * and the workflow all do their real work, and the library embeds what is uploaded.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SqliteDb, type RunningRuntime } from '@svc/runtime';
+import { Knowledge, SqliteDb, type RunningRuntime, type Runtime } from '@svc/runtime';
+import { eventually } from '../../../packages/runtime/test/support/eventually.js';
 import { startFakeLlm, type FakeLlm } from '../../../packages/runtime/test/support/fake-llm.js';
 import { parseSse } from '../../../packages/runtime/test/support/sse.js';
 import { createQuickstartRuntime } from '../src/runtime.js';
+import { SAMPLES_DIR } from '../src/samples.js';
 
 let dir: string;
 let fake: FakeLlm;
+let runtime: Runtime;
 let server: RunningRuntime;
 
 beforeAll(async () => {
@@ -21,7 +24,7 @@ beforeAll(async () => {
   fake = await startFakeLlm({
     toolArguments: { search_knowledge_base: { query: 'how do I cancel a run' }, get_current_time: { timezone: 'Asia/Tokyo' } },
   });
-  const runtime = createQuickstartRuntime({
+  runtime = createQuickstartRuntime({
     db: new SqliteDb({ path: join(dir, 'q.db') }),
     env: { OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: `${fake.url}/v1`, OPENAI_MODEL: 'fake-model' },
   });
@@ -30,6 +33,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await server?.close();
+  for (const k of runtime?.knowledge ?? []) if (k instanceof Knowledge) await k.store.close();
   await fake?.close();
   rmSync(dir, { recursive: true, force: true });
 });
@@ -62,6 +66,44 @@ describe('quickstart with a model from the environment', () => {
   it('searches the docs by hybrid search, embedding through the same server', async () => {
     const config = (await (await fetch(`${server.url}/knowledge/config?knowledge_id=runtime-docs`)).json()) as { vector_dbs: { search_types: string[] }[] };
     expect(config.vector_dbs).toEqual([expect.objectContaining({ search_types: ['vector', 'keyword', 'hybrid'] })]);
+  });
+
+  it('the library embeds uploads through the same server and finds them by hybrid search', async () => {
+    const config = (await (await fetch(`${server.url}/knowledge/config?knowledge_id=library`)).json()) as { vector_dbs: { search_types: string[] }[] };
+    expect(config.vector_dbs).toEqual([expect.objectContaining({ id: 'library-store', search_types: ['vector', 'keyword', 'hybrid'] })]);
+    const form = new FormData();
+    form.append('file', new Blob([readFileSync(join(SAMPLES_DIR, 'garden-guide.md'))]), 'garden-guide.md');
+    const accepted = (await (await fetch(`${server.url}/knowledge/content`, { method: 'POST', body: form })).json()) as { id: string };
+    const status = await eventually(async () => {
+      const s = (await (await fetch(`${server.url}/knowledge/content/${accepted.id}/status`)).json()) as { status: string };
+      return s.status === 'processing' ? undefined : s;
+    });
+    expect(status).toMatchObject({ status: 'completed' });
+    const search = async (query: string, searchType: string) =>
+      (
+        (await (
+          await fetch(`${server.url}/knowledge/search`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ query, search_type: searchType }),
+          })
+        ).json()) as { data: { content_id: string; content: string }[] }
+      ).data;
+    // Vector search finds only chunks that were embedded.
+    expect((await search('comfrey tea', 'vector'))[0]).toMatchObject({ content_id: accepted.id });
+    expect((await search('how should I dilute comfrey tea', 'hybrid'))[0]).toMatchObject({ content_id: accepted.id, content: expect.stringContaining('comfrey tea') });
+  });
+
+  it('the librarian answers from an upload in the library', async () => {
+    fake.setBehaviour({ toolArguments: { search_knowledge_base: { query: 'comfrey tea' } } });
+    try {
+      const events = await run('/agents/librarian/runs', 'How strong should comfrey tea be?');
+      const completed = events.find((e) => e.event === 'ToolCallCompleted')!;
+      expect((completed.data.tool as { result: string }).result).toContain('dilute comfrey tea one part to ten');
+      expect(events.at(-1)!.event).toBe('RunCompleted');
+    } finally {
+      fake.setBehaviour({ toolArguments: { search_knowledge_base: { query: 'how do I cancel a run' }, get_current_time: { timezone: 'Asia/Tokyo' } } });
+    }
   });
 
   it('the workflow looks up the docs, then the writer summarizes them', async () => {

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ensureBuilt, jsonOf, runCli, sandbox, type Sandbox } from './support/cli.js';
 import { installClients, paths, readJson } from './support/clients.js';
-import { api, expireAccount, startSqliteRuntime, tempSqlite, type TestRuntime, type TestSqlite } from './support/runtime.js';
+import { api, expireAccount, NO_TOKEN_CACHE, startSqliteRuntime, tempSqlite, type TestRuntime, type TestSqlite } from './support/runtime.js';
 import { runCliTty } from './support/tty.js';
 
 const KEY = 'test-admin-key';
@@ -44,7 +44,7 @@ describe('svc connect at the edges', () => {
   });
   beforeEach(async () => {
     db = tempSqlite();
-    rt = await startSqliteRuntime({ name: 'Customer Support', mcp_server: true, env: { OS_SECURITY_KEY: KEY } }, db);
+    rt = await startSqliteRuntime({ name: 'Customer Support', mcp_server: true, env: { OS_SECURITY_KEY: KEY, ...NO_TOKEN_CACHE } }, db);
     mcp = `${rt.url}/mcp`;
     box = sandbox();
     p = installClients(box);

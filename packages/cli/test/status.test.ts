@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ensureBuilt, jsonOf, runCli, sandbox, type Sandbox } from './support/cli.js';
 import { installClients } from './support/clients.js';
-import { api, deadPort, expireAccount, startRuntime, startSqliteRuntime, tempSqlite, type TestRuntime, type TestSqlite } from './support/runtime.js';
+import { api, deadPort, expireAccount, NO_TOKEN_CACHE, startRuntime, startSqliteRuntime, tempSqlite, type TestRuntime, type TestSqlite } from './support/runtime.js';
 
 async function firstLiveDefaultPort(): Promise<number | undefined> {
   for (const port of [7777, 7778, 7779, 8000]) {
@@ -258,7 +258,7 @@ describe('svc status checks each configured credential against the runtime', () 
   });
   beforeEach(async () => {
     db = tempSqlite();
-    rt = await startSqliteRuntime({ name: 'Checked', mcp_server: true, env: { OS_SECURITY_KEY: KEY } }, db);
+    rt = await startSqliteRuntime({ name: 'Checked', mcp_server: true, env: { OS_SECURITY_KEY: KEY, ...NO_TOKEN_CACHE } }, db);
     box = sandbox();
   });
   afterEach(async () => {

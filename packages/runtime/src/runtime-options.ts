@@ -36,6 +36,8 @@ export const authorizationConfigSchema = z
     verify_audience: z.boolean().optional(),
     /** The scope that passes every check; defaults to `agent_os:admin`. */
     admin_scope: z.string().min(1).optional(),
+    /** Refuse JWTs without an `exp` claim (defaults to JWT_REQUIRE_EXP, else false). */
+    require_exp: z.boolean().optional(),
     /** Failed authentications per client address before 429 (defaults: AUTH_FAILURE_LIMIT or 50 per 60 s). */
     failed_auth_limit: z
       .object({ max_failures: z.number().int().min(1), window_seconds: z.number().int().min(1) })
@@ -90,6 +92,10 @@ export const runtimeOptionsSchema = z
       .optional(),
     /** Largest accepted request body in bytes; defaults to MAX_REQUEST_BODY_BYTES or 10 MiB. */
     max_body_bytes: z.number().int().positive().optional(),
+    /** Proxies (addresses or CIDRs) whose X-Forwarded-For names the client; defaults to TRUSTED_PROXIES. */
+    trusted_proxies: z.array(z.string().min(1)).optional(),
+    /** The one bound on what shutdown waits for, in seconds; defaults to SHUTDOWN_TIMEOUT_SECONDS or 10. */
+    shutdown_timeout_seconds: z.number().positive().max(3600).optional(),
     /** The environment to read settings from; defaults to `process.env`. */
     // A custom check rather than z.record: process.env is not a plain object, and passing it
     // (or a copy) is the obvious thing to do.
@@ -121,6 +127,8 @@ export interface RuntimeOptions {
   mcp_server?: boolean | McpServerConfig;
   model?: Model;
   max_body_bytes?: number;
+  trusted_proxies?: string[];
+  shutdown_timeout_seconds?: number;
   env?: Environment;
 }
 

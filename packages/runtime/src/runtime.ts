@@ -10,6 +10,7 @@
  */
 import { BackgroundTasks } from './run/background-tasks.js';
 import { createHash } from 'node:crypto';
+import type { BlockList } from 'node:net';
 import { hostname } from 'node:os';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { resolveAuthMode, type AuthMode } from './auth/auth-mode.js';
@@ -25,6 +26,7 @@ import { buildApp, type AppParts, type BuiltApp } from './server/app.js';
 import type { AppEnv, McpInfo, ServerContext } from './server/context.js';
 import { consoleLogger, type Logger } from './server/logger.js';
 import type { RouteEntry } from './server/route.js';
+import { trustedProxyList } from './server/client-address.js';
 import { closeServer, listen } from './server/serve.js';
 import type { Db } from './storage/db.js';
 import { openDb } from './storage/open-db.js';
@@ -71,6 +73,11 @@ function assertUniqueIds(kind: string, components: readonly HostedComponent[]): 
   }
 }
 
+/** Time left before a deadline, never negative. */
+function remaining(deadline: number): number {
+  return Math.max(0, deadline - Date.now());
+}
+
 export class Runtime implements ServerContext {
   readonly id: string;
   readonly name: string;
@@ -86,6 +93,9 @@ export class Runtime implements ServerContext {
   readonly mcpAllowedHosts: readonly string[];
   readonly settings: Settings;
   readonly maxBodyBytes: number;
+  readonly trustedProxies: BlockList | undefined;
+  /** The one bound on what shutdown waits for. */
+  readonly shutdownTimeoutMs: number;
   readonly instantiatedAt = new Date();
   readonly log: Logger;
   readonly sessions: SessionStore;
@@ -143,6 +153,10 @@ export class Runtime implements ServerContext {
     };
     this.mcpAllowedHosts = typeof options.mcp_server === 'object' ? (options.mcp_server.allowed_hosts ?? []) : [];
     this.maxBodyBytes = options.max_body_bytes ?? this.settings.maxBodyBytes;
+    this.trustedProxies = options.trusted_proxies
+      ? trustedProxyList(options.trusted_proxies, 'trusted_proxies')
+      : trustedProxyList(this.settings.trustedProxies, 'TRUSTED_PROXIES');
+    this.shutdownTimeoutMs = options.shutdown_timeout_seconds !== undefined ? options.shutdown_timeout_seconds * 1000 : this.settings.shutdownTimeoutMs;
     this.defaultModel = options.model ?? modelFromEnvironment(this.settings.env);
     // Knowledge bases without a model of their own chunk with this one (AgenticChunker).
     for (const k of this.knowledge) (k as { useRuntimeModel?: (model: Model | undefined) => void }).useRuntimeModel?.(this.defaultModel);
@@ -211,11 +225,13 @@ export class Runtime implements ServerContext {
       url: listening.url,
       port: listening.port,
       close: () => {
-        // Runs are cancelled (and saved) first, so open event streams end and the server can close.
+        // One bound for everything: runs are cancelled (and saved) first, so open event streams
+        // end and the server can close; then jobs, background work and the database.
+        const deadline = Date.now() + this.shutdownTimeoutMs;
         stopped ??= this.runner
-          .shutdown()
-          .then(() => closeServer(listening.server, options.shutdownGraceMs))
-          .then(() => this.close());
+          .shutdown(remaining(deadline))
+          .then(() => closeServer(listening.server, options.shutdownGraceMs ?? remaining(deadline)))
+          .then(() => this.closeBy(deadline));
         return stopped;
       },
     };
@@ -226,10 +242,18 @@ export class Runtime implements ServerContext {
    * finishes them), lets other background work finish, then releases the database. Idempotent.
    */
   close(): Promise<void> {
+    return this.closeBy(Date.now() + this.shutdownTimeoutMs);
+  }
+
+  /**
+   * Shutdown within one bound (`shutdown_timeout_seconds`): runs still going when it is reached
+   * are recorded as interrupted, running jobs go back to the queue, and nothing waits past it.
+   */
+  private closeBy(deadline: number): Promise<void> {
     this.closing ??= this.runner
-      .shutdown()
-      .then(() => this.jobs.stop())
-      .then(() => this.tasks.drain())
+      .shutdown(remaining(deadline))
+      .then(() => this.jobs.stop(remaining(deadline)))
+      .then(() => this.tasks.drain(remaining(deadline)))
       .then(() => this.revocations.stop())
       .then(() => this.db.close());
     return this.closing;

@@ -48,6 +48,14 @@ function components() {
   return { agents: c.agents, teams: c.teams, workflows: c.workflows };
 }
 
+/** The same signature over a payload granting more: what a forger would try. */
+async function tampered(token: string): Promise<string> {
+  const [header, payload, signature] = token.split('.');
+  const claims = JSON.parse(Buffer.from(payload!, 'base64url').toString('utf8')) as Record<string, unknown>;
+  claims.scopes = ['agent_os:admin'];
+  return `${header}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}.${signature}`;
+}
+
 describe('configuration', () => {
   it('refuses authorization without a key source, naming the settings', () => {
     expect(() => new Runtime({ authorization: true, env: {} }, { logger: silentLogger })).toThrow(/JWT_VERIFICATION_KEY.*JWT_JWKS_FILE/);
@@ -188,6 +196,7 @@ for (const kind of testDatabaseKinds) {
         'reserved subject': `Bearer ${await tok(['config:read'], { sub: 'sa:ci' })}`,
         oversized: `Bearer ${'a'.repeat(14_000)}.${'b'.repeat(10)}.c`,
         'unknown kid': `Bearer ${await sign(jwksA, { claims: { aud: AUDIENCE }, kid: 'nope' })}`,
+        'tampered payload': `Bearer ${await tampered(await tok(['config:read']))}`,
         'unknown service-account token': 'Bearer svc_pat_0000000000000000000000000000000000000000000',
       };
       const details: Record<string, string> = {};
@@ -203,6 +212,7 @@ for (const kind of testDatabaseKinds) {
       expect(details['reserved subject']).toBe('Invalid token subject');
       expect(details['unknown service-account token']).toBe('Invalid or expired service account token');
       expect(details['alg none']).toMatch(/^Invalid token: /);
+      expect(details['tampered payload']).toMatch(/^Invalid token: /);
     });
   });
 

@@ -318,3 +318,42 @@ describe('knowledge content API without knowledge, and under authorization', () 
     expect(hits.body.data.map((h: { content_id: string }) => h.content_id)).toEqual([accepted.body.id]);
   });
 });
+
+describe('knowledge content API beside a read-only knowledge base', () => {
+  let store: VectorStore;
+  let rt: StartedRuntime;
+  // Searchable by agents, but no Knowledge: it takes no uploads (like the quickstart's bundled docs).
+  const handbook = { id: 'handbook', name: 'Handbook', search: async () => [] };
+
+  beforeAll(async () => {
+    store = openStore(sqliteTestDatabase, undefined, 'kc_beside');
+    rt = await startRuntime(sqliteTestDatabase, { knowledge: [handbook, new Knowledge({ id: 'uploads', store })] });
+  });
+  afterAll(async () => {
+    await rt?.stop();
+    await store?.close();
+  });
+
+  it('takes content without knowledge_id, since only one base takes content', async () => {
+    const res = await upload(rt.url, '/knowledge/content', { file: new Blob([GUIDE]) }, 'guide.md');
+    expect(res.status).toBe(202);
+    expect(await settled(rt.url, res.body.id)).toMatchObject({ status: 'completed' });
+    const found = await call(rt.url, 'POST', '/knowledge/search', { body: { query: 'listening port' } });
+    expect(found.body.data[0]).toMatchObject({ content_id: res.body.id });
+    expect((await call(rt.url, 'GET', '/knowledge/content?knowledge_id=uploads')).body.meta.total_count).toBe(1);
+  });
+
+  it('answers 400 naming the base that takes content when the read-only one is named', async () => {
+    for (const [method, path, body] of [
+      ['GET', '/knowledge/content?knowledge_id=handbook', undefined],
+      ['POST', '/knowledge/content?knowledge_id=handbook', { text_content: 'x' }],
+      ['POST', '/knowledge/search', { query: 'x', knowledge_id: 'handbook' }],
+    ] as const) {
+      const res = await call(rt.url, method, path, { body });
+      expect([res.status, res.body.error_code], path).toEqual([400, 'BAD_REQUEST']);
+      expect(res.body.detail).toBe('Knowledge base "handbook" is read-only: it takes no content and is not searched here. Use "uploads"');
+    }
+    // It is still described by /knowledge/config.
+    expect((await call(rt.url, 'GET', '/knowledge/config?knowledge_id=handbook')).status).toBe(200);
+  });
+});

@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseFilters } from '../src/knowledge/vector-stores/filter-language.js';
 import { RuntimeError } from '../src/errors.js';
 import { PostgresVectorStore } from '../src/knowledge/vector-stores/postgres.js';
 import { SqliteVectorStore } from '../src/knowledge/vector-stores/sqlite.js';
@@ -123,6 +124,32 @@ for (const kind of kinds) {
       expect(await ids('keyword', { topic: 'pets' })).toEqual(['a3', 'a4']);
       expect(await ids('hybrid', { public: true, topic: 'pets' })).toEqual(['a3', 'a4']);
       expect(await ids('vector', { missing: null })).toEqual([]);
+    });
+
+    it('compiles the whole filter language the same on both stores, type-exact, missing keys never matching', async () => {
+      const vector = hashEmbedding('database');
+      const ids = async (filter: unknown[], searchType: 'vector' | 'keyword' = 'vector') =>
+        (await store.search({ searchType, query: 'database cats dogs walks stores file', vector, limit: 10, filter: parseFilters(filter) })).map((h) => h.chunk.id).sort();
+      expect(await ids([{ op: 'EQ', key: 'year', value: 2024 }])).toEqual(['a1', 'a3']);
+      expect(await ids([{ op: 'NEQ', key: 'year', value: 2024 }])).toEqual(['a2', 'a4']);
+      expect(await ids([{ op: 'GT', key: 'year', value: 2023 }])).toEqual(['a1', 'a3']);
+      expect(await ids([{ op: 'GTE', key: 'year', value: 2023 }])).toEqual(['a1', 'a2', 'a3']);
+      expect(await ids([{ op: 'LT', key: 'year', value: 2024 }])).toEqual(['a2']);
+      expect(await ids([{ op: 'LTE', key: 'year', value: 2024 }])).toEqual(['a1', 'a2', 'a3']);
+      // A string compares with strings only: '2024' (a4) is not a number.
+      expect(await ids([{ op: 'GTE', key: 'year', value: '2024' }])).toEqual(['a4']);
+      expect(await ids([{ op: 'IN', key: 'topic', values: ['pets', 'nope'] }])).toEqual(['a3', 'a4']);
+      expect(await ids([{ op: 'IN', key: 'year', values: [2023, '2024'] }])).toEqual(['a2', 'a4']);
+      expect(await ids([{ op: 'CONTAINS', key: 'topic', value: 'ET' }])).toEqual(['a3', 'a4']);
+      expect(await ids([{ op: 'STARTSWITH', key: 'topic', value: 'd' }])).toEqual(['a1', 'a2']);
+      expect(await ids([{ op: 'OR', conditions: [{ op: 'EQ', key: 'topic', value: 'db' }, { op: 'EQ', key: 'public', value: false }] }])).toEqual(['a1', 'a2']);
+      expect(await ids([{ op: 'NOT', condition: { op: 'EQ', key: 'topic', value: 'pets' } }])).toEqual(['a1', 'a2']);
+      // A key no chunk has is false, so its negation holds everywhere (never NULL).
+      expect(await ids([{ op: 'NOT', condition: { op: 'EQ', key: 'absent', value: 1 } }])).toEqual(['a1', 'a2', 'a3', 'a4']);
+      expect(await ids([{ op: 'GT', key: 'absent', value: 1 }])).toEqual([]);
+      // Several expressions all hold; the same filter on the keyword side.
+      expect(await ids([{ op: 'EQ', key: 'public', value: true }, { op: 'LT', key: 'year', value: 2025 }])).toEqual(['a1', 'a3']);
+      expect(await ids([{ op: 'AND', conditions: [{ op: 'EQ', key: 'topic', value: 'pets' }, { op: 'NOT', condition: { op: 'EQ', key: 'year', value: '2024' } }] }], 'keyword')).toEqual(['a3']);
     });
 
     it('refuses malformed filters with BAD_REQUEST', async () => {

@@ -74,9 +74,14 @@ export async function deadPort(): Promise<number> {
 
 /**
  * Makes an account's tokens expire now, directly in the runtime's SQLite file (there is no API
- * for it, and waiting a day is not a test). Service-account tokens are looked up per request,
- * so the running runtime refuses them from the next request on.
+ * for it, and waiting a day is not a test). The runtime must run with its token cache off
+ * (SERVICE_ACCOUNT_CACHE_TTL_SECONDS=0, see NO_TOKEN_CACHE): a cached token is checked against
+ * the expiry it was cached with, and only revocations, not edits of the table, reach the cache.
+ * It then refuses the token from the next request on.
  */
+/** Env for a runtime whose accounts a test edits in the database (see expireAccount). */
+export const NO_TOKEN_CACHE = { SERVICE_ACCOUNT_CACHE_TTL_SECONDS: '0' } as const;
+
 export async function expireAccount(dbPath: string, name: string): Promise<void> {
   const { default: Database } = await import('better-sqlite3');
   const db = new Database(dbPath);

@@ -56,7 +56,7 @@ export class Authenticator {
    * once `client` has failed too often, 503 when the token store is down). On an open runtime
    * a request without a usable credential is anonymous, never refused.
    */
-  async authenticate(header: string | undefined, client: string): Promise<Principal> {
+  async authenticate(header: string | undefined, client: string | (() => string)): Promise<Principal> {
     const { mode } = this;
     const token = bearerFrom(header);
     if (token === undefined) {
@@ -101,6 +101,29 @@ export class Authenticator {
   }
 
   /**
+   * The principal when it is known without waiting: no credential on an open runtime, the
+   * security key, a token verified before and still cached. Undefined means "ask
+   * `authenticate`", which also counts failures; this never refuses anything itself. It lets
+   * routes answer synchronously, which Node serves markedly faster than a promise.
+   */
+  authenticateCached(header: string | undefined): Principal | undefined {
+    const { mode } = this;
+    const token = bearerFrom(header);
+    if (token === undefined) return mode === 'none' ? ANONYMOUS : undefined;
+    if (token.length > MAX_TOKEN_LENGTH) return undefined;
+    if (isServiceAccountToken(token)) return this.options.serviceAccounts?.cached(token);
+    if (mode === 'security_key') return secretsEqual(token, this.options.securityKey ?? '') ? SECURITY_KEY_PRINCIPAL : undefined;
+    if (mode === 'jwt' && this.options.jwt) {
+      const claims = this.options.jwt.cached(token);
+      if (!claims) return undefined;
+      const sub = typeof claims.sub === 'string' ? claims.sub : undefined;
+      if (sub !== undefined && isReservedSubject(sub)) return undefined;
+      return { kind: 'jwt', userId: sub, scopes: scopesFromClaims(claims), enforceScopes: this.rbac };
+    }
+    return mode === 'none' ? ANONYMOUS : undefined;
+  }
+
+  /**
    * Whether `principal` may call `method path` requiring `required`. A listing route lets a
    * caller without the global scope through when per-resource scopes grant some ids; the
    * result then names them, and the route shows only those.
@@ -128,7 +151,9 @@ export class Authenticator {
     }
   }
 
-  private async fail(client: string, detail: string): Promise<never> {
+  private async fail(clientOrLookup: string | (() => string), detail: string): Promise<never> {
+    // Only a failure needs the client's address; a valid credential never pays for the lookup.
+    const client = typeof clientOrLookup === 'function' ? clientOrLookup() : clientOrLookup;
     let retryAfter = this.options.limiter.fail(client);
     // The database is asked only when this process alone has not seen enough; if it cannot
     // answer, the local limit still holds.

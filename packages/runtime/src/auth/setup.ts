@@ -68,6 +68,7 @@ export function createAuthenticator(inputs: AuthSetupInputs): { auth: Authentica
       jwksFile: config?.jwks_file ?? (env.JWT_JWKS_FILE?.trim() || undefined),
       algorithm: config?.algorithm,
       audience,
+      requireExp: config?.require_exp ?? isTruthyEnv(env.JWT_REQUIRE_EXP),
     });
   }
 

@@ -5,6 +5,10 @@
  * when none is hosted), the metadata keys stored content can be filtered on, and each
  * instance's vector store with the search types it supports (keyword only without an
  * embedder). No remote content sources are implemented, so that list is empty.
+ *
+ * It reports what is registered, nothing hard-coded: with the default readers the answer is the
+ * specification's tables (readers, the whole readersForType map, chunker defaults) plus a few
+ * documented additions; test/support/knowledge-spec.ts holds both and the test comparing them.
  */
 import { z } from '@hono/zod-openapi';
 import type { KnowledgeComponent } from '../components/component.js';

@@ -148,7 +148,7 @@ const HitSchema = z
   .openapi('KnowledgeSearchHit');
 
 const SelectQuery = z.object({
-  knowledge_id: z.string().optional().openapi({ description: 'Required when the runtime hosts more than one knowledge base' }),
+  knowledge_id: z.string().optional().openapi({ description: 'Required when the runtime hosts more than one knowledge base that takes content (read-only ones do not count)' }),
   db_id: z.string().optional().openapi({ description: 'The database the knowledge base is stored in' }),
 });
 
@@ -197,7 +197,16 @@ const SearchBodySchema = z
     db_id: z.string().optional(),
     search_type: z.enum(SEARCH_TYPES).optional(),
     max_results: z.number().int().min(1).max(1000).optional(),
-    filters: z.record(z.string(), z.unknown()).optional(),
+    rerank: z.boolean().optional().openapi({ description: 'With a reranker configured: false skips it. Default true' }),
+    similarity_threshold: z.number().min(0).max(1).optional().openapi({ description: 'Drop hits scored below this' }),
+    filters: z
+      .union([z.record(z.string(), z.unknown()), z.array(z.record(z.string(), z.unknown()))])
+      .optional()
+      .openapi({
+        description:
+          'A plain object of type-exact equalities, or a list of expressions that must all hold: {"op": EQ|NEQ|GT|GTE|LT|LTE|CONTAINS|STARTSWITH, "key", "value"}, ' +
+          '{"op": "IN", "key", "values"}, {"op": AND|OR, "conditions"}, {"op": "NOT", "condition"}. A key no stored chunk has is a 422 listing the valid keys.',
+      }),
     meta: z.object({ limit: z.number().int().min(1).max(1000).default(20), page: z.number().int().min(1).max(1_000_000).default(1) }).optional(),
   })
   .openapi('KnowledgeSearchRequest');
@@ -257,9 +266,13 @@ export function knowledgeContentRoutes(ctx: ServerContext): RouteDefinition[] {
     let knowledge: ContentKnowledge | undefined;
     if (knowledgeId !== undefined) {
       knowledge = hosted.find((k) => k.id === knowledgeId);
+      if (!knowledge && ctx.knowledge.some((k) => k.id === knowledgeId)) {
+        // Hosted, but not a base that takes content (a read-only one, such as bundled docs): "not found" would mislead.
+        throw badRequest(`Knowledge base "${knowledgeId}" is read-only: it takes no content and is not searched here. Use ${hosted.map((k) => `"${k.id}"`).join(' or ')}`);
+      }
       if (!knowledge) throw new RuntimeError('NOT_FOUND', `Knowledge base "${knowledgeId}" not found`);
     } else if (hosted.length > 1) {
-      throw badRequest(`knowledge_id is required: this runtime hosts ${hosted.length} knowledge bases (${hosted.map((k) => k.id).join(', ')})`);
+      throw badRequest(`knowledge_id is required: this runtime hosts ${hosted.length} knowledge bases that take content (${hosted.map((k) => k.id).join(', ')})`);
     } else {
       knowledge = hosted[0]!;
     }
@@ -646,6 +659,8 @@ export function knowledgeContentRoutes(ctx: ServerContext): RouteDefinition[] {
           ...(body.max_results !== undefined ? { limit: body.max_results } : {}),
           ...(body.search_type !== undefined ? { searchType: body.search_type } : {}),
           ...(body.filters !== undefined ? { filters: body.filters as KnowledgeSearchOptions['filters'] } : {}),
+          ...(body.rerank !== undefined ? { rerank: body.rerank } : {}),
+          ...(body.similarity_threshold !== undefined ? { similarityThreshold: body.similarity_threshold } : {}),
         });
         const searchTimeMs = Math.round((performance.now() - started) * 100) / 100;
         // agno pages in memory over the hits of one search.

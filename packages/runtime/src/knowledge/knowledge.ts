@@ -23,6 +23,7 @@ import type { Model } from '../model/model.js';
 import type { ChunkContext, Chunker } from './chunkers/chunker.js';
 import { CHUNKER_NEEDS, createChunker } from './chunkers/registry.js';
 import type { Embedder } from './embedders/embedder.js';
+import type { Reranker } from './rerankers/reranker.js';
 import { badRequest, unprocessable } from './errors.js';
 import { checkUrl, safeFetch, type HostResolver, type SafeFetchOptions } from './fetch/safe-fetch.js';
 import { isSourceReader, type Reader, type SourceContext, type SourceFetchOptions, type SourceReader } from './readers/reader.js';
@@ -30,7 +31,7 @@ import { ReaderRegistry, defaultReaders } from './readers/registry.js';
 import { UrlReader } from './readers/url.js';
 import { joinParts, stampParts } from './paged.js';
 import type { Chunk, Document, Metadata } from './types.js';
-import { checkFilters } from './vector-stores/filters.js';
+import { filterKeysOf, parseFilters, type FilterInput } from './vector-stores/filter-language.js';
 import { SEARCH_TYPES, type MetadataFilters, type SearchType, type StoredChunk, type VectorStore } from './vector-stores/vector-store.js';
 
 export interface KnowledgeOptions {
@@ -41,6 +42,8 @@ export interface KnowledgeOptions {
   store: VectorStore;
   /** Without one, only keyword search is available. SemanticChunker compares sentences with it. */
   embedder?: Embedder | undefined;
+  /** Reorders the fused candidates of every search (see rerankers/); rerankerFromEnvironment() reads RERANK_*. */
+  reranker?: Reranker | undefined;
   /**
    * The model AgenticChunker asks for break points; default the model of the runtime hosting
    * this knowledge base (its `model` option or the environment's).
@@ -143,7 +146,15 @@ export interface InsertResult {
 export interface KnowledgeSearchOptions {
   limit?: number;
   searchType?: SearchType;
-  filters?: MetadataFilters;
+  /** A plain object of equalities, or a list of filter expressions (see filter-language.ts). */
+  filters?: MetadataFilters | FilterInput;
+  /** With a reranker configured: false skips it for this search. Default true. */
+  rerank?: boolean;
+  /**
+   * Drops hits scored below this (0-1): the similarity for vector and keyword search, the
+   * reranker's score when reranking. Hybrid scores without a reranker are rank fusion scores.
+   */
+  similarityThreshold?: number;
   signal?: AbortSignal;
 }
 
@@ -166,6 +177,8 @@ export interface VectorDbInfo {
 const ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
 // The HTTP search pages over at most this many hits (agno's bound for max_results).
 const MAX_LIMIT = 1000;
+/** How many candidates per result a reranker chooses from. */
+const RERANK_CANDIDATES = 3;
 
 export class Knowledge implements SearchableKnowledge, ConfigurableKnowledge {
   readonly id: string;
@@ -174,12 +187,15 @@ export class Knowledge implements SearchableKnowledge, ConfigurableKnowledge {
   readonly store: VectorStore;
   readonly embedder: Embedder | undefined;
   readonly model: Model | undefined;
+  readonly reranker: Reranker | undefined;
   readonly readers: ReaderRegistry;
   readonly maxResults: number;
   readonly maxContentBytes: number;
   readonly urlFetch: UrlFetchOptions;
   private created: Promise<void> | undefined;
   private runtimeModel: Model | undefined;
+  /** Metadata keys of stored chunks, for refusing unknown filter keys; undefined until read. */
+  private metadataKeys: Set<string> | undefined;
 
   constructor(options: KnowledgeOptions) {
     if (!ID.test(options.id ?? '')) {
@@ -191,6 +207,7 @@ export class Knowledge implements SearchableKnowledge, ConfigurableKnowledge {
     this.store = options.store;
     this.embedder = options.embedder;
     this.model = options.model;
+    this.reranker = options.reranker;
     this.readers = new ReaderRegistry(options.readers ?? defaultReaders());
     this.maxResults = options.maxResults ?? 10;
     this.maxContentBytes = options.maxContentBytes ?? 50 * 1024 * 1024;
@@ -371,6 +388,7 @@ export class Knowledge implements SearchableKnowledge, ConfigurableKnowledge {
     const stored: StoredChunk[] = chunks.map((chunk, i) => ({ ...chunk, filters: metadata, embedding: vectors?.[i] }));
     await this.ready();
     await this.store.upsert(contentId, stored, this.embedder?.id);
+    for (const chunk of stored) for (const key of Object.keys(chunk.meta_data)) this.metadataKeys?.add(key);
     return { content_id: contentId, name, chunks: stored.length };
   }
 
@@ -445,10 +463,21 @@ export class Knowledge implements SearchableKnowledge, ConfigurableKnowledge {
     if (searchType !== 'keyword' && !this.embedder) {
       throw badRequest(`Knowledge "${this.id}" has no embedder, so it supports keyword search only`);
     }
-    const filters = checkFilters(options.filters);
-    const vector = searchType !== 'keyword' && this.embedder ? (await this.embedder.embed([query], options.signal))[0] : undefined;
+    const filter = parseFilters(options.filters);
     await this.ready();
-    const hits = await this.store.search({ searchType, query, vector, limit, filters });
+    await this.checkFilterKeys(filterKeysOf(filter));
+    const vector = searchType !== 'keyword' && this.embedder ? (await this.embedder.embed([query], options.signal))[0] : undefined;
+    const threshold = options.similarityThreshold;
+    if (threshold !== undefined && (!Number.isFinite(threshold) || threshold < 0 || threshold > 1)) throw badRequest('similarity_threshold must be a number from 0 to 1');
+    const reranker = options.rerank === false ? undefined : this.reranker;
+    // The reranker chooses from a wider field than it returns.
+    const candidates = reranker ? Math.min(MAX_LIMIT, limit * RERANK_CANDIDATES) : limit;
+    let hits = await this.store.search({ searchType, query, vector, limit: candidates, filter });
+    if (reranker && hits.length > 0) {
+      const ranked = await reranker.rerank(query, hits.map((h) => h.chunk.content), limit, options.signal);
+      hits = ranked.map((r) => ({ chunk: hits[r.index]!.chunk, score: r.score }));
+    }
+    if (threshold !== undefined) hits = hits.filter((h) => h.score >= threshold);
     return hits.map(({ chunk, score }) => ({
       id: chunk.id,
       content_id: chunk.content_id,
@@ -459,8 +488,29 @@ export class Knowledge implements SearchableKnowledge, ConfigurableKnowledge {
     }));
   }
 
+  /**
+   * Refuses a filter on a key no stored chunk has (a typo would otherwise match nothing, and
+   * look like "no results"). The keys are cached and read again once before refusing, since
+   * another runtime may have stored new ones.
+   */
+  private async checkFilterKeys(keys: Set<string>): Promise<void> {
+    if (keys.size === 0) return;
+    const unknown = (known: Set<string>) => [...keys].filter((k) => !known.has(k));
+    this.metadataKeys ??= new Set(await this.store.metadataKeys());
+    if (unknown(this.metadataKeys).length === 0) return;
+    this.metadataKeys = new Set(await this.store.metadataKeys());
+    const missing = unknown(this.metadataKeys);
+    if (missing.length === 0) return;
+    const valid = [...this.metadataKeys].sort();
+    throw unprocessable(
+      `Unknown filter key${missing.length > 1 ? 's' : ''} ${missing.map((k) => `"${k}"`).join(', ')}; ` +
+        (valid.length ? `valid keys: ${valid.slice(0, 50).join(', ')}${valid.length > 50 ? ', ...' : ''}` : 'this knowledge base has no content to filter yet'),
+    );
+  }
+
   async remove(contentId: string): Promise<boolean> {
     await this.ready();
+    this.metadataKeys = undefined;
     return (await this.store.deleteByContentId(contentId)) > 0;
   }
 

@@ -21,8 +21,17 @@ export class BackgroundTasks {
     return this.pending.size;
   }
 
-  /** Resolves once every tracked task has settled, including tasks started while waiting. */
-  async drain(): Promise<void> {
-    while (this.pending.size > 0) await Promise.all(this.pending);
+  /**
+   * Resolves once every tracked task has settled, including tasks started while waiting, or
+   * once `boundMs` has passed (shutdown does not wait forever).
+   */
+  async drain(boundMs = Number.POSITIVE_INFINITY): Promise<void> {
+    const deadline = Date.now() + boundMs;
+    while (this.pending.size > 0 && Date.now() < deadline) {
+      let timer: NodeJS.Timeout | undefined;
+      const bound = Number.isFinite(boundMs) ? new Promise<void>((r) => (timer = setTimeout(r, Math.max(0, deadline - Date.now())))) : undefined;
+      await (bound ? Promise.race([Promise.all(this.pending), bound]) : Promise.all(this.pending));
+      clearTimeout(timer);
+    }
   }
 }

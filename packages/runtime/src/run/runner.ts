@@ -504,16 +504,29 @@ export class Runner {
     return this.active.get(runId)?.done;
   }
 
-  /** Cancels every active run and waits until each has been saved. */
-  async shutdown(): Promise<void> {
+  /**
+   * Cancels every active run and waits until each has been saved, for at most `boundMs`: a run
+   * that does not stop by then (a tool ignoring cancellation) is recorded as interrupted, with
+   * the output stored so far, rather than left RUNNING or waited for.
+   */
+  async shutdown(boundMs = Number.POSITIVE_INFINITY): Promise<void> {
     this.shuttingDown = true;
     clearInterval(this.sweepTimer);
     this.sweepTimer = undefined;
-    const runs = [...this.active.values()];
-    for (const run of runs) run.cancel('runtime shutting down');
-    await Promise.all(runs.map((r) => r.done));
+    const runs = [...this.active.entries()];
+    for (const [, run] of runs) run.cancel('runtime shutting down');
+    let timer: NodeJS.Timeout | undefined;
+    const bound = Number.isFinite(boundMs) ? new Promise<void>((r) => (timer = setTimeout(r, boundMs))) : undefined;
+    const all = Promise.all(runs.map(([, r]) => r.done)).then(() => undefined);
+    await (bound ? Promise.race([all, bound]) : all);
+    clearTimeout(timer);
     this.stopProgressTimer();
     await this.chores;
+    const stuck = runs.map(([id]) => id).filter((id) => this.active.has(id));
+    if (stuck.length > 0) {
+      this.log.warn(`shutdown: ${stuck.length} run(s) did not stop in time; recording them as interrupted: ${stuck.join(', ')}`);
+      await this.leases.interruptOwned(this.owner, stuck).catch((e: unknown) => this.log.error('could not record interrupted runs', e));
+    }
   }
 
   /** The conversation so far: completed runs only, so a failed turn does not confuse the model. */

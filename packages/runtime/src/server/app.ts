@@ -5,6 +5,7 @@
  * zod schemas that validate requests.
  */
 import { OpenAPIHono } from '@hono/zod-openapi';
+import type { Handler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { ConfigurationError } from '../errors.js';
 import type { AppEnv, ServerContext } from './context.js';
@@ -94,17 +95,22 @@ export function buildApp(ctx: ServerContext, parts: AppParts = {}): BuiltApp {
       // Public routes say so (`security: []`) rather than leaving clients to guess.
       const security = route.access.kind === 'public' ? [] : [{ HTTPBearer: [] }];
       const request = route.config.request;
-      const middleware = [
-        ...(guard ? [guard] : []),
-        // After auth (an unauthenticated caller learns nothing), before validation and handlers.
-        ...(request ? [inputGuard(request.body !== undefined)] : []),
-      ];
-      app.openapi(middleware.length ? { ...route.config, security, middleware } : { ...route.config, security }, route.handler);
+      if (!request) {
+        // Nothing to validate: auth folds into the handler, which then stays synchronous.
+        app.openapi({ ...route.config, security }, guard ? guard.wrap(route.handler as Handler<AppEnv>) : route.handler);
+      } else {
+        const middleware = [
+          ...(guard ? [guard.middleware] : []),
+          // After auth (an unauthenticated caller learns nothing), before validation and handlers.
+          inputGuard(request.body !== undefined),
+        ];
+        app.openapi({ ...route.config, security, middleware }, route.handler);
+      }
     } else if (route.method === 'ALL') {
-      if (guard) app.all(route.path, guard, route.handler);
+      if (guard) app.all(route.path, guard.middleware, route.handler);
       else app.all(route.path, route.handler);
     } else if (guard) {
-      app.on(route.method, route.path, guard, route.handler);
+      app.on(route.method, route.path, guard.middleware, route.handler);
     } else {
       app.on(route.method, route.path, route.handler);
     }
@@ -112,7 +118,7 @@ export function buildApp(ctx: ServerContext, parts: AppParts = {}): BuiltApp {
   }
 
   app.notFound(() => errorResponse('NOT_FOUND', 'Not Found'));
-  app.onError(handleError(ctx.log, realmFor(ctx.name)));
+  app.onError(handleError(ctx.log, realmFor(ctx.name), ctx.trustedProxies));
   return { app, routes };
 }
 

@@ -3,6 +3,7 @@
  * What route handlers may see of the runtime. Routes depend on this narrow view, not on the
  * Runtime class, so the server layer has no import cycle with it.
  */
+import type { BlockList } from 'node:net';
 import type { BackgroundTasks } from '../run/background-tasks.js';
 import type { AuthMode } from '../auth/auth-mode.js';
 import type { Authenticator, Visible } from '../auth/authenticator.js';
@@ -35,6 +36,8 @@ export interface ServerContext {
   readonly authMode: AuthMode;
   readonly mcp: McpInfo;
   readonly maxBodyBytes: number;
+  /** Proxies whose X-Forwarded-For is believed; undefined trusts none. */
+  readonly trustedProxies: BlockList | undefined;
   readonly log: Logger;
   readonly sessions: SessionStore;
   readonly runner: Runner;

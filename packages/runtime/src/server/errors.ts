@@ -13,6 +13,8 @@ import { bearerFrom } from '../auth/credentials.js';
 import type { FieldError } from '../errors.js';
 import { ERROR_CODES, RuntimeError, type ErrorCode } from '../errors.js';
 import type { Logger } from './logger.js';
+import type { BlockList } from 'node:net';
+import { clientAddress } from './client-address.js';
 
 export const ErrorBodySchema = z
   .object({
@@ -77,7 +79,7 @@ export function challengeFor(c: Context, realm: string, reason: string, resource
  * Hono's `onError`: typed errors keep their status; anything else is a 500 with no detail
  * leaked. Every 401 carries a `WWW-Authenticate` challenge for `realm`.
  */
-export function handleError(log: Logger, realm: string) {
+export function handleError(log: Logger, realm: string, proxies?: BlockList) {
   return (error: Error, c: Context): Response => {
     if (RuntimeError.isInstance(error)) {
       if (error.status >= 500) log.error(`${c.req.method} ${c.req.path} failed: ${error.message}`, error);
@@ -92,7 +94,7 @@ export function handleError(log: Logger, realm: string) {
     }
     // The id ties the caller's report to the log line without revealing anything about the failure.
     const requestId = c.req.header('x-request-id')?.slice(0, 128) || randomUUID();
-    log.error(`${c.req.method} ${c.req.path} failed (request ${requestId})`, error);
+    log.error(`${c.req.method} ${c.req.path} from ${clientAddress(c, proxies)} failed (request ${requestId})`, error);
     return errorResponse('INTERNAL_SERVER_ERROR', `Internal server error (request ${requestId})`);
   };
 }

@@ -20,6 +20,7 @@ export interface RunLease {
 }
 
 export const INTERRUPTED_MESSAGE = 'Run interrupted: the runtime executing it stopped before the run finished';
+export const SHUTDOWN_MESSAGE = 'Run interrupted: the runtime shut down and the run did not stop within the shutdown timeout';
 
 export class RunLeaseStore {
   constructor(private readonly db: Db) {}
@@ -70,6 +71,16 @@ export class RunLeaseStore {
       [status, error, epochSeconds(nowMs), runId, nowMs],
     );
     return changed === 1;
+  }
+
+  /** Marks runs this process still executes as interrupted (it is shutting down without them). */
+  async interruptOwned(owner: string, runIds: readonly string[], nowMs = Date.now()): Promise<void> {
+    for (const runId of runIds) {
+      await this.db.execute(
+        "UPDATE svc_runs SET status = 'ERROR', error = $1, updated_at = $2, lease_expires_ms = NULL WHERE run_id = $3 AND run_owner = $4 AND status = 'RUNNING'",
+        [SHUTDOWN_MESSAGE, epochSeconds(nowMs), runId, owner],
+      );
+    }
   }
 
   /**

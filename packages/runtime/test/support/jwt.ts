@@ -29,15 +29,16 @@ export function writeJwks(keys: SigningKey[]): string {
 
 export interface TokenOptions {
   claims?: JWTPayload & Record<string, unknown>;
-  /** Seconds from now; negative for an expired token. Default one hour. */
-  expiresIn?: number;
+  /** Seconds from now; negative for an expired token; null for a token without `exp`. Default one hour. */
+  expiresIn?: number | null;
   notBefore?: number;
   kid?: string | null;
 }
 
 function build(options: TokenOptions): SignJWT {
   const now = Math.floor(Date.now() / 1000);
-  const jwt = new SignJWT({ sub: 'user-1', ...options.claims }).setIssuedAt(now).setExpirationTime(now + (options.expiresIn ?? 3600));
+  const jwt = new SignJWT({ sub: 'user-1', ...options.claims }).setIssuedAt(now);
+  if (options.expiresIn !== null) jwt.setExpirationTime(now + (options.expiresIn ?? 3600));
   if (options.notBefore !== undefined) jwt.setNotBefore(now + options.notBefore);
   return jwt;
 }

@@ -25,7 +25,8 @@ export interface ServiceAccountVerifierOptions {
 }
 
 export class ServiceAccountVerifier {
-  private readonly cache = new BoundedCache<ServiceAccount>(2048);
+  /** Verified accounts with the principal built for them, by token hash. */
+  private readonly cache = new BoundedCache<{ account: ServiceAccount; principal: Principal }>(2048);
   private readonly touched = new BoundedCache<true>(2048);
   private readonly cacheTtlMs: number;
   private readonly touchIntervalMs: number;
@@ -49,7 +50,8 @@ export class ServiceAccountVerifier {
   async verify(token: string, now = Date.now()): Promise<Principal | undefined> {
     const hash = sha256Hex(token);
     const cacheable = this.cacheTtlMs > 0 && (this.revocations?.trusted(now) ?? true);
-    let account = cacheable ? this.cache.get(hash, now) : undefined;
+    const cached = cacheable ? this.cache.get(hash, now) : undefined;
+    let account = cached?.account;
     if (!account) {
       try {
         account = await this.store.findByTokenHash(hash);
@@ -58,7 +60,6 @@ export class ServiceAccountVerifier {
         throw new RuntimeError('SERVICE_UNAVAILABLE', 'Authentication is temporarily unavailable');
       }
       if (!account || !sameHash(account.token_hash, hash)) return undefined;
-      if (cacheable && account.revoked_at === null) this.cache.set(hash, account, now + this.cacheTtlMs);
     }
     // Checked on cache hits too, so a token expiring while cached stops at once.
     if (!isActive(account, Math.floor(now / 1000))) {
@@ -66,13 +67,25 @@ export class ServiceAccountVerifier {
       return undefined;
     }
     this.touch(account, now);
-    return {
+    if (cached) return cached.principal;
+    const principal: Principal = {
       kind: 'service_account',
       userId: principalOf(account.name),
       scopes: account.scopes,
       enforceScopes: true,
       serviceAccount: account.name,
     };
+    if (cacheable && account.revoked_at === null) this.cache.set(hash, { account, principal }, now + this.cacheTtlMs);
+    return principal;
+  }
+
+  /** The principal of a token verified before and still trustworthy in the cache, else undefined. */
+  cached(token: string, now = Date.now()): Principal | undefined {
+    if (this.cacheTtlMs === 0 || !(this.revocations?.trusted(now) ?? true)) return undefined;
+    const hit = this.cache.get(sha256Hex(token), now);
+    if (!hit || !isActive(hit.account, Math.floor(now / 1000))) return undefined;
+    this.touch(hit.account, now);
+    return hit.principal;
   }
 
   /**

@@ -12,10 +12,12 @@
 import { RuntimeError } from '../../errors.js';
 import { isUniqueViolation } from '../../storage/sql-errors.js';
 import type { Db, SqlClient, SqlValue } from '../../storage/db.js';
+import type { Filter } from './filter-language.js';
+import { postgresFilter } from './filter-sql.js';
 import { queryTokens } from './filters.js';
 import { embedderConflict, searchWith } from './search.js';
 import { checkTableName } from './identifiers.js';
-import type { MetadataFilters, SearchHit, SearchRequest, StoredChunk, VectorStore } from './vector-store.js';
+import type { SearchHit, SearchRequest, StoredChunk, VectorStore } from './vector-store.js';
 
 export interface PostgresVectorStoreOptions {
   /** A PostgreSQL `Db` (e.g. the runtime's own); pgvector must be installable on its server. */
@@ -150,7 +152,7 @@ export class PostgresVectorStore implements VectorStore {
     return searchWith(request, { vector: (v, limit, f) => this.vectorSearch(v, limit, f), keyword: (q, limit, f) => this.keywordSearch(q, limit, f) });
   }
 
-  private async vectorSearch(vector: number[], limit: number, filters: MetadataFilters): Promise<SearchHit[]> {
+  private async vectorSearch(vector: number[], limit: number, filters: Filter | undefined): Promise<SearchHit[]> {
     const { vectorType, cosine } = this.ready();
     const params: SqlValue[] = [vectorLiteral(vector), limit];
     const where = filterSql(filters, params);
@@ -162,7 +164,7 @@ export class PostgresVectorStore implements VectorStore {
     return rows.map((r) => toHit(r, Math.min(1, Math.max(0, 1 - Number(r.score)))));
   }
 
-  private async keywordSearch(query: string, limit: number, filters: MetadataFilters): Promise<SearchHit[]> {
+  private async keywordSearch(query: string, limit: number, filters: Filter | undefined): Promise<SearchHit[]> {
     const tokens = queryTokens(query);
     if (tokens.length === 0) return [];
     // Tokens are letters and digits only, so joining them with `|` is a safe OR query.
@@ -183,6 +185,11 @@ export class PostgresVectorStore implements VectorStore {
     return rows.map((r) => r.key);
   }
 
+  async metadataKeys(): Promise<string[]> {
+    const rows = await this.db.query<{ key: string }>(`SELECT DISTINCT jsonb_object_keys(meta_data) AS key FROM ${this.table}_chunks ORDER BY key`);
+    return rows.map((r) => r.key);
+  }
+
   /** The Db belongs to the caller (usually the runtime), which closes it. */
   async close(): Promise<void> {}
 }
@@ -198,11 +205,9 @@ function stripNul(text: string): string {
   return text.includes('\u0000') ? text.replaceAll('\u0000', '\uFFFD') : text;
 }
 
-/** JSONB containment compares types exactly, like the SQLite filter. */
-function filterSql(filters: MetadataFilters, params: SqlValue[]): string {
-  if (Object.keys(filters).length === 0) return '';
-  params.push(JSON.stringify(filters));
-  return ` AND meta_data @> $${params.length}::jsonb`;
+/** The filter as an `AND ...` clause over the chunk's metadata (type-exact, see filter-sql.ts). */
+function filterSql(filter: Filter | undefined, params: SqlValue[]): string {
+  return filter ? ` AND ${postgresFilter(filter, 'meta_data', params)}` : '';
 }
 
 function toHit(row: Row, score: number): SearchHit {

@@ -4,18 +4,18 @@
  * keyword or hybrid search, and fuse hybrid results by rank.
  */
 import { RuntimeError } from '../../errors.js';
-import { checkFilters } from './filters.js';
+import { parseFilters, type Filter } from './filter-language.js';
 import { HYBRID_CANDIDATES, reciprocalRankFusion } from './fusion.js';
-import type { MetadataFilters, SearchHit, SearchRequest } from './vector-store.js';
+import type { SearchHit, SearchRequest } from './vector-store.js';
 
 /** A store's two kinds of query. */
 export interface SearchSides {
-  vector(vector: number[], limit: number, filters: MetadataFilters): SearchHit[] | Promise<SearchHit[]>;
-  keyword(query: string, limit: number, filters: MetadataFilters): SearchHit[] | Promise<SearchHit[]>;
+  vector(vector: number[], limit: number, filter: Filter | undefined): SearchHit[] | Promise<SearchHit[]>;
+  keyword(query: string, limit: number, filter: Filter | undefined): SearchHit[] | Promise<SearchHit[]>;
 }
 
 export async function searchWith(request: SearchRequest, sides: SearchSides): Promise<SearchHit[]> {
-  const filters = checkFilters(request.filters);
+  const filters = request.filter ?? parseFilters(request.filters);
   switch (request.searchType) {
     case 'vector':
       return sides.vector(requireVector(request), request.limit, filters);

@@ -19,10 +19,12 @@ import Database from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
 import { RuntimeError } from '../../errors.js';
 import { storageError } from '../../storage/sql-errors.js';
+import type { Filter } from './filter-language.js';
+import { sqliteFilter } from './filter-sql.js';
 import { queryTokens } from './filters.js';
 import { embedderConflict, searchWith } from './search.js';
 import { checkTableName } from './identifiers.js';
-import type { MetadataFilters, SearchHit, SearchRequest, StoredChunk, VectorStore } from './vector-store.js';
+import type { SearchHit, SearchRequest, StoredChunk, VectorStore } from './vector-store.js';
 
 export interface SqliteVectorStoreOptions {
   /** File path, or `:memory:`. Parent directories are created. */
@@ -156,8 +158,8 @@ export class SqliteVectorStore implements VectorStore {
     return searchWith(request, { vector: (v, limit, f) => this.vectorSearch(v, limit, f), keyword: (q, limit, f) => this.keywordSearch(q, limit, f) });
   }
 
-  private vectorSearch(vector: number[], limit: number, filters: MetadataFilters): SearchHit[] {
-    const where = filterSql(filters);
+  private vectorSearch(vector: number[], limit: number, filter: Filter | undefined): SearchHit[] {
+    const where = filterSql(filter);
     const sql = `SELECT chunk_id, content_id, name, content, meta_data, vec_distance_cosine(embedding, ?) AS score
       FROM ${this.table}_chunks c WHERE embedding IS NOT NULL ${where.sql} ORDER BY score LIMIT ?`;
     const blob = Buffer.from(new Float32Array(vector).buffer);
@@ -166,12 +168,12 @@ export class SqliteVectorStore implements VectorStore {
     return rows.map((r) => toHit(r, Math.min(1, Math.max(0, 1 - r.score))));
   }
 
-  private keywordSearch(query: string, limit: number, filters: MetadataFilters): SearchHit[] {
+  private keywordSearch(query: string, limit: number, filter: Filter | undefined): SearchHit[] {
     const tokens = queryTokens(query);
     if (tokens.length === 0) return [];
     // Each token is quoted, so FTS5 syntax in user text is inert; OR ranks by how many match.
     const match = tokens.map((tok) => `"${tok}"`).join(' OR ');
-    const where = filterSql(filters);
+    const where = filterSql(filter);
     const sql = `SELECT c.chunk_id, c.content_id, c.name, c.content, c.meta_data, bm25(${this.table}_fts) AS score
       FROM ${this.table}_fts f JOIN ${this.table}_chunks c ON c.rowid = f.rowid
       WHERE ${this.table}_fts MATCH ? ${where.sql} ORDER BY score LIMIT ?`;
@@ -187,6 +189,13 @@ export class SqliteVectorStore implements VectorStore {
     return rows.map((r) => r.key);
   }
 
+  async metadataKeys(): Promise<string[]> {
+    const rows = this.run(
+      (db) => db.prepare(`SELECT DISTINCT j.key AS key FROM ${this.table}_chunks c, json_each(c.meta_data) j ORDER BY j.key`).all() as { key: string }[],
+    );
+    return rows.map((r) => r.key);
+  }
+
   async close(): Promise<void> {
     this.db?.close();
     this.db = undefined;
@@ -195,27 +204,11 @@ export class SqliteVectorStore implements VectorStore {
 
 
 
-/** Type-exact metadata equality: `"1"`, `1` and `true` are three different values. */
-function filterSql(filters: MetadataFilters): { sql: string; params: Bind[] } {
-  let sql = '';
-  const params: Bind[] = [];
-  for (const [key, value] of Object.entries(filters)) {
-    const path = `$."${key}"`;
-    if (value === null) {
-      sql += ` AND json_type(c.meta_data, ?) = 'null'`;
-      params.push(path);
-    } else if (typeof value === 'boolean') {
-      sql += ` AND json_type(c.meta_data, ?) = ?`;
-      params.push(path, value ? 'true' : 'false');
-    } else if (typeof value === 'number') {
-      sql += ` AND json_type(c.meta_data, ?) IN ('integer', 'real') AND json_extract(c.meta_data, ?) = ?`;
-      params.push(path, path, value);
-    } else {
-      sql += ` AND json_type(c.meta_data, ?) = 'text' AND json_extract(c.meta_data, ?) = ?`;
-      params.push(path, path, value);
-    }
-  }
-  return { sql, params };
+/** The filter as an `AND ...` clause over the chunk's metadata (type-exact, see filter-sql.ts). */
+function filterSql(filter: Filter | undefined): { sql: string; params: Bind[] } {
+  if (!filter) return { sql: '', params: [] };
+  const compiled = sqliteFilter(filter, 'c.meta_data');
+  return { sql: ` AND ${compiled.sql}`, params: compiled.params };
 }
 
 function toHit(row: Row, score: number): SearchHit {

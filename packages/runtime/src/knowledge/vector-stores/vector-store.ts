@@ -5,6 +5,7 @@
  * done the same way on every store so their rankings agree.
  */
 import type { Chunk, Metadata } from '../types.js';
+import type { Filter } from './filter-language.js';
 
 export const SEARCH_TYPES = ['vector', 'keyword', 'hybrid'] as const;
 export type SearchType = (typeof SEARCH_TYPES)[number];
@@ -32,6 +33,9 @@ export interface SearchRequest {
   /** The query's embedding (vector side); required for vector and hybrid. */
   vector?: number[] | undefined;
   limit: number;
+  /** A parsed filter (see filter-language.ts). */
+  filter?: Filter | undefined;
+  /** The plain form, AND of type-exact equalities; used when `filter` is absent. */
   filters?: MetadataFilters | undefined;
 }
 
@@ -56,5 +60,7 @@ export interface VectorStore {
   search(request: SearchRequest): Promise<SearchHit[]>;
   /** Keys of the user metadata on stored chunks, sorted. */
   filterKeys(): Promise<string[]>;
+  /** Every key of stored chunks' metadata (reader and chunker keys too), which filters may name. */
+  metadataKeys(): Promise<string[]>;
   close(): Promise<void>;
 }
