@@ -40,10 +40,11 @@ describe('ConverterReader registration', () => {
     expect(map['.csv']).toEqual(['csv', 'field_labeled_csv', 'converter']);
     expect(map['.xlsx']).toEqual(['excel', 'converter']);
     expect(map['.docx']).toEqual(['docx', 'converter']);
-    expect(map['.pptx']).toEqual(['converter', 'pptx']);
+    // A format's own reader first, as knowledge-spec.ts documents for .pptx and the HTML types.
+    expect(map['.pptx']).toEqual(['pptx', 'converter']);
     expect(map['.md']).toEqual(['markdown', 'converter']);
     expect(map['.pdf']).toEqual(['pdf', 'converter']);
-    for (const ext of ['.html', '.htm', '.xhtml']) expect(map[ext]).toEqual(['converter', 'html']);
+    for (const ext of ['.html', '.htm', '.xhtml']) expect(map[ext]).toEqual(['html', 'converter']);
     // By file name a format's own reader still wins; the converter takes what only it reads.
     expect(registry.forFile('deck.pptx').id).toBe('pptx');
     expect(registry.forFile('notes.md').id).toBe('markdown');

@@ -51,11 +51,11 @@ export function defaultReaders(env: SourceEnvironment = process.env): Reader[] {
     new PdfReader(),
     new DocxReader(),
     new ExcelReader(),
-    // Before pptx: the spec's map lists `.pptx` as converter, pptx (a format's own reader still
-    // reads it by default: the converter is a fallback).
-    new ConverterReader({ settings: readConverterSettings(env) }),
     new PptxReader(),
     new HtmlReader(),
+    // After every byte reader whose types it shares, so each list names the format's own reader
+    // first (`.pptx`: pptx, converter; `.html`: html, converter), as knowledge-spec.ts documents.
+    new ConverterReader({ settings: readConverterSettings(env) }),
     new UrlReader(),
     new WebsiteReader(settings.website),
     new CrawlerReader(settings.firecrawl),
