@@ -40,14 +40,11 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** What the spec's tables still lack here: nothing once the converter is registered. */
-const pending = (config: { readers?: Record<string, unknown> | null }) => (config.readers && Object.hasOwn(config.readers, 'converter') ? [] : CONVERTER_PENDING);
-
 describe('GET /knowledge/config against the specification', () => {
-  it('reports the spec’s readers, readersForType and chunkers; only the converter’s entries are missing until it is registered', async () => {
+  it('reports the spec’s readers, readersForType and chunkers, the converter’s included, and nothing else', async () => {
     const res = await call(rt.url, 'GET', '/knowledge/config');
     expect(res.status).toBe(200);
-    expect(configDifferences(res.body)).toEqual(pending(res.body));
+    expect(configDifferences(res.body)).toEqual([]);
   });
 
   it('the pending list names the converter reader and each of its spec entries, nothing else', () => {
@@ -85,7 +82,7 @@ describe('GET /knowledge/config against the specification', () => {
 
   it('reports the same set with no knowledge base hosted (the built-in readers)', async () => {
     const config = await knowledgeConfig([]);
-    expect(configDifferences(config)).toEqual(pending(config));
+    expect(configDifferences(config)).toEqual([]);
     expect(config).toMatchObject({ filters: [], vector_dbs: [], remote_content_sources: [] });
   });
 

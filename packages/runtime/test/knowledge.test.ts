@@ -194,6 +194,7 @@ for (const kind of testDatabaseKinds) {
       expect(res.status).toBe(200);
       expect(Object.keys(res.body.readers).sort()).toEqual([
         'bucket',
+        'converter',
         'crawler',
         'csv',
         'docx',
@@ -218,12 +219,20 @@ for (const kind of testDatabaseKinds) {
         description: expect.any(String),
         chunkers: ['RowChunker', 'AgenticChunker', 'DocumentChunker', 'FixedSizeChunker', 'RecursiveChunker', 'SemanticChunker'],
       });
-      expect(res.body.readersForType).toMatchObject({ '.csv': ['csv', 'field_labeled_csv'], '.md': ['markdown'], '.json': ['json'], '.txt': ['text'], '.pdf': ['pdf'], '.docx': ['docx'] });
-      expect(res.body.readersForType).toMatchObject({ '.xlsx': ['excel'], '.xls': ['excel'], '.pptx': ['pptx'], '.doc': ['docx'], 'application/vnd.ms-excel': ['excel'] });
+      // The spec's map, converter included where it lists it (after a format's own reader: knowledge-spec.ts).
+      expect(res.body.readersForType).toMatchObject({ '.csv': ['csv', 'field_labeled_csv', 'converter'], '.md': ['markdown', 'converter'], '.json': ['json'], '.txt': ['text'], '.pdf': ['pdf', 'converter'], '.docx': ['docx', 'converter'] });
+      expect(res.body.readersForType).toMatchObject({ '.xlsx': ['excel', 'converter'], '.xls': ['excel'], '.pptx': ['pptx', 'converter'], '.doc': ['docx'], 'application/vnd.ms-excel': ['excel'] });
+      expect(res.body.readersForType).toMatchObject({ '.tar.gz': ['converter'], '.png': ['converter'], '.mp3': ['converter'], '.vtt': ['converter'], '.xbrl': ['converter'] });
+      expect(res.body.readers.converter).toEqual({
+        id: 'converter',
+        name: 'ConverterReader',
+        description: expect.any(String),
+        chunkers: ['DocumentChunker', 'AgenticChunker', 'CodeChunker', 'FixedSizeChunker', 'RecursiveChunker', 'SemanticChunker'],
+      });
       expect(res.body.readers.excel).toEqual({ id: 'excel', name: 'ExcelReader', description: expect.any(String), chunkers: ['RowChunker', 'FixedSizeChunker', 'AgenticChunker', 'DocumentChunker', 'RecursiveChunker', 'SemanticChunker'] });
       expect(res.body.readers.pptx).toMatchObject({ id: 'pptx', name: 'PptxReader', chunkers: ['DocumentChunker', 'FixedSizeChunker', 'AgenticChunker', 'RecursiveChunker', 'SemanticChunker'] });
       expect(res.body.readers.field_labeled_csv).toMatchObject({ id: 'field_labeled_csv', name: 'FieldLabeledCsvReader' });
-      expect(res.body.readersForType).toMatchObject({ '.html': ['html'], '.htm': ['html'], 'text/html': ['html'] });
+      expect(res.body.readersForType).toMatchObject({ '.html': ['html', 'converter'], '.htm': ['html', 'converter'], 'text/html': ['html'] });
       // The content kinds of the reference map, in its order.
       expect(res.body.readersForType.url).toEqual(['url', 'website', 'crawler', 'video_site', 'web_search', 'bucket']);
       expect(res.body.readersForType.youtube).toEqual(['video_site']);

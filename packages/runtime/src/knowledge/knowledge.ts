@@ -136,7 +136,10 @@ export interface InsertResult {
   hash: string;
   /** True when the bytes matched `unlessHash`, so the stored chunks were kept as they were. */
   unchanged?: boolean;
-  /** What a source reader skipped and why (a page that failed, a path robots.txt disallows). */
+  /**
+   * What a reader skipped and why (a page that failed, a path robots.txt disallows, an archive
+   * member that could not be converted).
+   */
   notes?: string[];
 }
 
@@ -260,7 +263,8 @@ export class Knowledge implements SearchableKnowledge, ConfigurableKnowledge {
     const hash = sha256(data);
     if (options.unlessHash === hash) return { content_id: options.contentId ?? '', name, reader: reader.id, chunker: chunker.type, chunks: 0, hash, unchanged: true };
 
-    const documents = await reader.read({ data, name });
+    const notes: string[] = [];
+    const documents = await reader.read({ data, name }, { signal: options.signal, notes });
     // A path or an explicit name identifies the content, so re-inserting an edited file
     // replaces its chunks; an unnamed text is identified by its bytes.
     const identity = options.path !== undefined ? `path:${options.path}` : options.name !== undefined ? `name:${name}` : `data:${sha256(data)}`;
@@ -271,7 +275,7 @@ export class Knowledge implements SearchableKnowledge, ConfigurableKnowledge {
       contentId: options.contentId ?? contentIdFor(identity, metadata),
       signal: options.signal,
     });
-    return { ...stored, reader: reader.id, chunker: chunker.type, hash };
+    return { ...stored, reader: reader.id, chunker: chunker.type, hash, ...(notes.length > 0 ? { notes } : {}) };
   }
 
   /**

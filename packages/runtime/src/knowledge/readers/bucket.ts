@@ -157,7 +157,7 @@ export class BucketReader implements SourceReader {
     const { body, contentType } = await s3.get(bucket, key, maxBytes);
     const file = key.split('/').pop() || key;
     const reader = context.readers.forFile(file, contentType);
-    const documents = await reader.read({ data: body, name: file });
+    const documents = await reader.read({ data: body, name: file }, { signal: context.signal });
     const url = `s3://${bucket}/${key}`;
     return {
       bytes: body,

@@ -26,7 +26,13 @@ import type TurndownService from 'turndown';
 import { unprocessable } from '../errors.js';
 import type { Document, ReaderInput } from '../types.js';
 import { encryptedRefusal, isEncryptedOoxml, isOle, isZip, openZip, requireBytes } from './office-zip.js';
-import { requireContent, stem, type Reader } from './reader.js';
+import { readInWorker, sharedOffload, type Offload } from '../workers/offload.js';
+import { requireContent, stem, type ReadOptions, type Reader } from './reader.js';
+
+export interface DocxReaderOptions {
+  /** Where parsing runs; default the process's worker pool (see workers/offload). */
+  offload?: Offload;
+}
 
 const DOCX_MIME = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
 
@@ -36,8 +42,15 @@ export class DocxReader implements Reader {
   readonly description = 'Reads Word .docx files as one markdown document with headings, lists and tables (.doc is refused: save it as .docx)';
   readonly chunkers = ['DocumentChunker', 'AgenticChunker', 'FixedSizeChunker', 'RecursiveChunker', 'SemanticChunker'] as const;
   readonly contentTypes = ['.docx', DOCX_MIME, '.doc', 'application/msword'] as const;
+  private readonly offload: Offload | undefined;
 
-  async read(input: ReaderInput): Promise<Document[]> {
+  constructor(options: DocxReaderOptions = {}) {
+    this.offload = options.offload;
+  }
+
+  async read(input: ReaderInput, options?: ReadOptions): Promise<Document[]> {
+    const where = this.offload ?? sharedOffload();
+    if (where !== 'inline') return readInWorker(where, 'docx', input, options);
     const data = requireBytes(input, this.id);
     if (isEncryptedOoxml(data)) throw encryptedRefusal(input, this.id);
     if (isOle(data)) {
@@ -74,7 +87,7 @@ export class DocxReader implements Reader {
 let writer: Promise<TurndownService> | undefined;
 
 /** One configured turndown, built on first use (its rules hold no state between documents). */
-function markdownWriter(): Promise<TurndownService> {
+export function markdownWriter(): Promise<TurndownService> {
   writer ??= import('turndown').then(({ default: Turndown }) => {
     const service = new Turndown({ headingStyle: 'atx', bulletListMarker: '-', codeBlockStyle: 'fenced' });
     service.escape = (text: string) => text;

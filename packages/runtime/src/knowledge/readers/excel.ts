@@ -19,11 +19,22 @@ import type { Cell, CellValue, Workbook, Worksheet } from 'exceljs';
 import { unprocessable } from '../errors.js';
 import type { Document, ReaderInput } from '../types.js';
 import { encryptedRefusal, isEncryptedOoxml, isOle, isZip, openZip, requireBytes } from './office-zip.js';
-import { TEXT_CHUNKERS, extension, stem, type Reader } from './reader.js';
+import { readInWorker, sharedOffload, type Offload } from '../workers/offload.js';
+import { TEXT_CHUNKERS, extension, stem, type ReadOptions, type Reader } from './reader.js';
 
 export interface ExcelReaderOptions {
   /** Only these sheets: names (case-insensitive) or 1-based tab positions. Default all. */
   sheets?: readonly (string | number)[];
+  /** Where parsing runs; default the process's worker pool (see workers/offload). */
+  offload?: Offload;
+}
+
+/** One sheet's cells as shown, row by row (trailing empty cells and empty rows dropped). */
+export interface SheetRows {
+  sheet: string;
+  /** 1-based tab position. */
+  index: number;
+  rows: string[][];
 }
 
 export class ExcelReader implements Reader {
@@ -33,12 +44,28 @@ export class ExcelReader implements Reader {
   readonly chunkers = ['RowChunker', ...TEXT_CHUNKERS] as const;
   readonly contentTypes = ['.xlsx', '.xls', 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', 'application/vnd.ms-excel'] as const;
   private readonly sheets: readonly (string | number)[] | undefined;
+  private readonly offload: Offload | undefined;
 
   constructor(options: ExcelReaderOptions = {}) {
     this.sheets = options.sheets;
+    this.offload = options.offload;
   }
 
-  async read(input: ReaderInput): Promise<Document[]> {
+  async read(input: ReaderInput, options?: ReadOptions): Promise<Document[]> {
+    const where = this.offload ?? sharedOffload();
+    if (where !== 'inline') return readInWorker(where, 'excel', input, options, this.sheets ? { sheets: [...this.sheets] } : undefined);
+    const name = stem(input.name);
+    const docs: Document[] = [];
+    for (const { sheet, index, rows } of await this.sheetRows(input)) {
+      const content = rows.map((cells) => cells.join(', ')).join('\n');
+      if (content) docs.push({ content, name, id: `${name}_sheet_${index}`, meta_data: { sheet, sheet_index: index } });
+    }
+    if (docs.length === 0) throw unprocessable(`excel reader: "${input.name}" has no cells with values in ${this.sheets ? 'the chosen sheets' : 'any sheet'}`);
+    return docs;
+  }
+
+  /** The chosen sheets' rows, read on the calling thread (the converter writes them as tables). */
+  async sheetRows(input: ReaderInput): Promise<SheetRows[]> {
     const data = requireBytes(input, this.id);
     if (isEncryptedOoxml(data)) throw encryptedRefusal(input, this.id);
     if (isOle(data)) {
@@ -63,16 +90,7 @@ export class ExcelReader implements Reader {
     }
     const all = workbook.worksheets;
     if (all.length === 0) throw unprocessable(`excel reader: "${input.name}" has no worksheets`);
-    const chosen = this.pick(all, input);
-    const name = stem(input.name);
-    const docs: Document[] = [];
-    for (const sheet of chosen) {
-      const index = all.indexOf(sheet) + 1;
-      const content = sheetText(sheet);
-      if (content) docs.push({ content, name, id: `${name}_sheet_${index}`, meta_data: { sheet: sheet.name, sheet_index: index } });
-    }
-    if (docs.length === 0) throw unprocessable(`excel reader: "${input.name}" has no cells with values in ${this.sheets ? 'the chosen sheets' : 'any sheet'}`);
-    return docs;
+    return this.pick(all, input).map((sheet) => ({ sheet: sheet.name, index: all.indexOf(sheet) + 1, rows: sheetCells(sheet) }));
   }
 
   private pick(all: Worksheet[], input: ReaderInput): Worksheet[] {
@@ -85,8 +103,8 @@ export class ExcelReader implements Reader {
   }
 }
 
-function sheetText(sheet: Worksheet): string {
-  const lines: string[] = [];
+function sheetCells(sheet: Worksheet): string[][] {
+  const lines: string[][] = [];
   sheet.eachRow({ includeEmpty: false }, (row) => {
     const cells: string[] = [];
     for (let col = 1; col <= row.cellCount; col++) {
@@ -95,9 +113,9 @@ function sheetText(sheet: Worksheet): string {
       cells.push(cell.isMerged && cell.master !== cell ? '' : cellText(cell));
     }
     while (cells.length > 0 && cells.at(-1) === '') cells.pop();
-    if (cells.length > 0) lines.push(cells.join(', '));
+    if (cells.length > 0) lines.push(cells);
   });
-  return lines.join('\n');
+  return lines;
 }
 
 /** A cell as text, on one line (a line break inside a cell would split its row). */

@@ -28,7 +28,13 @@ import { unprocessable } from '../errors.js';
 import type { Document, ReaderInput } from '../types.js';
 import { encryptedRefusal, isEncryptedOoxml, isOle, isZip, openZip, readPart, requireBytes, resolvePart } from './office-zip.js';
 import { attribute, child, descendants, elements, localName, parseXml, path, relationships, type XmlElement } from './ooxml.js';
-import { TEXT_CHUNKERS, stem, type Reader } from './reader.js';
+import { readInWorker, sharedOffload, type Offload } from '../workers/offload.js';
+import { TEXT_CHUNKERS, stem, type ReadOptions, type Reader } from './reader.js';
+
+export interface PptxReaderOptions {
+  /** Where parsing runs; default the process's worker pool (see workers/offload). */
+  offload?: Offload;
+}
 
 const PPTX_MIME = 'application/vnd.openxmlformats-officedocument.presentationml.presentation';
 /** Placeholders whose text is chrome, not content. */
@@ -42,8 +48,15 @@ export class PptxReader implements Reader {
   readonly chunkers = ['DocumentChunker', ...TEXT_CHUNKERS.filter((c) => c !== 'DocumentChunker')] as const;
   readonly contentTypes = ['.pptx', PPTX_MIME] as const;
   readonly pagedBy = 'slide';
+  private readonly offload: Offload | undefined;
 
-  async read(input: ReaderInput): Promise<Document[]> {
+  constructor(options: PptxReaderOptions = {}) {
+    this.offload = options.offload;
+  }
+
+  async read(input: ReaderInput, options?: ReadOptions): Promise<Document[]> {
+    const where = this.offload ?? sharedOffload();
+    if (where !== 'inline') return readInWorker(where, 'pptx', input, options);
     const data = requireBytes(input, this.id);
     if (isEncryptedOoxml(data)) throw encryptedRefusal(input, this.id);
     if (isOle(data)) {

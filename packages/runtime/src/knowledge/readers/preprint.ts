@@ -103,7 +103,7 @@ export class PreprintReader implements SourceReader {
         try {
           const pdf = await context.fetchService(pdfUrl, { maxBytes: budget });
           budget -= pdf.body.byteLength;
-          const pages = await pdfReader.read({ data: pdf.body, name: `${paper.id}.pdf` });
+          const pages = await pdfReader.read({ data: pdf.body, name: `${paper.id}.pdf` }, { signal: context.signal });
           parts.push({
             reader: pdfReader,
             documents: pages.map((page, i) => ({

@@ -29,8 +29,32 @@ export interface Reader {
    * joined text once, so a chunk can span parts, and stamps each chunk with the parts it covers.
    */
   readonly pagedBy?: string;
-  /** A pure function of the input (no I/O, no shared state), so it can run in a worker. */
-  read(input: ReaderInput): Promise<Document[]>;
+  /**
+   * Read only when picked by file name and no other reader claims the type (the converter reads
+   * nearly everything, so a format's own reader is preferred).
+   */
+  readonly fallback?: boolean;
+  /**
+   * Extensions and MIME types read when the reader is picked by file name, beyond the
+   * `contentTypes` reported in `readersForType` (which follow the spec's map).
+   */
+  readonly alsoReads?: readonly string[];
+  /**
+   * Reads the input. Byte readers are pure functions of it (no shared state), so they can run in
+   * a worker thread; the converter may also call a configured transcription service.
+   */
+  read(input: ReaderInput, options?: ReadOptions): Promise<Document[]>;
+}
+
+/** What the Knowledge passes along with the input. */
+export interface ReadOptions {
+  /** Aborted when the upload is cancelled or the runtime shuts down; a worker doing the work is stopped. */
+  signal?: AbortSignal | undefined;
+  /**
+   * What was skipped and why (an archive member that could not be converted), pushed by the
+   * reader; the Knowledge keeps them on the content record as for source readers.
+   */
+  notes?: string[] | undefined;
 }
 
 /**

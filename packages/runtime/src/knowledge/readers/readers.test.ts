@@ -99,16 +99,18 @@ describe('ReaderRegistry', () => {
 
   it('maps content types to the readers that handle them', () => {
     const map = registry.readersForType();
-    // The spec's order for the readers this runtime has (the converter reader is not one yet).
-    expect(map['.csv']).toEqual(['csv', 'field_labeled_csv']);
-    expect(map['.xlsx']).toEqual(['excel']);
+    // The spec's lists, a format's own reader first (knowledge-spec.ts documents .pptx and HTML).
+    expect(map['.csv']).toEqual(['csv', 'field_labeled_csv', 'converter']);
+    expect(map['.xlsx']).toEqual(['excel', 'converter']);
     expect(map['.xls']).toEqual(['excel']);
     expect(map['application/vnd.openxmlformats-officedocument.spreadsheetml.sheet']).toEqual(['excel']);
     expect(map['application/vnd.ms-excel']).toEqual(['excel']);
-    expect(map['.docx']).toEqual(['docx']);
+    expect(map['.docx']).toEqual(['docx', 'converter']);
     expect(map['.doc']).toEqual(['docx']);
-    expect(map['.pptx']).toEqual(['pptx']);
-    expect(map['.md']).toEqual(['markdown']);
+    expect(map['.pptx']).toEqual(['pptx', 'converter']);
+    expect(map['.md']).toEqual(['markdown', 'converter']);
+    expect(map['.pdf']).toEqual(['pdf', 'converter']);
+    expect(map['.tar.gz']).toEqual(['converter']);
     expect(map['.txt']).toEqual(['text']);
     expect(map['application/json']).toEqual(['json']);
     expect(map['text/html']).toEqual(['html']);
@@ -124,7 +126,9 @@ describe('ReaderRegistry', () => {
     expect(registry.forMimeType('text/markdown')?.id).toBe('markdown');
     expect(registry.forMimeType('text/csv')?.id).toBe('csv');
     expect(registry.forMimeType('application/pdf')?.id).toBe('pdf');
-    expect(registry.forMimeType('image/png')).toBeUndefined();
+    // Only the converter reads images (OCR).
+    expect(registry.forMimeType('image/png')?.id).toBe('converter');
+    expect(registry.forMimeType('application/octet-stream')).toBeUndefined();
     expect(registry.forMimeType(undefined)).toBeUndefined();
   });
 });

@@ -10,6 +10,8 @@
  */
 import { badRequest } from '../errors.js';
 import { BucketReader } from './bucket.js';
+import { ConverterReader } from './converter.js';
+import { readConverterSettings } from './converter/settings.js';
 import { CrawlerReader } from './crawler.js';
 import { CsvReader } from './csv.js';
 import { DocxReader } from './docx.js';
@@ -23,6 +25,7 @@ import { PptxReader } from './pptx.js';
 import { PreprintReader } from './preprint.js';
 import { extension, isSourceReader, type Reader } from './reader.js';
 import { readSourceSettings, type SourceEnvironment } from './source-settings.js';
+import { readWorkerSettings } from '../workers/offload.js';
 import { TextReader } from './text.js';
 import { UrlReader } from './url.js';
 import { VideoSiteReader } from './video-site.js';
@@ -30,11 +33,15 @@ import { WebSearchReader } from './web-search.js';
 import { WebsiteReader } from './website.js';
 
 /**
- * Every reader, the source readers configured from `env` (process.env by default). The order is
- * the order of `readersForType`: `url` lists url, website, crawler, video_site, web_search, bucket.
+ * Every reader, the source readers and the converter configured from `env` (process.env by
+ * default). The order is the order of `readersForType`: `url` lists url, website, crawler,
+ * video_site, web_search, bucket; `.csv` lists csv, field_labeled_csv, converter.
  */
 export function defaultReaders(env: SourceEnvironment = process.env): Reader[] {
   const settings = readSourceSettings(env);
+  // The conversion pool is shared by the process and configured from process.env on first use;
+  // a malformed KNOWLEDGE_WORKER* value still fails here, at startup.
+  readWorkerSettings(env);
   return [
     new TextReader(),
     new MarkdownReader(),
@@ -46,6 +53,9 @@ export function defaultReaders(env: SourceEnvironment = process.env): Reader[] {
     new ExcelReader(),
     new PptxReader(),
     new HtmlReader(),
+    // After every byte reader whose types it shares, so each list names the format's own reader
+    // first (`.pptx`: pptx, converter; `.html`: html, converter), as knowledge-spec.ts documents.
+    new ConverterReader({ settings: readConverterSettings(env) }),
     new UrlReader(),
     new WebsiteReader(settings.website),
     new CrawlerReader(settings.firecrawl),
@@ -83,12 +93,17 @@ export class ReaderRegistry {
     return reader;
   }
 
-  /** By extension, then MIME type; anything unrecognised is read as text (agno's rule). */
+  /**
+   * By extension, then MIME type; anything unrecognised is read as text (agno's rule). A
+   * format's own reader comes before a `fallback` one (the converter), whatever the order.
+   */
   forFile(name: string, mimeType?: string): Reader {
     const ext = extension(name);
-    const keys = [ext, mimeType?.split(';')[0]?.trim().toLowerCase()].filter((k): k is string => Boolean(k));
+    // `.tar.gz` is one extension for the content-type map.
+    const double = /\.tar\.gz$/i.test(name) ? ['.tar.gz'] : [];
+    const keys = [...double, ext, mimeType?.split(';')[0]?.trim().toLowerCase()].filter((k): k is string => Boolean(k));
     for (const key of keys) {
-      const reader = this.byteReaders().find((r) => r.contentTypes.includes(key));
+      const reader = this.claiming(key);
       if (reader) return reader;
     }
     return this.get('text');
@@ -98,7 +113,13 @@ export class ReaderRegistry {
   forMimeType(mimeType: string | undefined): Reader | undefined {
     const key = mimeType?.split(';')[0]?.trim().toLowerCase();
     if (!key) return undefined;
-    return this.byteReaders().find((r) => r.contentTypes.includes(key));
+    return this.claiming(key);
+  }
+
+  private claiming(key: string): Reader | undefined {
+    const readers = this.byteReaders();
+    const claims = (r: Reader) => r.contentTypes.includes(key) || (r.alsoReads?.includes(key) ?? false);
+    return readers.find((r) => !r.fallback && claims(r)) ?? readers.find((r) => r.fallback && claims(r));
   }
 
   /** The readers of file content; source readers are picked by name only. */

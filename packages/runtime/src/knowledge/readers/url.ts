@@ -35,7 +35,8 @@ export class UrlReader implements SourceReader {
     const file = new URL(fetched.url).pathname.split('/').pop() || '';
     const reader = input.readWith ?? context.readers.forMimeType(fetched.mimeType) ?? context.readers.forFile(file || 'text');
     // The reader sees the URL path's last segment, so stems and extensions stay meaningful.
-    const documents = await reader.read({ data: fetched.body, name: input.name ?? (file || fetched.url) });
+    const notes: string[] = [];
+    const documents = await reader.read({ data: fetched.body, name: input.name ?? (file || fetched.url) }, { signal: context.signal, notes });
     const title = documents.map((doc) => doc.meta_data.title).find((t): t is string => typeof t === 'string' && t.length > 0);
     const name = input.name ?? title ?? url;
     const named = documents.map((doc, i) => ({
@@ -51,7 +52,7 @@ export class UrlReader implements SourceReader {
       size: fetched.body.byteLength,
       hash: createHash('sha256').update(fetched.body).digest('hex'),
       readerId: reader.id,
-      notes: [],
+      notes,
     };
   }
 }

@@ -119,7 +119,7 @@ export class WebSearchReader implements SourceReader {
     const fetched = await context.fetch(result.url, { maxBytes });
     const file = new URL(fetched.url).pathname.split('/').pop() || '';
     const reader = context.readers.forMimeType(fetched.mimeType) ?? context.readers.forFile(file || 'index.html');
-    const docs = await reader.read({ data: fetched.body, name: file || result.title });
+    const docs = await reader.read({ data: fetched.body, name: file || result.title }, { signal: context.signal });
     return {
       text: docs
         .map((d) => d.content)

@@ -114,7 +114,7 @@ export class WebsiteReader implements SourceReader {
         seen.add(final.href);
         const file = final.pathname.split('/').pop() || '';
         const reader = context.readers.forMimeType(fetched.mimeType) ?? context.readers.forFile(file || 'index.html');
-        const documents = await reader.read({ data: fetched.body, name: file || start.host });
+        const documents = await reader.read({ data: fetched.body, name: file || start.host }, { signal: context.signal });
         const content = documents
           .map((d) => d.content)
           .join('\n\n')

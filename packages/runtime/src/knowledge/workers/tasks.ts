@@ -1,0 +1,23 @@
+/**
+ * @module knowledge/workers/tasks
+ * The tasks a conversion worker runs, by name. Each imports its module on first use.
+ *
+ * - `convert`: the converter reader's conversion of one file (readers/converter/convert.ts).
+ * - `read`: one of the heavy byte readers (pdf, docx, excel, pptx) reading a file, as it would
+ *   on the main thread (see offload.ts).
+ */
+import { RuntimeError } from '../../errors.js';
+
+type Task = (payload: never) => Promise<unknown>;
+
+const TASKS: Record<string, () => Promise<Task>> = {
+  convert: async () => (await import('../readers/converter/convert.js')).convertTask as Task,
+  read: async () => (await import('./offload.js')).readTask as Task,
+};
+
+export async function runTask(name: string, payload: unknown): Promise<unknown> {
+  const load = TASKS[name];
+  if (!load) throw new RuntimeError('INTERNAL_SERVER_ERROR', `Unknown worker task "${name}"`);
+  const task = await load();
+  return task(payload as never);
+}

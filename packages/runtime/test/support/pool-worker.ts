@@ -1,0 +1,50 @@
+/**
+ * A worker entry for the pool's own tests: tasks that spin, hang, fail, exhaust memory or exit,
+ * answering with the pool's protocol (the real entry is src/knowledge/workers/worker.ts).
+ */
+import { parentPort } from 'node:worker_threads';
+import { RuntimeError } from '../../src/errors.js';
+import { serializeError, type TaskMessage, type TaskReply } from '../../src/knowledge/workers/pool.js';
+
+const tasks: Record<string, (payload: never) => unknown> = {
+  echo: (payload: unknown) => payload,
+  /** Busy for `ms` milliseconds, then answers how long it took. */
+  spin: (ms: number) => {
+    const start = Date.now();
+    while (Date.now() - start < ms) {
+      // burn CPU
+    }
+    return Date.now() - start;
+  },
+  hang: () => new Promise(() => undefined),
+  loop: () => {
+    for (;;) {
+      // never yields
+    }
+  },
+  typed: () => {
+    throw new RuntimeError('VALIDATION_ERROR', 'the file is broken');
+  },
+  plain: () => {
+    throw new TypeError('something odd');
+  },
+  exhaust: () => {
+    const hoard: number[][] = [];
+    for (;;) hoard.push(Array.from({ length: 1_000_000 }, (_, i) => i));
+  },
+  exit: () => process.exit(3),
+  threadId: async () => (await import('node:worker_threads')).threadId,
+};
+
+const port = parentPort!;
+port.on('message', (message: TaskMessage) => {
+  void (async () => {
+    let reply: TaskReply;
+    try {
+      reply = { id: message.id, ok: true, value: await tasks[message.task]!(message.payload as never) };
+    } catch (error) {
+      reply = { id: message.id, ok: false, error: serializeError(error) };
+    }
+    port.postMessage(reply);
+  })();
+});
