@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Knowledge, SqliteDb, type RunningRuntime, type Runtime } from '@svc/runtime';
 import { eventually } from '../../../packages/runtime/test/support/eventually.js';
-import { CONVERTER_PENDING, configDifferences } from '../../../packages/runtime/test/support/knowledge-spec.js';
+import { configDifferences } from '../../../packages/runtime/test/support/knowledge-spec.js';
 import { createQuickstartRuntime } from '../src/runtime.js';
 
 let dir: string;
@@ -85,7 +85,7 @@ describe('quickstart knowledge bases', () => {
 
   it('reports the full set of readers and chunkers: the spec’s tables (the converter comes with its branch)', async () => {
     const library = await get('/knowledge/config?knowledge_id=library');
-    expect(configDifferences(library)).toEqual(Object.hasOwn(library.readers, 'converter') ? [] : CONVERTER_PENDING);
+    expect(configDifferences(library)).toEqual([]);
     expect(configDifferences(await get('/knowledge/config'))).toEqual(configDifferences(library));
   });
 
