@@ -108,6 +108,13 @@ for (const kind of testDatabaseKinds) {
       return { id: res.body.id as string, status, record };
     };
 
+    /** A collection's child records, in the order of their place in it. */
+    const childrenOf = async (query: string, parentId: string) => {
+      const res = await call(rt.url, 'GET', `/knowledge/content${query}&parent_id=${parentId}&limit=100`);
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      return (res.body.data as Record<string, any>[]).toSorted((a, b) => (a.source < b.source ? -1 : 1));
+    };
+
     beforeAll(async () => {
       if (kind.kind === 'postgres') {
         database = await kind.create();
@@ -135,15 +142,29 @@ for (const kind of testDatabaseKinds) {
       await database?.cleanup();
     });
 
-    it('website: crawls the site breadth-first within its host, honouring robots.txt, skipping failed pages with a note', async () => {
+    it('website: crawls the site breadth-first within its host, honouring robots.txt; a record per page, a failed page fails only itself', async () => {
       const site = fakes.site.url;
       const before = fakes.site.seen.length;
       const { id, status, record } = await ingest(web, { url: `${site}/`, reader_id: 'website', metadata: { area: 'garden' } });
       expect(status.status).toBe('completed');
-      expect(record).toMatchObject({ name: 'Allotment handbook', type: 'website', reader_id: 'website' });
-      // Skipped pages stay visible on the record.
-      expect(status.status_message).toContain(`${site}/private/ledger: disallowed by robots.txt`);
-      expect(status.status_message).toContain(`${site}/missing: ${site}/missing answered HTTP 404 Not Found`);
+      expect(record).toMatchObject({ name: `${site}/`, type: 'website', reader_id: 'website', parent_id: null, source: null, children: { processing: 0, completed: 4, failed: 1 } });
+      // What robots.txt kept out is a note on the collection; a page that failed is a child saying why.
+      expect(status.status_message).toBe(`completed: 5 item(s): 4 read, 1 failed; skipped: ${site}/private/ledger: disallowed by robots.txt`);
+      const pages = await childrenOf(web, id);
+      expect(pages.map((p) => [p.source, p.status, p.name])).toEqual([
+        [`${site}/`, 'completed', 'Allotment handbook'],
+        [`${site}/missing`, 'failed', `${site}/missing`],
+        [`${site}/soil`, 'completed', 'Soil'],
+        [`${site}/soil/worms`, 'completed', 'Worms'],
+        [`${site}/tools`, 'completed', 'Tools'],
+      ]);
+      expect(pages.find((p) => p.status === 'failed')!.status_message).toBe(`${site}/missing answered HTTP 404 Not Found`);
+      for (const page of pages.filter((p) => p.status === 'completed')) {
+        expect(page).toMatchObject({ parent_id: id, type: 'website', metadata: { area: 'garden' }, status_message: null });
+        expect(page.content_hash).toMatch(/^[0-9a-f]{64}$/);
+        expect(page.chunks).toBeGreaterThan(0);
+      }
+      expect(record.chunks).toBe(pages.reduce((n, p) => n + (p.chunks ?? 0), 0));
 
       const fetched = fakes.site.seen.slice(before).map((s) => s.url);
       expect(fetched[0]).toBe('/robots.txt');
@@ -152,7 +173,8 @@ for (const kind of testDatabaseKinds) {
       expect(fetched.slice(1)).toEqual(['/', '/soil', '/tools', '/missing', '/soil/worms']);
 
       const worms = await hitsFor(rt.url, 'web', 'earthworm castings');
-      expect(worms[0]).toMatchObject({ content_id: id, name: 'Worms', meta_data: { url: `${site}/soil/worms`, title: 'Worms', depth: 2, area: 'garden' } });
+      const wormsPage = pages.find((p) => p.source === `${site}/soil/worms`)!;
+      expect(worms[0]).toMatchObject({ content_id: wormsPage.id, name: 'Worms', meta_data: { url: `${site}/soil/worms`, title: 'Worms', depth: 2, area: 'garden' } });
       expect(worms[0]!.content).toContain('leave the worms undisturbed');
       const tools = await hitsFor(rt.url, 'web', 'whetstone spade');
       expect(tools[0]!.meta_data.url).toBe(`${site}/tools`);
@@ -187,10 +209,17 @@ for (const kind of testDatabaseKinds) {
       // A crawl: started, polled until completed, its data read across the `next` page; a page
       // the site answered with 404 is a note.
       const crawled = await ingest(web, { url: `${site}/`, reader_id: 'crawler', reader_options: { mode: 'crawl', limit: 3 } });
-      expect(crawled.status.status).toBe('completed');
-      expect(crawled.status.status_message).toBe(`completed; skipped: ${site}/gone answered HTTP 404`);
+      expect(crawled.status).toEqual({ id: crawled.id, status: 'completed', status_message: 'completed: 4 item(s): 3 read, 1 failed' });
+      expect(crawled.record).toMatchObject({ type: 'crawler', children: { processing: 0, completed: 3, failed: 1 } });
+      const pages = await childrenOf(web, crawled.id);
+      expect(pages.map((p) => [p.source, p.name, p.status, p.status_message])).toEqual([
+        [`${site}/`, 'Lighthouse keeping', 'completed', null],
+        [`${site}/gone`, `${site}/gone`, 'failed', `${site}/gone answered HTTP 404`],
+        [`${site}/log`, 'Keeper log', 'completed', null],
+        [`${site}/stores`, 'Stores', 'completed', null],
+      ]);
       const paraffin = await hitsFor(rt.url, 'web', 'paraffin stone shed');
-      expect(paraffin[0]).toMatchObject({ content_id: crawled.id, meta_data: { url: `${site}/stores`, title: 'Stores' } });
+      expect(paraffin[0]).toMatchObject({ content_id: pages[3]!.id, meta_data: { url: `${site}/stores`, title: 'Stores' } });
       const started = fakes.firecrawl.seen.find((s) => s.url === '/v2/crawl')!;
       expect(JSON.parse(started.body)).toEqual({ url: `${site}/`, limit: 3, scrapeOptions: { formats: ['markdown'], onlyMainContent: true } });
       expect(fakes.firecrawl.seen.filter((s) => s.url.startsWith('/v2/crawl/')).length).toBeGreaterThanOrEqual(3);
@@ -342,10 +371,18 @@ for (const kind of testDatabaseKinds) {
     it('bucket: every object under a prefix, each read by the reader its extension picks, and one object', async () => {
       const prefix = await ingest(strict, { url: `s3://${BUCKET}/notes/`, reader_id: 'bucket' });
       expect(prefix.status.status).toBe('completed');
-      expect(prefix.record).toMatchObject({ name: `s3://${BUCKET}/notes/`, type: 'bucket' });
-      expect(prefix.status.status_message).toMatch(/^completed; skipped: s3:\/\/garden-docs\/notes\/broken\.json: /);
+      // An empty object has nothing to read and is no child; a bad one fails only itself.
+      expect(prefix.record).toMatchObject({ name: `s3://${BUCKET}/notes/`, type: 'bucket', chunks: 4, children: { processing: 0, completed: 2, failed: 1 } });
+      expect(prefix.status.status_message).toBe('completed: 3 item(s): 2 read, 1 failed');
+      const objects = await childrenOf(strict, prefix.id);
+      expect(objects.map((o) => [o.source, o.name, o.status, o.type, o.chunks])).toEqual([
+        [`s3://${BUCKET}/notes/broken.json`, 'notes/broken.json', 'failed', null, null],
+        [`s3://${BUCKET}/notes/compost.md`, 'notes/compost.md', 'completed', 'markdown', 1],
+        [`s3://${BUCKET}/notes/plots.csv`, 'notes/plots.csv', 'completed', 'csv', 3],
+      ]);
+      expect(objects[0]!.status_message).toBe(`s3://${BUCKET}/notes/broken.json: json reader: "broken.json" is not valid JSON (Unexpected end of JSON input)`);
       const bokashi = await hitsFor(rt.url, 'strict', 'bokashi ferments');
-      expect(bokashi[0]).toMatchObject({ content_id: prefix.id, meta_data: { bucket: BUCKET, key: 'notes/compost.md', url: `s3://${BUCKET}/notes/compost.md` } });
+      expect(bokashi[0]).toMatchObject({ content_id: objects[1]!.id, meta_data: { bucket: BUCKET, key: 'notes/compost.md', url: `s3://${BUCKET}/notes/compost.md` } });
       // The CSV was read by the csv reader and chunked by rows (its default).
       const rhubarb = await hitsFor(rt.url, 'strict', 'rhubarb');
       expect(rhubarb[0]).toMatchObject({ content: '9, Lindqvist, rhubarb', meta_data: { key: 'notes/plots.csv' } });

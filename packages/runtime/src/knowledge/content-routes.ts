@@ -30,9 +30,11 @@ import { apiRoute, scoped, type RouteDefinition } from '../server/route.js';
 import { standardErrors } from '../server/standard-errors.js';
 import { isUniqueViolation } from '../storage/sql-errors.js';
 import { ContentStore, type ContentRecord } from './content-store.js';
+import type { CollectionKnowledge } from './collection-job.js';
 import { ingestHandler, ingestKind, ingestRef, type IngestPayload } from './ingest-job.js';
 import { badRequest } from './errors.js';
 import type { InsertChoices, InsertOptions, InsertResult, KnowledgeHit, KnowledgeSearchOptions, SourceLocation } from './knowledge.js';
+import type { FailedChild, SourceChild } from './readers/reader.js';
 import type { Metadata } from './types.js';
 import { SEARCH_TYPES } from './vector-stores/vector-store.js';
 
@@ -46,6 +48,10 @@ export interface ContentKnowledge extends KnowledgeComponent {
   insert(options: InsertOptions): Promise<InsertResult>;
   search(query: string, options?: KnowledgeSearchOptions): Promise<KnowledgeHit[]>;
   remove(contentId: string): Promise<boolean>;
+  /** Collections (a website, a prefix, a crawl) are ingested as a parent with a child per item. */
+  collectionReader?(choices: InsertChoices, location: SourceLocation): string | undefined;
+  children?(choices: InsertChoices, location: SourceLocation, signal: AbortSignal | undefined, notes: string[]): AsyncIterable<SourceChild | FailedChild>;
+  insertChild?: CollectionKnowledge['insertChild'];
 }
 
 /** Structural, so it also holds across duplicated copies of the knowledge module. */
@@ -117,6 +123,14 @@ const ContentSchema = z
     status_message: z.string().nullable(),
     created_at: z.number().int().openapi({ description: 'Epoch seconds' }),
     updated_at: z.number().int().openapi({ description: 'Epoch seconds' }),
+    content_hash: z.string().nullable().openapi({ description: 'SHA-256 of the source bytes (for a collection, of its children\'s digests); null until read' }),
+    chunks: z.number().int().nullable().openapi({ description: 'Chunks stored for this record (for a collection, for all its children)' }),
+    parent_id: z.string().nullable().openapi({ description: 'The collection (website, prefix, folder) this record is a page or file of; null for top-level content' }),
+    source: z.string().nullable().openapi({ description: "A collection child's place in its collection (its URL, object key or path)" }),
+    children: z
+      .object({ processing: z.number().int(), completed: z.number().int(), failed: z.number().int() })
+      .optional()
+      .openapi({ description: 'For a collection, how its children stand (list them with GET /knowledge/content?parent_id=...)' }),
   })
   .openapi('KnowledgeContent');
 
@@ -238,6 +252,10 @@ function toContent(r: ContentRecord): z.infer<typeof ContentSchema> {
     status_message: r.status_message,
     created_at: Math.floor(r.created_at / 1000),
     updated_at: Math.floor(r.updated_at / 1000),
+    content_hash: r.content_hash,
+    chunks: r.chunks,
+    parent_id: r.parent_id,
+    source: r.source_key,
   };
 }
 
@@ -372,6 +390,8 @@ export function knowledgeContentRoutes(ctx: ServerContext): RouteDefinition[] {
    * running finds its record gone when it ends and removes what it stored.
    */
   const removeContent = async (knowledge: ContentKnowledge, id: string): Promise<void> => {
+    // A collection's children go with it, chunks first as for the parent itself.
+    for (const child of await store.children(knowledge.id, id)) await knowledge.remove(child.id);
     await knowledge.remove(id);
     await ctx.db.transaction(async (tx) => {
       await ctx.jobs.store.deleteByRef(ingestRef(knowledge.id, id), tx);
@@ -503,6 +523,7 @@ export function knowledgeContentRoutes(ctx: ServerContext): RouteDefinition[] {
             page: z.coerce.number().int().min(1).max(1_000_000).default(1),
             sort_by: z.enum(['created_at', 'updated_at', 'name']).default('created_at'),
             sort_order: z.enum(['asc', 'desc']).default('desc'),
+            parent_id: z.string().min(1).max(200).optional().openapi({ description: "A collection's id: list its children instead of the top-level records" }),
           }),
         },
         responses: {
@@ -513,7 +534,8 @@ export function knowledgeContentRoutes(ctx: ServerContext): RouteDefinition[] {
       async (c) => {
         const q = c.req.valid('query');
         const knowledge = await select(q.knowledge_id, q.db_id);
-        const page = await store.list({ knowledgeId: knowledge.id, limit: q.limit, page: q.page, sortBy: q.sort_by, sortOrder: q.sort_order });
+        if (q.parent_id !== undefined) await mustGet(knowledge, q.parent_id);
+        const page = await store.list({ knowledgeId: knowledge.id, parentId: q.parent_id, limit: q.limit, page: q.page, sortBy: q.sort_by, sortOrder: q.sort_order });
         return c.json(
           { data: page.data.map(toContent), meta: { page: q.page, limit: q.limit, total_pages: Math.ceil(page.total / q.limit), total_count: page.total } },
           200,
@@ -534,7 +556,10 @@ export function knowledgeContentRoutes(ctx: ServerContext): RouteDefinition[] {
       async (c) => {
         const q = c.req.valid('query');
         const knowledge = await select(q.knowledge_id, q.db_id);
-        return c.json(toContent(await mustGet(knowledge, c.req.valid('param').content_id)), 200);
+        const record = await mustGet(knowledge, c.req.valid('param').content_id);
+        const counts = record.parent_id === null ? await store.childCounts(knowledge.id, record.id) : undefined;
+        const isCollection = counts !== undefined && counts.processing + counts.completed + counts.failed > 0;
+        return c.json({ ...toContent(record), ...(isCollection ? { children: counts } : {}) }, 200);
       },
     ),
     apiRoute(

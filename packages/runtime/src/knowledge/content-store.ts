@@ -23,17 +23,29 @@ export interface ContentRecord {
   status_message: string | null;
   /** SHA-256 (hex) of the bytes the stored chunks were built from; null until completed. */
   content_hash: string | null;
-  /** How many chunks the completed content has. */
+  /** How many chunks the completed content has (a collection: all its children's). */
   chunks: number | null;
+  /** The collection (website, prefix, folder) record this child belongs to; null for top-level content. */
+  parent_id: string | null;
+  /** A child's place in its collection: the page URL, object key or file path. */
+  source_key: string | null;
+  /** What the source reported changes with a child's bytes (an ETag, a blob sha), if anything. */
+  source_version: string | null;
   /** Epoch milliseconds. */
   created_at: number;
   updated_at: number;
 }
 
+/** What a new record is given; the rest starts empty. */
+export type NewContent = Omit<ContentRecord, 'created_at' | 'updated_at' | 'content_hash' | 'chunks' | 'parent_id' | 'source_key' | 'source_version'> &
+  Partial<Pick<ContentRecord, 'parent_id' | 'source_key'>>;
+
 export type ContentSortBy = 'created_at' | 'updated_at' | 'name';
 
 export interface ContentListQuery {
   knowledgeId: string;
+  /** The children of this collection record; default the top-level records. */
+  parentId?: string | undefined;
   limit: number;
   page: number;
   sortBy: ContentSortBy;
@@ -54,12 +66,15 @@ interface Row {
   status_message: string | null;
   content_hash: string | null;
   chunks: number | string | null;
+  parent_id: string | null;
+  source_key: string | null;
+  source_version: string | null;
   created_at: number | string;
   updated_at: number | string;
 }
 
 const COLUMNS =
-  'id, knowledge_id, name, description, metadata, file_type, size, reader_id, chunker, status, status_message, content_hash, chunks, created_at, updated_at';
+  'id, knowledge_id, name, description, metadata, file_type, size, reader_id, chunker, status, status_message, content_hash, chunks, parent_id, source_key, source_version, created_at, updated_at';
 
 // Whitelisted, because the column name is interpolated into the SQL text.
 const SORT_COLUMNS: Record<ContentSortBy, string> = { created_at: 'created_at', updated_at: 'updated_at', name: 'name' };
@@ -80,6 +95,9 @@ function toRecord(row: Row): ContentRecord {
     status_message: row.status_message,
     content_hash: row.content_hash,
     chunks: row.chunks === null ? null : Number(row.chunks),
+    parent_id: row.parent_id,
+    source_key: row.source_key,
+    source_version: row.source_version,
     created_at: Number(row.created_at),
     updated_at: Number(row.updated_at),
   };
@@ -88,10 +106,19 @@ function toRecord(row: Row): ContentRecord {
 export class ContentStore {
   constructor(private readonly sql: SqlClient) {}
 
-  async create(record: Omit<ContentRecord, 'created_at' | 'updated_at' | 'content_hash' | 'chunks'>): Promise<ContentRecord> {
+  async create(record: NewContent): Promise<ContentRecord> {
     const now = Date.now();
-    const full: ContentRecord = { ...record, content_hash: null, chunks: null, created_at: now, updated_at: now };
-    await this.sql.execute(`INSERT INTO svc_knowledge_contents (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`, [
+    const full: ContentRecord = {
+      ...record,
+      content_hash: null,
+      chunks: null,
+      parent_id: record.parent_id ?? null,
+      source_key: record.source_key ?? null,
+      source_version: null,
+      created_at: now,
+      updated_at: now,
+    };
+    await this.sql.execute(`INSERT INTO svc_knowledge_contents (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)`, [
       full.id,
       full.knowledge_id,
       full.name,
@@ -105,6 +132,9 @@ export class ContentStore {
       full.status_message,
       full.content_hash,
       full.chunks,
+      full.parent_id,
+      full.source_key,
+      full.source_version,
       full.created_at,
       full.updated_at,
     ]);
@@ -117,19 +147,40 @@ export class ContentStore {
   }
 
   async list(q: ContentListQuery): Promise<{ data: ContentRecord[]; total: number }> {
-    const [count] = await this.sql.query<{ n: number | string }>('SELECT COUNT(*) AS n FROM svc_knowledge_contents WHERE knowledge_id = $1', [q.knowledgeId]);
+    const where = q.parentId === undefined ? 'knowledge_id = $1 AND parent_id IS NULL' : 'knowledge_id = $1 AND parent_id = $2';
+    const params: SqlValue[] = q.parentId === undefined ? [q.knowledgeId] : [q.knowledgeId, q.parentId];
+    const [count] = await this.sql.query<{ n: number | string }>(`SELECT COUNT(*) AS n FROM svc_knowledge_contents WHERE ${where}`, params);
     const order = q.sortOrder === 'asc' ? 'ASC' : 'DESC';
+    const n = params.length;
     // id breaks ties, so pages never overlap or skip rows.
     const rows = await this.sql.query<Row>(
-      `SELECT ${COLUMNS} FROM svc_knowledge_contents WHERE knowledge_id = $1 ORDER BY ${SORT_COLUMNS[q.sortBy]} ${order}, id ${order} LIMIT $2 OFFSET $3`,
-      [q.knowledgeId, q.limit, (q.page - 1) * q.limit],
+      `SELECT ${COLUMNS} FROM svc_knowledge_contents WHERE ${where} ORDER BY ${SORT_COLUMNS[q.sortBy]} ${order}, id ${order} LIMIT $${n + 1} OFFSET $${n + 2}`,
+      [...params, q.limit, (q.page - 1) * q.limit],
     );
     return { data: rows.map(toRecord), total: Number(count?.n ?? 0) };
   }
 
+  /** The top-level records' ids (a collection's children go with it). */
   async ids(knowledgeId: string): Promise<string[]> {
-    const rows = await this.sql.query<{ id: string }>('SELECT id FROM svc_knowledge_contents WHERE knowledge_id = $1', [knowledgeId]);
+    const rows = await this.sql.query<{ id: string }>('SELECT id FROM svc_knowledge_contents WHERE knowledge_id = $1 AND parent_id IS NULL', [knowledgeId]);
     return rows.map((r) => r.id);
+  }
+
+  /** Every child of a collection record. */
+  async children(knowledgeId: string, parentId: string): Promise<ContentRecord[]> {
+    const rows = await this.sql.query<Row>(`SELECT ${COLUMNS} FROM svc_knowledge_contents WHERE knowledge_id = $1 AND parent_id = $2 ORDER BY created_at, id`, [knowledgeId, parentId]);
+    return rows.map(toRecord);
+  }
+
+  /** How a collection's children stand, by status. */
+  async childCounts(knowledgeId: string, parentId: string): Promise<Record<ContentStatus, number>> {
+    const rows = await this.sql.query<{ status: string; n: number | string }>(
+      'SELECT status, COUNT(*) AS n FROM svc_knowledge_contents WHERE knowledge_id = $1 AND parent_id = $2 GROUP BY status',
+      [knowledgeId, parentId],
+    );
+    const counts: Record<ContentStatus, number> = { processing: 0, completed: 0, failed: 0 };
+    for (const row of rows) counts[row.status as ContentStatus] = Number(row.n);
+    return counts;
   }
 
   /** Sets the given fields; undefined ones are left as they are. */
@@ -137,7 +188,7 @@ export class ContentStore {
     knowledgeId: string,
     id: string,
     fields: Partial<
-      Pick<ContentRecord, 'name' | 'description' | 'metadata' | 'file_type' | 'size' | 'status' | 'status_message' | 'content_hash' | 'chunks'>
+      Pick<ContentRecord, 'name' | 'description' | 'metadata' | 'file_type' | 'size' | 'status' | 'status_message' | 'content_hash' | 'chunks' | 'source_version'>
     >,
   ): Promise<ContentRecord | undefined> {
     const sets: string[] = [];
@@ -153,7 +204,9 @@ export class ContentStore {
     return this.get(knowledgeId, id);
   }
 
+  /** Deletes a record and, for a collection, its children. */
   async delete(knowledgeId: string, id: string): Promise<boolean> {
+    await this.sql.execute('DELETE FROM svc_knowledge_contents WHERE knowledge_id = $1 AND parent_id = $2', [knowledgeId, id]);
     return (await this.sql.execute('DELETE FROM svc_knowledge_contents WHERE knowledge_id = $1 AND id = $2', [knowledgeId, id])) > 0;
   }
 
@@ -163,9 +216,11 @@ export class ContentStore {
    */
   async failOrphans(knowledgeId: string, message: string): Promise<number> {
     return this.sql.execute(
+      // A child is finished by its collection's job.
       `UPDATE svc_knowledge_contents SET status = 'failed', status_message = $1, updated_at = $2
        WHERE knowledge_id = $3 AND status = 'processing' AND NOT EXISTS (
-         SELECT 1 FROM svc_jobs j WHERE j.ref = svc_knowledge_contents.knowledge_id || '/' || svc_knowledge_contents.id AND j.status IN ('queued', 'running'))`,
+         SELECT 1 FROM svc_jobs j WHERE j.ref = svc_knowledge_contents.knowledge_id || '/' || COALESCE(svc_knowledge_contents.parent_id, svc_knowledge_contents.id)
+           AND j.status IN ('queued', 'running'))`,
       [message, Date.now(), knowledgeId],
     );
   }

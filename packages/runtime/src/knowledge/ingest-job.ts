@@ -10,6 +10,7 @@ import { RuntimeError } from '../errors.js';
 import type { Job } from '../jobs/job-store.js';
 import type { JobHandler } from '../jobs/job-worker.js';
 import type { Logger } from '../server/logger.js';
+import { failUnfinishedChildren, ingestCollection } from './collection-job.js';
 import type { ContentKnowledge } from './content-routes.js';
 import type { ContentStore } from './content-store.js';
 import type { InsertChoices, InsertOptions } from './knowledge.js';
@@ -51,6 +52,22 @@ export function ingestHandler(knowledge: ContentKnowledge, store: ContentStore, 
       const record = await store.get(knowledge.id, p.content_id);
       // Deleted before its turn came: nothing to do.
       if (!record) return;
+      const collection = p.source === 'url' ? knowledge.collectionReader?.(p.choices, { url: p.url! }) : undefined;
+      if (collection !== undefined && knowledge.children && knowledge.insertChild) {
+        const notes: string[] = [];
+        await ingestCollection({
+          knowledge: { id: knowledge.id, insertChild: knowledge.insertChild.bind(knowledge), remove: knowledge.remove.bind(knowledge) },
+          store,
+          parent: record,
+          choices: p.choices,
+          children: knowledge.children(p.choices, { url: p.url! }, signal, notes),
+          notes,
+          readerId: collection,
+          signal,
+          log,
+        });
+        return;
+      }
       const source: Pick<InsertOptions, 'text' | 'buffer' | 'url' | 'topic'> =
         p.source === 'url'
           ? { url: p.url! }
@@ -84,6 +101,10 @@ export function ingestHandler(knowledge: ContentKnowledge, store: ContentStore, 
     },
     async failed(job: Job, message: string): Promise<void> {
       const p = job.payload as unknown as IngestPayload;
+      // A collection's children that were read stay; the ones in flight end failed with it.
+      await failUnfinishedChildren(store, knowledge.id, p.content_id, message).catch((e: unknown) =>
+        log.error(`knowledge "${knowledge.id}": could not fail the children of content ${p.content_id}`, e),
+      );
       // No chunks of a failed version may stay searchable.
       await knowledge.remove(p.content_id).catch((e: unknown) => log.error(`knowledge "${knowledge.id}": could not remove the chunks of failed content ${p.content_id}`, e));
       await store.update(knowledge.id, p.content_id, { status: 'failed', status_message: message, content_hash: null, chunks: null });

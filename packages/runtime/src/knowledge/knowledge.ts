@@ -26,7 +26,18 @@ import type { Embedder } from './embedders/embedder.js';
 import type { Reranker } from './rerankers/reranker.js';
 import { badRequest, unprocessable } from './errors.js';
 import { checkUrl, safeFetch, type HostResolver, type SafeFetchOptions } from './fetch/safe-fetch.js';
-import { isSourceReader, type Reader, type SourceContext, type SourceFetchOptions, type SourceReader } from './readers/reader.js';
+import { readChild } from './readers/collection.js';
+import {
+  isCollectionReader,
+  isSourceReader,
+  type ChildContent,
+  type FailedChild,
+  type Reader,
+  type SourceChild,
+  type SourceContext,
+  type SourceFetchOptions,
+  type SourceReader,
+} from './readers/reader.js';
 import { ReaderRegistry, defaultReaders } from './readers/registry.js';
 import { UrlReader } from './readers/url.js';
 import { joinParts, stampParts } from './paged.js';
@@ -337,6 +348,55 @@ export class Knowledge implements SearchableKnowledge, ConfigurableKnowledge {
     const { reader, readWith } = this.resolveSource(choices, location);
     if (choices.chunker !== undefined && (readWith || reader.id !== 'url')) this.chunkerFor(readWith ?? reader, choices);
     return reader.check({ ...location, name: choices.name, options: choices.readerOptions ?? {}, readWith });
+  }
+
+  /**
+   * Whether a location names a collection (a website, a prefix, a crawl) rather than one item:
+   * the HTTP API then keeps a record per child (see collection-job.ts). Answers the id of the
+   * collection's reader, or undefined for a single item.
+   */
+  collectionReader(choices: InsertChoices, location: SourceLocation): string | undefined {
+    if (!('url' in location)) return undefined;
+    const { reader, readWith } = this.resolveSource(choices, location);
+    return isCollectionReader(reader) && reader.isCollection({ ...location, name: choices.name, options: choices.readerOptions ?? {}, readWith }) ? reader.id : undefined;
+  }
+
+  /** The children of a collection, lazily, in a stable order; `notes` collects what was skipped. */
+  children(choices: InsertChoices, location: SourceLocation, signal: AbortSignal | undefined, notes: string[]): AsyncIterable<SourceChild | FailedChild> {
+    const { reader, readWith } = this.resolveSource(choices, location);
+    if (!isCollectionReader(reader)) throw badRequest(`The ${reader.id} reader does not read collections`);
+    return reader.children({ ...location, name: choices.name, options: choices.readerOptions ?? {}, readWith }, this.sourceContext(signal), notes);
+  }
+
+  /**
+   * Reads, chunks, embeds and stores one child of a collection under its own content id: bytes
+   * by the reader their file name or type picks, documents as a source reader read them. With
+   * `unlessHash` equal to the digest of what was read, nothing is stored again.
+   */
+  async insertChild(content: ChildContent, options: InsertChoices & { contentId: string; key: string; unlessHash?: string | undefined; signal?: AbortSignal | undefined }): Promise<InsertResult> {
+    const metadata = checkMetadata(options.metadata);
+    const name = options.name ?? options.key;
+    if ('bytes' in content && content.bytes.byteLength > this.maxContentBytes) throw tooLarge(name, this.maxContentBytes);
+    const hash = 'bytes' in content ? sha256(content.bytes) : content.hash;
+    const sourceName = 'bytes' in content ? content.fileName : name;
+    const size = 'bytes' in content ? content.bytes.byteLength : content.size;
+    const sized = size !== undefined ? { size } : {};
+    if (options.unlessHash === hash) {
+      return { content_id: options.contentId, name, reader: 'documents' in content ? content.reader.id : 'auto', chunker: 'none', chunks: 0, ...sized, hash, unchanged: true };
+    }
+    const notes: string[] = [];
+    const read = await readChild(content, { readers: this.readers, signal: options.signal }, notes);
+    const chunker = this.chunkerFor(read.reader, options);
+    const documents = read.documents.map((doc) => ({ ...doc, name }));
+    const stored = await this.storeParts([{ documents, chunker, reader: read.reader }], {
+      name,
+      sourceName,
+      sourceId: options.key,
+      metadata,
+      contentId: options.contentId,
+      signal: options.signal,
+    });
+    return { ...stored, reader: read.reader.id, chunker: chunker.type, ...sized, hash, ...(notes.length > 0 ? { notes } : {}) };
   }
 
   /** How source readers reach the network: safeFetch under this knowledge base's rules. */

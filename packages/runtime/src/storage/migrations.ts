@@ -334,6 +334,28 @@ export const MIGRATIONS: readonly Migration[] = [
     --;;
     ALTER TABLE svc_knowledge_contents ADD COLUMN IF NOT EXISTS chunks INTEGER`,
   },
+  {
+    version: 32,
+    name: 'knowledge_content_children',
+    // A collection (a website, a prefix, a folder) is one record owning a child record per page
+    // or file. parent_id: the owning record; source_key: the child's place in the collection
+    // (a page URL, an object key, a file path); source_version: what the source says changes
+    // with the bytes (an ETag, a blob sha), so a refresh skips an unchanged child unread.
+    sqlite: `ALTER TABLE svc_knowledge_contents ADD COLUMN parent_id TEXT
+    --;;
+    ALTER TABLE svc_knowledge_contents ADD COLUMN source_key TEXT
+    --;;
+    ALTER TABLE svc_knowledge_contents ADD COLUMN source_version TEXT
+    --;;
+    CREATE INDEX IF NOT EXISTS svc_knowledge_contents_by_parent ON svc_knowledge_contents (knowledge_id, parent_id)`,
+    postgres: `ALTER TABLE svc_knowledge_contents ADD COLUMN IF NOT EXISTS parent_id TEXT
+    --;;
+    ALTER TABLE svc_knowledge_contents ADD COLUMN IF NOT EXISTS source_key TEXT
+    --;;
+    ALTER TABLE svc_knowledge_contents ADD COLUMN IF NOT EXISTS source_version TEXT
+    --;;
+    CREATE INDEX IF NOT EXISTS svc_knowledge_contents_by_parent ON svc_knowledge_contents (knowledge_id, parent_id)`,
+  },
 ];
 
 /** Checks that a migration list is strictly increasing, so a bad merge fails loudly at start. */

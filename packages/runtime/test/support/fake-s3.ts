@@ -6,13 +6,16 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import S3rver from 's3rver';
 
 export const S3_KEY = 'S3RVER';
 
 export interface FakeS3 {
   endpoint: string;
+  /** Writes (or overwrites, with a new ETag) an object, as another S3 client would. */
+  put(key: string, body: string | Uint8Array, type?: string): Promise<void>;
+  remove(key: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -25,10 +28,16 @@ export async function startFakeS3(bucket: string, objects: Record<string, { body
   for (const [key, object] of Object.entries(objects)) {
     await client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: object.body, ContentType: object.type }));
   }
-  client.destroy();
   return {
     endpoint,
+    async put(key, body, type = 'text/plain') {
+      await client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: body, ContentType: type }));
+    },
+    async remove(key) {
+      await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }));
+    },
     async close() {
+      client.destroy();
       await server.close();
       rmSync(directory, { recursive: true, force: true });
     },

@@ -18,7 +18,6 @@
  * addressing, is never part of the host name. Without S3_ENDPOINT (AWS), the knowledge base's
  * address rules apply as to any URL.
  */
-import { createHash } from 'node:crypto';
 import { RuntimeError } from '../../errors.js';
 import { badRequest, unprocessable } from '../errors.js';
 import type { Document, ReaderInput } from '../types.js';
@@ -28,12 +27,14 @@ import {
   knownOptions,
   optionalInt,
   refuseBytes,
+  type CollectionReader,
+  type FailedChild,
+  type SourceChild,
   type SourceContext,
   type SourceInput,
-  type SourcePart,
-  type SourceReader,
   type SourceResult,
 } from './reader.js';
+import { readChild, readWholeCollection } from './collection.js';
 import type { S3Settings } from './source-settings.js';
 
 export interface S3Location {
@@ -62,7 +63,7 @@ export function parseS3Url(raw: string): S3Location {
   return path === '' || path.endsWith('/') ? { bucket, prefix: path } : { bucket, key: path };
 }
 
-export class BucketReader implements SourceReader {
+export class BucketReader implements CollectionReader {
   readonly id = 'bucket';
   readonly name = 'BucketReader';
   readonly description = 'Reads objects from S3-compatible storage (one object, or every object under a prefix), each by the reader its extension picks';
@@ -94,82 +95,84 @@ export class BucketReader implements SourceReader {
     return { url: `s3://${location.bucket}/${location.key ?? location.prefix ?? ''}` };
   }
 
+  isCollection(input: SourceInput): boolean {
+    return parseS3Url(this.check(input).url).prefix !== undefined;
+  }
+
   async readSource(input: SourceInput, context: SourceContext): Promise<SourceResult> {
     const { url } = this.check(input);
     const location = parseS3Url(url);
-    const { accessKeyId, secretAccessKey } = this.settings;
-    if (!accessKeyId || !secretAccessKey) {
-      throw badRequest('The bucket reader is not configured: set S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY (with S3_ENDPOINT and S3_REGION for storage other than AWS)');
-    }
-    const s3 = s3Access({ ...this.settings, accessKeyId, secretAccessKey }, context);
-    const secrets = [accessKeyId, secretAccessKey, this.settings.sessionToken];
-    const digest = createHash('sha256');
-    const parts: SourcePart[] = [];
-    const notes: string[] = [];
-    let size = 0;
-
-    if (location.key !== undefined) {
-      const object = await this.readObject(s3, location.bucket, location.key, context.maxBytes, input.name, context).catch((e: unknown) => {
-        throw s3Failure(e, `s3://${location.bucket}/${location.key}`, secrets);
+    if (location.key === undefined) {
+      const notes: string[] = [];
+      return readWholeCollection(this.children(input, context, notes), context, notes, {
+        name: input.name,
+        title: url,
+        empty: () => unprocessable(`bucket reader: no objects to read under ${url}`),
       });
-      digest.update(`${location.key}\n`).update(object.bytes);
-      return { parts: [object.part], title: location.key.split('/').pop() || location.key, size: object.bytes.byteLength, hash: digest.digest('hex'), notes };
     }
+    const { s3, secrets } = this.access(context);
+    const where = `s3://${location.bucket}/${location.key}`;
+    try {
+      const content = await this.object(s3, location.bucket, location.key, context.maxBytes).read();
+      const read = await readChild(content, context);
+      const documents = read.documents.map((doc) => ({ ...doc, name: input.name ?? location.key }));
+      return { parts: [{ reader: read.reader, documents }], title: location.key.split('/').pop() || location.key, size: read.size, hash: read.hash, notes: [] };
+    } catch (error) {
+      throw s3Failure(error, where, secrets);
+    }
+  }
 
+  /** Every object under the prefix (at most max_objects), one child each. */
+  async *children(input: SourceInput, context: SourceContext, notes: string[] = []): AsyncIterable<SourceChild | FailedChild> {
+    const { url } = this.check(input);
+    const location = parseS3Url(url);
+    const { s3, secrets } = this.access(context);
+    if (location.key !== undefined) {
+      yield this.child(this.object(s3, location.bucket, location.key, context.maxBytes), secrets);
+      return;
+    }
     const max = optionalInt(input.options, 'max_objects', this.id, 1, this.settings.maxObjects) ?? this.settings.maxObjects;
     const listing = await s3.list(location.bucket, location.prefix ?? '', max).catch((e: unknown) => {
       throw s3Failure(e, url, secrets);
     });
     if (listing.truncated) notes.push(`only the first ${max} objects under ${url} were read`);
-    let budget = context.maxBytes;
-    let firstFailure: RuntimeError | undefined;
     for (const object of listing.objects) {
       // Folder markers and empty objects hold nothing to read.
       if (object.key.endsWith('/') || object.size === 0) continue;
-      const where = `s3://${location.bucket}/${object.key}`;
-      if (budget <= 0) {
-        notes.push(`${where}: not read, the knowledge limit of ${context.maxBytes} bytes was reached`);
-        continue;
-      }
-      try {
-        const read = await this.readObject(s3, location.bucket, object.key, budget, input.name, context);
-        budget -= read.bytes.byteLength;
-        size += read.bytes.byteLength;
-        digest.update(`${object.key}\n`).update(read.bytes);
-        parts.push(read.part);
-      } catch (error) {
-        if (context.signal?.aborted) throw error;
-        const failure = s3Failure(error, where, secrets);
-        // Credentials or an unreachable endpoint fail every object alike: stop at the first.
-        if (failure.status === 503 || /S3_ACCESS_KEY_ID/.test(failure.message)) throw failure;
-        firstFailure ??= failure;
-        notes.push(`${where}: ${failure.message}`);
-      }
+      yield this.child(this.object(s3, location.bucket, object.key, context.maxBytes, object.etag), secrets);
     }
-    if (parts.length === 0) {
-      if (firstFailure) throw firstFailure;
-      throw unprocessable(`bucket reader: no objects to read under ${url}`);
-    }
-    return { parts, title: url, size, hash: digest.digest('hex'), notes };
   }
 
-  private async readObject(s3: S3Access, bucket: string, key: string, maxBytes: number, name: string | undefined, context: SourceContext): Promise<{ part: SourcePart; bytes: Uint8Array }> {
-    const { body, contentType } = await s3.get(bucket, key, maxBytes);
-    const file = key.split('/').pop() || key;
-    const reader = context.readers.forFile(file, contentType);
-    const documents = await reader.read({ data: body, name: file }, { signal: context.signal });
+  private access(context: SourceContext): { s3: S3Access; secrets: (string | undefined)[] } {
+    const { accessKeyId, secretAccessKey } = this.settings;
+    if (!accessKeyId || !secretAccessKey) {
+      throw badRequest('The bucket reader is not configured: set S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY (with S3_ENDPOINT and S3_REGION for storage other than AWS)');
+    }
+    return { s3: s3Access({ ...this.settings, accessKeyId, secretAccessKey }, context), secrets: [accessKeyId, secretAccessKey, this.settings.sessionToken] };
+  }
+
+  private object(s3: S3Access, bucket: string, key: string, maxBytes: number, etag?: string): SourceChild {
     const url = `s3://${bucket}/${key}`;
+    const fileName = key.split('/').pop() || key;
     return {
-      bytes: body,
-      part: {
-        reader,
-        documents: documents.map((doc, i) => ({
-          ...doc,
-          name: name ?? key,
-          id: documents.length === 1 ? url : `${url}#${i + 1}`,
-          meta_data: { ...doc.meta_data, bucket, key, url },
-        })),
+      key: url,
+      name: key,
+      ...(etag ? { version: etag } : {}),
+      read: async () => {
+        const { body, contentType } = await s3.get(bucket, key, maxBytes);
+        return { bytes: body, fileName, mimeType: contentType, documentId: url, meta: { bucket, key, url } };
       },
+    };
+  }
+
+  /** A child whose failures are typed and name the object, never a credential. */
+  private child(object: SourceChild, secrets: readonly (string | undefined)[]): SourceChild {
+    return {
+      ...object,
+      read: () =>
+        object.read().catch((e: unknown) => {
+          throw s3Failure(e, object.key, secrets);
+        }),
     };
   }
 }

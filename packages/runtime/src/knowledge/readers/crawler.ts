@@ -2,7 +2,8 @@
  * @module knowledge/readers/crawler
  * `crawler`: a hosted crawling service (Firecrawl) reads the page for us, rendering JavaScript
  * and returning markdown. `reader_options.mode` is `scrape` (one page, the default) or `crawl`
- * (the site, up to `limit` pages); one document per page, with `url` and `title` metadata.
+ * (the site, up to `limit` pages); one document per page, with `url` and `title` metadata. A
+ * crawl is a collection: through the HTTP API each page is a child record of the site's record.
  *
  * Settings: FIRECRAWL_API_KEY (required for the hosted service), FIRECRAWL_BASE_URL (a
  * self-hosted Firecrawl, which may run without a key). SSRF: the API is the operator's (its
@@ -10,6 +11,7 @@
  * knowledge base's address rules before it is handed over: a crawler inside the network would
  * otherwise fetch internal pages on the caller's behalf.
  */
+import { createHash } from 'node:crypto';
 import { badRequest, unprocessable } from '../errors.js';
 import { parseUrl } from '../fetch/safe-fetch.js';
 import type { Document, ReaderInput } from '../types.js';
@@ -20,16 +22,19 @@ import {
   optionalEnum,
   optionalInt,
   refuseBytes,
+  type CollectionReader,
+  type FailedChild,
+  type SourceChild,
   type SourceContext,
   type SourceInput,
-  type SourceReader,
   type SourceResult,
 } from './reader.js';
+import { readWholeCollection } from './collection.js';
 import type { FirecrawlSettings } from './source-settings.js';
 
 const MODES = ['scrape', 'crawl'] as const;
 
-export class CrawlerReader implements SourceReader {
+export class CrawlerReader implements CollectionReader {
   readonly id = 'crawler';
   readonly name = 'CrawlerReader';
   readonly description = 'Reads a page (scrape) or a site (crawl) as markdown through a hosted crawling service (Firecrawl)';
@@ -60,42 +65,64 @@ export class CrawlerReader implements SourceReader {
     return { url: parseUrl(input.url).href };
   }
 
+  /** A crawl is a collection of pages; a scrape is one page. */
+  isCollection(input: SourceInput): boolean {
+    this.check(input);
+    return optionalEnum(input.options, 'mode', this.id, MODES) === 'crawl';
+  }
+
   async readSource(input: SourceInput, context: SourceContext): Promise<SourceResult> {
     const { url } = this.check(input);
-    const mode = optionalEnum(input.options, 'mode', this.id, MODES) ?? 'scrape';
+    if (this.isCollection(input)) {
+      const notes: string[] = [];
+      return readWholeCollection(this.children(input, context, notes), context, notes, {
+        name: input.name,
+        empty: () => unprocessable(`crawler reader: Firecrawl found no text at ${url}${notes.length > 0 ? ` (${notes[0]})` : ''}`),
+      });
+    }
+    const client = await this.client(url, context);
+    const page = await client.scrape(url, context);
+    const failure = pageFailure(page);
+    if (failure) throw badRequest(`crawler reader: ${failure}`);
+    if (page.markdown.trim() === '') throw unprocessable(`crawler reader: Firecrawl found no text at ${url}`);
+    return { parts: [{ documents: [this.document(page, input.name)], reader: this }], title: page.title, notes: [] };
+  }
+
+  /** The pages of a crawl, one child each; a page the site answered with an error is a failed child. */
+  async *children(input: SourceInput, context: SourceContext, notes: string[] = []): AsyncIterable<SourceChild | FailedChild> {
+    const { url } = this.check(input);
     const limit = optionalInt(input.options, 'limit', this.id, 1, 1000) ?? this.settings.crawlLimit;
+    const client = await this.client(url, context);
+    const seen = new Set<string>();
+    for (const page of await client.crawl(url, limit, context)) {
+      // A page Firecrawl returned twice is one child.
+      if (seen.has(page.url)) continue;
+      seen.add(page.url);
+      const failure = pageFailure(page);
+      if (failure) {
+        yield { key: page.url, name: page.url, error: badRequest(failure) };
+        continue;
+      }
+      if (page.markdown.trim() === '') {
+        notes.push(`${page.url}: no text`);
+        continue;
+      }
+      const document = this.document(page, input.name);
+      const hash = createHash('sha256').update(document.content).digest('hex');
+      yield { key: page.url, name: page.title ?? page.url, read: () => Promise.resolve({ documents: [document], reader: this, hash }) };
+    }
+  }
+
+  private async client(url: string, context: SourceContext): Promise<FirecrawlClient> {
     if (!this.settings.apiKey && !this.settings.customBaseUrl) {
       throw badRequest('The crawler reader is not configured: set FIRECRAWL_API_KEY (or FIRECRAWL_BASE_URL for a self-hosted Firecrawl)');
     }
     await context.checkUrl(url);
-    const client = new FirecrawlClient(this.settings);
-    const notes: string[] = [];
-    let pages: ScrapedPage[];
-    if (mode === 'scrape') {
-      const page = await client.scrape(url, context);
-      const failure = pageFailure(page);
-      if (failure) throw badRequest(`crawler reader: ${failure}`);
-      pages = [page];
-    } else {
-      pages = [];
-      for (const page of await client.crawl(url, limit, context)) {
-        const failure = pageFailure(page);
-        if (failure) notes.push(failure);
-        else if (page.markdown.trim() === '') notes.push(`${page.url}: no text`);
-        else pages.push(page);
-      }
-    }
-    if (pages.every((p) => p.markdown.trim() === '')) {
-      throw unprocessable(`crawler reader: Firecrawl found no text at ${url}${notes.length > 0 ? ` (${notes[0]})` : ''}`);
-    }
-    const documents: Document[] = pages.map((page, i) => ({
-      content: page.markdown.trim(),
-      name: input.name ?? page.title ?? page.url,
-      // Pages of a crawl are told apart by their own URL; a repeat gets its position.
-      id: pages.findIndex((p) => p.url === page.url) === i ? page.url : `${page.url}#${i + 1}`,
-      meta_data: { url: page.url, ...(page.title ? { title: page.title } : {}) },
-    }));
-    return { parts: [{ documents, reader: this }], title: pages[0]!.title, notes };
+    return new FirecrawlClient(this.settings);
+  }
+
+  private document(page: ScrapedPage, name: string | undefined): Document {
+    return { content: page.markdown.trim(), name: name ?? page.title ?? page.url, id: page.url, meta_data: { url: page.url, ...(page.title ? { title: page.title } : {}) } };
   }
 }
 

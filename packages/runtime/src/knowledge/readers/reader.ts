@@ -11,7 +11,7 @@ import type { ChunkerType } from '../chunkers/chunker.js';
 import type { RuntimeError } from '../../errors.js';
 import { badRequest, unprocessable } from '../errors.js';
 import type { FetchedResource, SafeFetchOptions } from '../fetch/safe-fetch.js';
-import type { Document, ReaderInput } from '../types.js';
+import type { Document, Metadata, ReaderInput } from '../types.js';
 
 export interface Reader {
   /** Registry key, e.g. `csv`; what callers pass as `reader`. */
@@ -184,6 +184,65 @@ export interface SourceReader extends Reader {
   /** Validates the input without I/O (a 400 at upload time); returns the normalised location. */
   check(input: SourceInput): { url?: string; topic?: string };
   readSource(input: SourceInput, context: SourceContext): Promise<SourceResult>;
+}
+
+/**
+ * One item of a collection: a page of a website, an object under a prefix, a file of a folder.
+ * The Knowledge stores each as a child record of its own, so one bad item fails only itself and
+ * a refresh re-reads only the items whose bytes changed.
+ */
+export interface SourceChild {
+  /** Stable within the collection (the page URL, the object key, the file path); the child's identity. */
+  key: string;
+  /** The child record's display name. */
+  name: string;
+  /**
+   * Changes whenever the bytes change (an ETag, a blob sha), when the source says so without
+   * reading them: an unchanged version is not even downloaded again.
+   */
+  version?: string | undefined;
+  /** Reads the child; a typed RuntimeError fails this child only. */
+  read(): Promise<ChildContent>;
+}
+
+/**
+ * What a child holds: bytes, which the Knowledge reads with the reader the file name or type
+ * picks, or documents a source reader already read (a crawled page), with the digest of the
+ * bytes they came from.
+ */
+export type ChildContent =
+  | {
+      bytes: Uint8Array;
+      fileName: string;
+      mimeType?: string | undefined;
+      /** Stamped on every document read from the bytes (where they came from: bucket, key, url). */
+      meta?: Metadata | undefined;
+      /** The documents' id (`#n` added when the reader makes several), so chunk ids say where they came from. */
+      documentId?: string | undefined;
+    }
+  | { documents: Document[]; reader: Reader; hash: string; size?: number | undefined };
+
+/** A child that could not even be read far enough to yield content (a page that answered 404). */
+export interface FailedChild {
+  key: string;
+  name: string;
+  error: RuntimeError;
+}
+
+/**
+ * A source reader whose input may name a collection rather than one item. `children` yields the
+ * collection's items in a stable order, lazily; `readSource` still reads the whole collection as
+ * one content for SDK callers that keep no records.
+ */
+export interface CollectionReader extends SourceReader {
+  isCollection(input: SourceInput): boolean;
+  /** `notes` collects what was skipped without being a child (a path robots.txt disallows). */
+  children(input: SourceInput, context: SourceContext, notes?: string[]): AsyncIterable<SourceChild | FailedChild>;
+}
+
+export function isCollectionReader(reader: Reader): reader is CollectionReader {
+  const r = reader as Partial<CollectionReader>;
+  return isSourceReader(reader) && typeof r.isCollection === 'function' && typeof r.children === 'function';
 }
 
 export function isSourceReader(reader: Reader): reader is SourceReader {

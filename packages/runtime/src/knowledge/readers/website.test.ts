@@ -70,25 +70,25 @@ describe('WebsiteReader', () => {
     requests.length = 0;
     const reader = new WebsiteReader({ maxDepth: 3, maxPages: 10, delayMs: 0 });
     const result = await reader.readSource({ url: `${base}/`, options: { max_pages: 4 } }, context());
-    const urls = result.parts[0]!.documents.map((d) => d.meta_data.url);
+    const urls = result.parts.flatMap((p) => p.documents).map((d) => d.meta_data.url);
     expect(urls).toEqual([`${base}/`, `${base}/a`, `${base}/b`, `${base}/c`]);
     const elsewhere = `http://localhost:${new URL(base).port}/elsewhere`;
-    expect(result.notes).toEqual([`${base}/away: ${base}/away redirected to ${elsewhere}, which was not followed`]);
+    expect(result.notes).toEqual([`${base}/away redirected to ${elsewhere}, which was not followed`]);
     expect(requests.some((r) => r.path === '/elsewhere')).toBe(false);
     expect(result.title).toBe('Start');
-    expect(result.parts[0]!.documents[1]).toMatchObject({ name: 'Page a', id: `${base}/a`, meta_data: { title: 'Page a', depth: 1 } });
+    expect(result.parts.flatMap((p) => p.documents)[1]).toMatchObject({ name: 'Page a', id: `${base}/a`, meta_data: { title: 'Page a', depth: 1 } });
     // robots.txt asked for 0.2 s between requests; the setting said 0.
     const pages = requests.filter((r) => r.path !== '/robots.txt');
     for (let i = 1; i < pages.length; i++) expect(pages[i]!.at - pages[i - 1]!.at).toBeGreaterThanOrEqual(190);
 
     const all = await new WebsiteReader({ maxDepth: 1, maxPages: 10, delayMs: 0 }).readSource({ url: `${base}/`, options: {} }, context());
-    expect(all.parts[0]!.documents.find((d) => d.meta_data.url === `${base}/notes.txt`)?.content).toBe('Prune the pear trees in late winter.');
+    expect(all.parts.flatMap((p) => p.documents).find((d) => d.meta_data.url === `${base}/notes.txt`)?.content).toBe('Prune the pear trees in late winter.');
   });
 
   it('keeps every page within the knowledge limit, with a note where it stopped', async () => {
     const reader = new WebsiteReader({ maxDepth: 3, maxPages: 10, delayMs: 0 });
     const result = await reader.readSource({ url: `${base}/`, options: { max_depth: 1 } }, context(1500));
-    const read = result.parts[0]!.documents.map((d) => d.meta_data.url);
+    const read = result.parts.flatMap((p) => p.documents).map((d) => d.meta_data.url);
     expect(read[0]).toBe(`${base}/`);
     expect(read.length).toBeLessThan(5);
     expect(result.notes.some((n) => n.includes('larger than the knowledge limit') || n.includes('knowledge limit of 1500 bytes was reached'))).toBe(true);

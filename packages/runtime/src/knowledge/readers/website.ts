@@ -6,13 +6,15 @@
  * from HTML pages only, normalised (no fragment, no tracking parameters, sorted query) so one
  * page is read once, and followed up to `max_depth` hops and `max_pages` read pages. Each page
  * is read by the reader its content type picks (HTML through Readability and turndown) and
- * becomes one document (`url` and `title` in its metadata). A page that fails is skipped with a
- * note; the read fails only when no page could be read (with the first failure's message).
+ * becomes one document (`url` and `title` in its metadata). A site is a collection: through the
+ * HTTP API each page is a child record of the site's record, and a page that fails fails only
+ * its own child; read whole (the SDK), the read fails only when no page could be read.
  *
  * Every request goes through the knowledge base's SSRF rules (`context.fetch`): the start URL,
  * robots.txt, every page and every redirect hop. All pages together are capped at the knowledge
  * base's maxContentBytes.
  */
+import { createHash } from 'node:crypto';
 import { RuntimeError } from '../../errors.js';
 import { badRequest, unprocessable } from '../errors.js';
 import { parseUrl } from '../fetch/safe-fetch.js';
@@ -23,11 +25,14 @@ import {
   optionalInt,
   pause,
   refuseBytes,
+  type CollectionReader,
+  type FailedChild,
+  type SourceChild,
   type SourceContext,
   type SourceInput,
-  type SourceReader,
   type SourceResult,
 } from './reader.js';
+import { readWholeCollection } from './collection.js';
 import type { WebsiteSettings } from './source-settings.js';
 import { normalizePageUrl, pageLinks, sameHost } from './web/links.js';
 import { loadRobots } from './web/robots.js';
@@ -40,9 +45,12 @@ interface Page {
   title: string | undefined;
   content: string;
   depth: number;
+  /** SHA-256 (hex) of the fetched bytes. */
+  hash: string;
+  size: number;
 }
 
-export class WebsiteReader implements SourceReader {
+export class WebsiteReader implements CollectionReader {
   readonly id = 'website';
   readonly name = 'WebsiteReader';
   readonly description = 'Crawls a website breadth-first within its host (robots.txt honoured), one document per page';
@@ -74,7 +82,20 @@ export class WebsiteReader implements SourceReader {
     };
   }
 
+  isCollection(): boolean {
+    return true;
+  }
+
   async readSource(input: SourceInput, context: SourceContext): Promise<SourceResult> {
+    const notes: string[] = [];
+    return readWholeCollection(this.children(input, context, notes), context, notes, {
+      name: input.name,
+      empty: () => unprocessable(`website reader: no readable text at ${this.check(input).url}`),
+    });
+  }
+
+  /** The crawl: each page read becomes a child; a page that fails is a failed child. */
+  async *children(input: SourceInput, context: SourceContext, notes: string[] = []): AsyncIterable<SourceChild | FailedChild> {
     const { url } = this.check(input);
     const { maxDepth, maxPages } = this.limits(input);
     const start = new URL(url);
@@ -83,18 +104,16 @@ export class WebsiteReader implements SourceReader {
       throw badRequest(`website reader: robots.txt of ${start.host} disallows ${start.href}${robots.note ? ` (${robots.note})` : ''}`);
     }
     const delayMs = Math.max(this.settings.delayMs, Math.min(robots.crawlDelayMs ?? 0, MAX_CRAWL_DELAY_MS));
-    const notes: string[] = robots.note ? [robots.note] : [];
+    if (robots.note) notes.push(robots.note);
     const queue: { url: string; depth: number }[] = [{ url: start.href, depth: 0 }];
     const seen = new Set([start.href]);
-    const pages: Page[] = [];
+    let pages = 0;
     let budget = context.maxBytes;
-    let size = 0;
     let attempts = 0;
-    let firstFailure: RuntimeError | undefined;
     // Failures count too, so a site of broken links cannot keep the crawl going forever.
-    while (queue.length > 0 && pages.length < maxPages && attempts < maxPages * 3) {
+    while (queue.length > 0 && pages < maxPages && attempts < maxPages * 3) {
       if (budget <= 0) {
-        notes.push(`stopped after ${pages.length} page(s): the knowledge limit of ${context.maxBytes} bytes was reached`);
+        notes.push(`stopped after ${pages} page(s): the knowledge limit of ${context.maxBytes} bytes was reached`);
         break;
       }
       const next = queue.shift()!;
@@ -104,11 +123,12 @@ export class WebsiteReader implements SourceReader {
       }
       if (attempts > 0) await pause(delayMs, context.signal);
       attempts++;
+      let page: Page;
+      let links: URL[] = [];
       try {
         // A redirect off the site is not followed: the crawl stays on the start host.
         const fetched = await context.fetch(next.url, { maxBytes: budget, allowRedirect: (to) => sameHost(to, start) });
         budget -= fetched.body.byteLength;
-        size += fetched.body.byteLength;
         const final = normalizePageUrl(fetched.url) ?? new URL(fetched.url);
         if (final.href !== next.url && seen.has(final.href)) continue;
         seen.add(final.href);
@@ -120,33 +140,40 @@ export class WebsiteReader implements SourceReader {
           .join('\n\n')
           .trim();
         const title = documents.map((d) => d.meta_data.title).find((t): t is string => typeof t === 'string' && t.length > 0);
-        if (content.length > 0) pages.push({ url: final.href, title, content, depth: next.depth });
-        if (reader.id === 'html' && next.depth < maxDepth) {
-          for (const link of await linksOf(fetched.body, final.href)) {
-            if (seen.has(link.href)) continue;
-            seen.add(link.href);
-            queue.push({ url: link.href, depth: next.depth + 1 });
-          }
-        }
+        page = { url: final.href, title, content, depth: next.depth, hash: createHash('sha256').update(fetched.body).digest('hex'), size: fetched.body.byteLength };
+        if (reader.id === 'html' && next.depth < maxDepth) links = await linksOf(fetched.body, final.href);
       } catch (error) {
         // Only a typed refusal is a page's own failure; cancellation and bugs end the read.
         if (!RuntimeError.isInstance(error) || context.signal?.aborted) throw error;
-        firstFailure ??= error;
-        notes.push(`${next.url}: ${error.message}`);
+        yield { key: next.url, name: next.url, error };
+        continue;
       }
+      for (const link of links) {
+        if (seen.has(link.href)) continue;
+        seen.add(link.href);
+        queue.push({ url: link.href, depth: next.depth + 1 });
+      }
+      if (page.content.length === 0) {
+        notes.push(`${page.url}: no readable text`);
+        continue;
+      }
+      pages++;
+      yield this.child(page, input.name);
     }
-    if (pages.length === 0) {
-      // The start page's own failure says best what is wrong (a 404, an unreachable host).
-      if (firstFailure) throw firstFailure;
-      throw unprocessable(`website reader: no readable text at ${start.href}`);
-    }
-    const documents: Document[] = pages.map((page) => ({
+  }
+
+  private child(page: Page, name: string | undefined): SourceChild {
+    const document: Document = {
       content: page.content,
-      name: input.name ?? page.title ?? page.url,
+      name: name ?? page.title ?? page.url,
       id: page.url,
       meta_data: { url: page.url, ...(page.title ? { title: page.title } : {}), depth: page.depth },
-    }));
-    return { parts: [{ documents, reader: this }], title: pages[0]!.title, size, notes };
+    };
+    return {
+      key: page.url,
+      name: page.title ?? page.url,
+      read: () => Promise.resolve({ documents: [document], reader: this, hash: page.hash, size: page.size }),
+    };
   }
 }
 

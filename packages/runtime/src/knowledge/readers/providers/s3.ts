@@ -80,6 +80,8 @@ class SafeFetchHandler {
 export interface S3Object {
   key: string;
   size: number | undefined;
+  /** Changes when the object's bytes change, so a refresh can skip it unread. */
+  etag?: string;
 }
 
 export interface S3Access {
@@ -111,7 +113,7 @@ export function s3Access(settings: S3Settings & { accessKeyId: string; secretAcc
           new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix || undefined, ContinuationToken: token, MaxKeys: Math.min(1000, max - objects.length + 1) }),
           { abortSignal: context.signal },
         );
-        for (const o of page.Contents ?? []) if (o.Key) objects.push({ key: o.Key, size: o.Size });
+        for (const o of page.Contents ?? []) if (o.Key) objects.push({ key: o.Key, size: o.Size, ...(o.ETag ? { etag: o.ETag } : {}) });
         token = page.IsTruncated ? page.NextContinuationToken : undefined;
       } while (token && objects.length <= max);
       return { objects: objects.slice(0, max), truncated: objects.length > max || token !== undefined };
