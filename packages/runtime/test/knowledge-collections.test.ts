@@ -133,10 +133,8 @@ for (const kind of testDatabaseKinds) {
         ['river/delta.md', 'completed'],
       ]);
       // The unchanged object kept its record as it was; the changed one has a new digest.
-      const alpha = (list: Json[]) => list.find((c) => c.name === 'river/alpha.md')!;
-      const beta = (list: Json[]) => list.find((c) => c.name === 'river/beta.md')!;
-      expect(alpha(after)).toEqual(alpha(before));
-      expect(beta(after).content_hash).not.toBe(beta(before).content_hash);
+      expect(named(after, 'river/alpha.md')).toEqual(named(before, 'river/alpha.md'));
+      expect(named(after, 'river/beta.md').content_hash).not.toBe(named(before, 'river/beta.md').content_hash);
       // Only what changed went to the embedder.
       const texts = embeddedBy(embeddings, from).join('\n');
       expect(texts).toContain('heron');
@@ -144,7 +142,7 @@ for (const kind of testDatabaseKinds) {
       expect(texts).not.toContain('otterbank');
       // Search sees the new version only, and nothing of the removed object.
       expect(await search('kingfisher')).toEqual([]);
-      expect((await search('heron')).map((h) => h.content_id)).toEqual([beta(after).id]);
+      expect((await search('heron')).map((h) => h.content_id)).toEqual([named(after, 'river/beta.md').id]);
       expect(await search('sluice')).toEqual([]);
       expect((await search('eel')).map((h) => h.content_id)).toEqual([after[3]!.id]);
     });
@@ -226,6 +224,10 @@ for (const kind of testDatabaseKinds) {
       }
     });
   });
+}
+
+function named(records: Json[], name: string): Json {
+  return records.find((c) => c.name === name)!;
 }
 
 /** Every text sent to a fake embedder since request number `from`. */
