@@ -32,9 +32,11 @@ import { isUniqueViolation } from '../storage/sql-errors.js';
 import { ContentStore, type ContentRecord } from './content-store.js';
 import type { CollectionKnowledge } from './collection-job.js';
 import { ingestHandler, ingestKind, ingestRef, type IngestPayload } from './ingest-job.js';
+import { findSource, parseSourceParams, type RemoteLocation } from './remote-content.js';
 import { badRequest } from './errors.js';
 import type { InsertChoices, InsertOptions, InsertResult, KnowledgeHit, KnowledgeSearchOptions, SourceLocation } from './knowledge.js';
 import type { FailedChild, SourceChild } from './readers/reader.js';
+import type { RemoteSource } from './sources/remote-source.js';
 import type { Metadata } from './types.js';
 import { SEARCH_TYPES } from './vector-stores/vector-store.js';
 
@@ -44,7 +46,7 @@ export interface ContentKnowledge extends KnowledgeComponent {
   checkInsert(choices: InsertChoices): void;
   /** Checks a url or topic and the choices for it without I/O; returns the normalised location. */
   checkSource(choices: InsertChoices, location: SourceLocation): { url?: string; topic?: string };
-  contentIdentity(choices: InsertChoices, source: { bytes: Uint8Array } | { text: string } | SourceLocation): string;
+  contentIdentity(choices: InsertChoices, source: { bytes: Uint8Array } | { text: string } | SourceLocation | { remote: string }): string;
   insert(options: InsertOptions): Promise<InsertResult>;
   search(query: string, options?: KnowledgeSearchOptions): Promise<KnowledgeHit[]>;
   remove(contentId: string): Promise<boolean>;
@@ -52,6 +54,8 @@ export interface ContentKnowledge extends KnowledgeComponent {
   collectionReader?(choices: InsertChoices, location: SourceLocation): string | undefined;
   children?(choices: InsertChoices, location: SourceLocation, signal: AbortSignal | undefined, notes: string[]): AsyncIterable<SourceChild | FailedChild>;
   insertChild?: CollectionKnowledge['insertChild'];
+  /** Remote places content is ingested from by path (POST /knowledge/remote-content). */
+  readonly contentSources?: readonly RemoteSource[];
 }
 
 /** Structural, so it also holds across duplicated copies of the knowledge module. */
@@ -204,6 +208,29 @@ const JsonUploadSchema = z.object({
   reader_options: z.union([z.record(z.string(), z.unknown()), z.string()]).optional().openapi(readerOptionsHelp),
 });
 
+const remoteFields = {
+  config_id: z.string().min(1).max(200).openapi({ description: 'The id of one of the knowledge base\'s remote content sources (see /knowledge/config)' }),
+  path: z.string().min(1).max(2048).openapi({ description: 'A file, or a folder when it ends with "/" (every file under it becomes a child record)' }),
+  name: z.string().max(1000).optional().openapi({ description: 'The record\'s name; default the path' }),
+  description: uploadFields.description,
+  reader_id: uploadFields.reader_id,
+  chunker: uploadFields.chunker,
+  chunk_size: uploadFields.chunk_size,
+  chunk_overlap: uploadFields.chunk_overlap,
+  write_mode: uploadFields.write_mode,
+};
+const sourceParamsHelp = { description: 'Per-request source settings, a JSON object; only GitHub sources take them ({"repo": "owner/repo", "branch": "..."})' };
+const FormRemoteSchema = z.object({
+  ...remoteFields,
+  metadata: z.string().optional().openapi({ description: 'JSON object' }),
+  source_params: z.string().optional().openapi(sourceParamsHelp),
+});
+const JsonRemoteSchema = z.object({
+  ...remoteFields,
+  metadata: z.union([z.record(z.string(), z.unknown()), z.string()]).optional(),
+  source_params: z.union([z.record(z.string(), z.unknown()), z.string()]).optional().openapi(sourceParamsHelp),
+});
+
 const SearchBodySchema = z
   .object({
     query: z.string().min(1).max(10_000),
@@ -265,11 +292,11 @@ function accepted(r: ContentRecord): z.infer<typeof AcceptedSchema> {
 
 type Upload = z.infer<typeof JsonUploadSchema> & { file?: File | undefined };
 
-/** The upload fields, already validated by the schema of the request's media type. */
-function readUpload(c: Context<AppEnv>): Upload {
+/** The request's fields, already validated by the schema of its media type. */
+function readUpload<T = Upload>(c: Context<AppEnv>): T {
   const type = c.req.header('content-type') ?? '';
-  if (/^application\/json/i.test(type)) return c.req.valid('json' as never) as Upload;
-  if (/^(multipart\/form-data|application\/x-www-form-urlencoded)/i.test(type)) return c.req.valid('form' as never) as Upload;
+  if (/^application\/json/i.test(type)) return c.req.valid('json' as never) as T;
+  if (/^(multipart\/form-data|application\/x-www-form-urlencoded)/i.test(type)) return c.req.valid('form' as never) as T;
   throw new RuntimeError('UNSUPPORTED_MEDIA_TYPE', 'Send multipart/form-data (for a file) or application/json');
 }
 
@@ -326,7 +353,7 @@ export function knowledgeContentRoutes(ctx: ServerContext): RouteDefinition[] {
     return record;
   };
 
-  type Source = { file: Uint8Array } | { text: string } | SourceLocation;
+  type Source = { file: Uint8Array } | { text: string } | SourceLocation | { remote: RemoteLocation; identity: string };
   type Outcome = { record: ContentRecord; queued: boolean };
 
   /**
@@ -341,12 +368,13 @@ export function knowledgeContentRoutes(ctx: ServerContext): RouteDefinition[] {
     source: Source,
     fields: { name: string | null; description: string | null; metadata: Metadata | null; file_type: string | null; size: number | null; reader_id: string | null; chunker: string | null },
   ): Promise<Outcome> => {
-    const identity = 'file' in source ? { bytes: source.file } : source;
+    const identity = 'file' in source ? { bytes: source.file } : 'remote' in source ? { remote: source.identity } : source;
     const id = knowledge.contentIdentity(choices, identity);
     const payload: IngestPayload = {
       content_id: id,
-      source: 'file' in source ? 'file' : 'text' in source ? 'text' : 'url' in source ? 'url' : 'topic',
+      source: 'file' in source ? 'file' : 'text' in source ? 'text' : 'url' in source ? 'url' : 'remote' in source ? 'remote' : 'topic',
       choices,
+      ...('remote' in source ? { remote: source.remote } : {}),
       ...('url' in source ? { url: source.url, titleFromPage: choices.name === undefined } : {}),
       ...('topic' in source ? { topic: source.topic, titleFromPage: choices.name === undefined } : {}),
     };
@@ -367,8 +395,8 @@ export function knowledgeContentRoutes(ctx: ServerContext): RouteDefinition[] {
       if (mode === 'insert') {
         throw new RuntimeError('CONFLICT', `Content ${id} already exists (status ${existing.status}); send write_mode upsert or skip to keep it`);
       }
-      // A url or topic is read again (the page or the results may have changed); bytes are not.
-      const refresh = mode === 'upsert' && existing.status !== 'processing' && ('url' in source || 'topic' in source || existing.status === 'failed');
+      // A url, topic or remote path is read again (the page or the results may have changed); bytes are not.
+      const refresh = mode === 'upsert' && existing.status !== 'processing' && ('url' in source || 'topic' in source || 'remote' in source || existing.status === 'failed');
       if (!refresh) return { record: existing, queued: false };
       const record = await records.update(knowledge.id, id, { status: 'processing', status_message: null, description: fields.description ?? undefined, metadata: fields.metadata ?? undefined });
       await ctx.jobs.store.deleteByRef(job.ref, tx);
@@ -505,6 +533,68 @@ export function knowledgeContentRoutes(ctx: ServerContext): RouteDefinition[] {
           size: file ? file.size : Buffer.byteLength(upload.text_content ?? ''),
           reader_id: upload.reader_id ?? null,
           chunker: upload.chunker ?? null,
+        });
+        return c.json(accepted(outcome.record), outcome.queued ? 202 : 200);
+      },
+    ),
+    apiRoute(
+      scoped('knowledge:write'),
+      {
+        method: 'post',
+        path: '/knowledge/remote-content',
+        operationId: 'uploadRemoteContent',
+        tags: ['Knowledge'],
+        summary: 'Ingest a file or a folder of a remote content source; it is processed in the background',
+        request: {
+          query: SelectQuery,
+          body: {
+            content: {
+              'multipart/form-data': { schema: FormRemoteSchema },
+              'application/json': { schema: JsonRemoteSchema },
+            },
+          },
+        },
+        responses: {
+          200: {
+            description: 'This content exists already and was left as it is (write_mode skip); its record',
+            content: { 'application/json': { schema: AcceptedSchema } },
+          },
+          202: { description: 'Accepted; poll the status. A folder is one record with a child record per file.', content: { 'application/json': { schema: AcceptedSchema } } },
+          409: standardErrors[400],
+          ...standardErrors,
+        },
+      },
+      async (c) => {
+        const q = c.req.valid('query');
+        const body = readUpload<z.infer<typeof JsonRemoteSchema>>(c as unknown as Context<AppEnv>);
+        const knowledge = await select(q.knowledge_id, q.db_id);
+        const source = findSource(knowledge.contentSources, body.config_id);
+        const params = parseSourceParams(body.source_params);
+        // The source checks the path and params without I/O (outside its prefix, params it does not take...).
+        const path = source.check(body.path, params);
+        const folder = path === '' || path.endsWith('/');
+        const metadata = parseMetadata(body.metadata);
+        const choices: InsertChoices = {
+          ...(body.name !== undefined ? { name: body.name } : {}),
+          ...(body.reader_id !== undefined ? { reader: body.reader_id } : {}),
+          ...(body.chunker !== undefined ? { chunker: body.chunker } : {}),
+          ...(body.chunk_size !== undefined ? { chunkSize: body.chunk_size } : {}),
+          ...(body.chunk_overlap !== undefined ? { chunkOverlap: body.chunk_overlap } : {}),
+          ...(metadata ? { metadata } : {}),
+        };
+        // Checked as the file would be read: by its name, or, in a folder, by the reader named
+        // (without one each file's own reader takes the chunker, and a mismatch fails that file).
+        const fileName = path.slice(path.lastIndexOf('/', path.length - 2) + 1);
+        knowledge.checkInsert(folder && body.reader_id === undefined ? { ...choices, name: 'folder.txt', chunker: undefined } : { ...choices, name: fileName });
+        const remote: RemoteLocation = { source_id: source.id, path, ...(params ? { params } : {}) };
+        const outcome = await submit(knowledge, body.write_mode ?? 'upsert', choices, { remote, identity: `${source.id}\n${source.identity(path, params)}` }, {
+          name: body.name ?? path,
+          description: body.description ?? null,
+          metadata: metadata ?? null,
+          file_type: null,
+          size: null,
+          reader_id: body.reader_id ?? null,
+          chunker: body.chunker ?? null,
         });
         return c.json(accepted(outcome.record), outcome.queued ? 202 : 200);
       },

@@ -12,8 +12,9 @@ import type { JobHandler } from '../jobs/job-worker.js';
 import type { Logger } from '../server/logger.js';
 import { failUnfinishedChildren, ingestCollection } from './collection-job.js';
 import type { ContentKnowledge } from './content-routes.js';
-import type { ContentStore } from './content-store.js';
+import type { ContentRecord, ContentStore } from './content-store.js';
 import type { InsertChoices, InsertOptions } from './knowledge.js';
+import { downloadFile, findSource, isFolder, remoteChildren, type RemoteLocation } from './remote-content.js';
 
 /** Jobs are per knowledge base, so only runtimes hosting that base claim them. */
 export function ingestKind(knowledgeId: string): string {
@@ -28,8 +29,10 @@ export function ingestRef(knowledgeId: string, contentId: string): string {
 export interface IngestPayload {
   content_id: string;
   /** Where the content comes from; file bytes and text travel in the job's data. */
-  source: 'file' | 'text' | 'url' | 'topic';
+  source: 'file' | 'text' | 'url' | 'topic' | 'remote';
   url?: string;
+  /** A file or folder (trailing "/") of one of the knowledge base's remote content sources. */
+  remote?: RemoteLocation;
   /** The search query or topic a source reader reads. */
   topic?: string;
   /** The choices the upload made (reader, chunker, sizes, metadata, the name to read as). */
@@ -52,6 +55,10 @@ export function ingestHandler(knowledge: ContentKnowledge, store: ContentStore, 
       const record = await store.get(knowledge.id, p.content_id);
       // Deleted before its turn came: nothing to do.
       if (!record) return;
+      if (p.source === 'remote') {
+        await ingestRemote(knowledge, store, record, p, signal, log);
+        return;
+      }
       const collection = p.source === 'url' ? knowledge.collectionReader?.(p.choices, { url: p.url! }) : undefined;
       if (collection !== undefined && knowledge.children && knowledge.insertChild) {
         const notes: string[] = [];
@@ -110,4 +117,52 @@ export function ingestHandler(knowledge: ContentKnowledge, store: ContentStore, 
       await store.update(knowledge.id, p.content_id, { status: 'failed', status_message: message, content_hash: null, chunks: null });
     },
   };
+}
+
+/**
+ * A remote file is one record, read like an upload of its bytes; a remote folder is a
+ * collection with a child per file. A source removed from the configuration since the upload
+ * fails the record, naming it.
+ */
+async function ingestRemote(knowledge: ContentKnowledge, store: ContentStore, record: ContentRecord, p: IngestPayload, signal: AbortSignal, log: Logger): Promise<void> {
+  const location = p.remote!;
+  if (!knowledge.insertChild) throw new RuntimeError('INTERNAL_SERVER_ERROR', `Knowledge base "${knowledge.id}" cannot read remote content`);
+  const source = findSource(knowledge.contentSources, location.source_id);
+  const insertChild = knowledge.insertChild.bind(knowledge);
+  if (isFolder(location)) {
+    const notes: string[] = [];
+    await ingestCollection({
+      knowledge: { id: knowledge.id, insertChild, remove: knowledge.remove.bind(knowledge) },
+      store,
+      parent: record,
+      choices: p.choices,
+      children: remoteChildren(source, location, { name: p.choices.name, maxBytes: knowledge.maxContentBytes, signal, notes }),
+      notes,
+      readerId: source.type,
+      signal,
+      log,
+    });
+    return;
+  }
+  const name = location.path.slice(location.path.lastIndexOf('/') + 1);
+  const file = { path: location.path, name };
+  const content = await downloadFile(source, file, location.params, knowledge.maxContentBytes, signal);
+  const result = await insertChild(content, {
+    ...p.choices,
+    key: location.path,
+    contentId: p.content_id,
+    signal,
+    ...(record.content_hash ? { unlessHash: record.content_hash } : {}),
+  });
+  const updated = await store.update(knowledge.id, p.content_id, {
+    status: 'completed',
+    status_message: result.notes?.length ? noteText(result.notes) : null,
+    file_type: result.unchanged ? undefined : result.reader,
+    size: result.size ?? null,
+    content_hash: result.hash,
+    source_version: content.version ?? null,
+    ...(result.unchanged ? {} : { chunks: result.chunks }),
+  });
+  // Deleted while it was being processed: its chunks must not outlive the record.
+  if (!updated) await knowledge.remove(p.content_id);
 }

@@ -385,7 +385,10 @@ export class Knowledge implements SearchableKnowledge, ConfigurableKnowledge {
       return { content_id: options.contentId, name, reader: 'documents' in content ? content.reader.id : 'auto', chunker: 'none', chunks: 0, ...sized, hash, unchanged: true };
     }
     const notes: string[] = [];
-    const read = await readChild(content, { readers: this.readers, signal: options.signal }, notes);
+    // A byte reader the caller named reads the bytes (a source reader named read the collection);
+    // otherwise the file's name or type picks one.
+    const named = 'bytes' in content && options.reader !== undefined ? (typeof options.reader === 'object' ? options.reader : this.readers.get(options.reader)) : undefined;
+    const read = await readChild(content, { readers: this.readers, signal: options.signal, reader: named && !isSourceReader(named) ? named : undefined }, notes);
     const chunker = this.chunkerFor(read.reader, options);
     const documents = read.documents.map((doc) => ({ ...doc, name }));
     const stored = await this.storeParts([{ documents, chunker, reader: read.reader }], {
@@ -473,10 +476,17 @@ export class Knowledge implements SearchableKnowledge, ConfigurableKnowledge {
    * compared when it is refreshed). Metadata is not part of it, so the same bytes uploaded twice
    * are one content. UUID-formatted, like agno's ids.
    */
-  contentIdentity(choices: InsertChoices, source: { bytes: Uint8Array } | { text: string } | SourceLocation): string {
+  contentIdentity(choices: InsertChoices, source: { bytes: Uint8Array } | { text: string } | SourceLocation | { remote: string }): string {
     let readerId = 'auto';
     let chunker = choices.chunker === undefined ? 'auto' : typeof choices.chunker === 'object' ? choices.chunker.type : choices.chunker;
-    if ('url' in source || 'topic' in source) {
+    if ('remote' in source) {
+      // A remote file's reader follows its name unless one is named, as for an upload.
+      if (choices.reader !== undefined) {
+        const reader = typeof choices.reader === 'object' ? choices.reader : this.readers.get(choices.reader);
+        readerId = reader.id;
+        if (chunker === 'auto') chunker = reader.chunkers[0] ?? 'none';
+      }
+    } else if ('url' in source || 'topic' in source) {
       this.checkSource(choices, source);
       // A URL's reader follows the content type it is served with, which is not known yet.
       if (choices.reader !== undefined) {
@@ -491,7 +501,7 @@ export class Knowledge implements SearchableKnowledge, ConfigurableKnowledge {
       if (chunker === 'auto') chunker = reader.chunkers[0] ?? 'none';
     }
     const what =
-      'url' in source ? `url:${source.url}` : 'topic' in source ? `topic:${source.topic}` : 'text' in source ? `bytes:${sha256(source.text)}` : `bytes:${sha256(source.bytes)}`;
+      'remote' in source ? `remote:${source.remote}` : 'url' in source ? `url:${source.url}` : 'topic' in source ? `topic:${source.topic}` : 'text' in source ? `bytes:${sha256(source.text)}` : `bytes:${sha256(source.bytes)}`;
     const options = choices.readerOptions && Object.keys(choices.readerOptions).length > 0 ? [`options:${stableJson(choices.readerOptions)}`] : [];
     return uuidFromHash(sha256([this.id, readerId, chunker, choices.chunkSize ?? '', choices.chunkOverlap ?? '', what, ...options].join('\n')));
   }
@@ -658,6 +668,7 @@ export const RESERVED_METADATA_KEYS: ReadonlySet<string> = new Set([
   'url',
   'linked_to',
   'similarity_score',
+  'remote',
 ]);
 
 function checkMetadata(metadata: unknown): Metadata {

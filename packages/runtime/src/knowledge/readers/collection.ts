@@ -6,12 +6,16 @@
  */
 import { createHash } from 'node:crypto';
 import { RuntimeError } from '../../errors.js';
-import type { ChildContent, FailedChild, SourceChild, SourceContext, SourcePart, SourceResult } from './reader.js';
+import type { ChildContent, FailedChild, Reader, SourceChild, SourceContext, SourcePart, SourceResult } from './reader.js';
 
-/** Reads a child's content into documents: bytes by the reader its file name or type picks. */
-export async function readChild(content: ChildContent, context: Pick<SourceContext, 'readers' | 'signal'>, notes?: string[]): Promise<SourcePart & { hash: string; size: number | undefined }> {
+/** Reads a child's content into documents: bytes by the given reader, else the one its file name or type picks. */
+export async function readChild(
+  content: ChildContent,
+  context: Pick<SourceContext, 'readers' | 'signal'> & { reader?: Reader | undefined },
+  notes?: string[],
+): Promise<SourcePart & { hash: string; size: number | undefined }> {
   if ('documents' in content) return { documents: content.documents, reader: content.reader, hash: content.hash, size: content.size };
-  const reader = context.readers.forFile(content.fileName, content.mimeType);
+  const reader = context.reader ?? context.readers.forFile(content.fileName, content.mimeType);
   const documents = await reader.read({ data: content.bytes, name: content.fileName }, { signal: context.signal, notes });
   const meta = content.meta ?? {};
   return {
