@@ -3,6 +3,10 @@
  * The records of content uploaded through `/knowledge/content`, kept in the runtime's Db (SQLite
  * or PostgreSQL, one SQL text for both). A record's id is the `content_id` of its chunks in the
  * knowledge's vector store; the record tracks what the background ingestion made of it.
+ *
+ * A record's `user_id` is its owner (NULL: shared). Reads take `visibleTo` (shared records and
+ * that user's) and bulk deletion `ownedBy`, applied in the same WHERE as everything else, so
+ * counts, pages and deletions see exactly what the caller may.
  */
 import type { Metadata } from './types.js';
 import type { SqlClient, SqlValue } from '../storage/db.js';
@@ -25,6 +29,8 @@ export interface ContentRecord {
   content_hash: string | null;
   /** How many chunks the completed content has. */
   chunks: number | null;
+  /** The owner (a JWT `sub`, `sa:<name>`, an SDK caller's user); null for shared content. */
+  user_id: string | null;
   /** Epoch milliseconds. */
   created_at: number;
   updated_at: number;
@@ -38,6 +44,8 @@ export interface ContentListQuery {
   page: number;
   sortBy: ContentSortBy;
   sortOrder: 'asc' | 'desc';
+  /** Only shared records and this user's. */
+  visibleTo?: string | undefined;
 }
 
 interface Row {
@@ -54,12 +62,13 @@ interface Row {
   status_message: string | null;
   content_hash: string | null;
   chunks: number | string | null;
+  user_id: string | null;
   created_at: number | string;
   updated_at: number | string;
 }
 
 const COLUMNS =
-  'id, knowledge_id, name, description, metadata, file_type, size, reader_id, chunker, status, status_message, content_hash, chunks, created_at, updated_at';
+  'id, knowledge_id, name, description, metadata, file_type, size, reader_id, chunker, status, status_message, content_hash, chunks, created_at, updated_at, user_id';
 
 // Whitelisted, because the column name is interpolated into the SQL text.
 const SORT_COLUMNS: Record<ContentSortBy, string> = { created_at: 'created_at', updated_at: 'updated_at', name: 'name' };
@@ -80,6 +89,7 @@ function toRecord(row: Row): ContentRecord {
     status_message: row.status_message,
     content_hash: row.content_hash,
     chunks: row.chunks === null ? null : Number(row.chunks),
+    user_id: row.user_id,
     created_at: Number(row.created_at),
     updated_at: Number(row.updated_at),
   };
@@ -88,10 +98,11 @@ function toRecord(row: Row): ContentRecord {
 export class ContentStore {
   constructor(private readonly sql: SqlClient) {}
 
-  async create(record: Omit<ContentRecord, 'created_at' | 'updated_at' | 'content_hash' | 'chunks'>): Promise<ContentRecord> {
+  /** `user_id` may be left out: shared content. */
+  async create(record: Omit<ContentRecord, 'created_at' | 'updated_at' | 'content_hash' | 'chunks' | 'user_id'> & { user_id?: string | null }): Promise<ContentRecord> {
     const now = Date.now();
-    const full: ContentRecord = { ...record, content_hash: null, chunks: null, created_at: now, updated_at: now };
-    await this.sql.execute(`INSERT INTO svc_knowledge_contents (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`, [
+    const full: ContentRecord = { ...record, user_id: record.user_id ?? null, content_hash: null, chunks: null, created_at: now, updated_at: now };
+    await this.sql.execute(`INSERT INTO svc_knowledge_contents (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`, [
       full.id,
       full.knowledge_id,
       full.name,
@@ -107,28 +118,39 @@ export class ContentStore {
       full.chunks,
       full.created_at,
       full.updated_at,
+      full.user_id,
     ]);
     return full;
   }
 
-  async get(knowledgeId: string, id: string): Promise<ContentRecord | undefined> {
-    const [row] = await this.sql.query<Row>(`SELECT ${COLUMNS} FROM svc_knowledge_contents WHERE knowledge_id = $1 AND id = $2`, [knowledgeId, id]);
+  /** With `visibleTo`, another user's record is not found. */
+  async get(knowledgeId: string, id: string, visibleTo?: string): Promise<ContentRecord | undefined> {
+    const params: SqlValue[] = [knowledgeId, id];
+    const [row] = await this.sql.query<Row>(`SELECT ${COLUMNS} FROM svc_knowledge_contents WHERE knowledge_id = $1 AND id = $2${visibleSql(visibleTo, params)}`, params);
     return row ? toRecord(row) : undefined;
   }
 
   async list(q: ContentListQuery): Promise<{ data: ContentRecord[]; total: number }> {
-    const [count] = await this.sql.query<{ n: number | string }>('SELECT COUNT(*) AS n FROM svc_knowledge_contents WHERE knowledge_id = $1', [q.knowledgeId]);
+    const params: SqlValue[] = [q.knowledgeId];
+    const where = `knowledge_id = $1${visibleSql(q.visibleTo, params)}`;
+    const [count] = await this.sql.query<{ n: number | string }>(`SELECT COUNT(*) AS n FROM svc_knowledge_contents WHERE ${where}`, params);
     const order = q.sortOrder === 'asc' ? 'ASC' : 'DESC';
+    params.push(q.limit, (q.page - 1) * q.limit);
     // id breaks ties, so pages never overlap or skip rows.
     const rows = await this.sql.query<Row>(
-      `SELECT ${COLUMNS} FROM svc_knowledge_contents WHERE knowledge_id = $1 ORDER BY ${SORT_COLUMNS[q.sortBy]} ${order}, id ${order} LIMIT $2 OFFSET $3`,
-      [q.knowledgeId, q.limit, (q.page - 1) * q.limit],
+      `SELECT ${COLUMNS} FROM svc_knowledge_contents WHERE ${where} ORDER BY ${SORT_COLUMNS[q.sortBy]} ${order}, id ${order} LIMIT $${params.length - 1} OFFSET $${params.length}`,
+      params,
     );
     return { data: rows.map(toRecord), total: Number(count?.n ?? 0) };
   }
 
-  async ids(knowledgeId: string): Promise<string[]> {
-    const rows = await this.sql.query<{ id: string }>('SELECT id FROM svc_knowledge_contents WHERE knowledge_id = $1', [knowledgeId]);
+  /** Every record's id; with `ownedBy`, only the ids of that user's records (not shared ones). */
+  async ids(knowledgeId: string, options: { ownedBy?: string | undefined } = {}): Promise<string[]> {
+    const owned = options.ownedBy !== undefined;
+    const rows = await this.sql.query<{ id: string }>(
+      `SELECT id FROM svc_knowledge_contents WHERE knowledge_id = $1${owned ? ' AND user_id = $2' : ''}`,
+      owned ? [knowledgeId, options.ownedBy!] : [knowledgeId],
+    );
     return rows.map((r) => r.id);
   }
 
@@ -169,4 +191,11 @@ export class ContentStore {
       [message, Date.now(), knowledgeId],
     );
   }
+}
+
+/** `AND` shared records or this user's, with the user as the next parameter; nothing when unscoped. */
+function visibleSql(visibleTo: string | undefined, params: SqlValue[]): string {
+  if (visibleTo === undefined) return '';
+  params.push(visibleTo);
+  return ` AND (user_id IS NULL OR user_id = $${params.length})`;
 }

@@ -15,6 +15,7 @@ import type { SessionStore } from '../sessions/session-store.js';
 import { emptyMetrics, epochSeconds, isWaitingForDecision, type RunRecord, type RunStatus, type SessionType, type ToolExecution } from '../sessions/types.js';
 import { AsyncQueue } from './async-queue.js';
 import { RunFailure, type ExecutionContext, type Runnable } from './execution.js';
+import { runScope } from '../auth/user-scope.js';
 
 export type RunEvent = { event: string; created_at: number; run_id: string; session_id: string } & Record<string, unknown>;
 
@@ -92,6 +93,8 @@ export interface RunnerOptions {
   progressIntervalMs?: number;
   /** How often streamed events are stored for clients following from elsewhere (default 250 ms). */
   eventsIntervalMs?: number;
+  /** User isolation: a run with a user reaches only that user's data and shared data (its knowledge searches). */
+  userIsolation?: boolean;
 }
 
 interface ActiveRun {
@@ -126,6 +129,7 @@ export class Runner {
   private readonly defaultModel: Model | undefined;
   private readonly log: Logger;
   private readonly historyRuns: number;
+  private readonly userIsolation: boolean;
   private shuttingDown = false;
 
   constructor(options: RunnerOptions) {
@@ -133,6 +137,7 @@ export class Runner {
     this.defaultModel = options.defaultModel;
     this.log = options.log;
     this.historyRuns = options.historyRuns ?? 10;
+    this.userIsolation = options.userIsolation === true;
     this.leases = new RunLeaseStore(options.store.db);
     this.leaseMs = options.leaseMs ?? 30_000;
     this.progressIntervalMs = options.progressIntervalMs ?? 1000;
@@ -283,6 +288,8 @@ export class Runner {
       runId,
       sessionId,
       userId: options.userId,
+      // The run acts for its user, so its knowledge searches see what that user may (user-scope.ts).
+      scopedUserId: runScope(options.userId, this.userIsolation),
       message: options.message,
       history: options.history,
       signal: controller.signal,
