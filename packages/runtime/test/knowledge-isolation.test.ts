@@ -342,3 +342,60 @@ for (const kind of testDatabaseKinds) {
     });
   });
 }
+
+for (const kind of testDatabaseKinds) {
+  describe.runIf(kind.available)(`Knowledge SDK owners on ${kind.kind}`, () => {
+    const cleanups: (() => Promise<void>)[] = [];
+    afterAll(async () => {
+      for (const cleanup of cleanups) await cleanup();
+    });
+
+    async function knowledge(table: string): Promise<Knowledge> {
+      const database = kind.kind === 'postgres' ? await kind.create() : undefined;
+      const db = database?.open();
+      const store: VectorStore = db ? new PostgresVectorStore({ db, table }) : new SqliteVectorStore({ path: join(dir, `${table}.db`), table });
+      cleanups.push(async () => {
+        await store.close();
+        await db?.close();
+        await database?.cleanup();
+      });
+      return new Knowledge({ id: 'sdk', store });
+    }
+
+    it('insert({ userId }) owns content; search, remove and filter keys take the user', async () => {
+      const docs = await knowledge('kiso_sdk');
+      const text = 'The kettle rollout is planned for spring.';
+      const shared = await docs.insert({ text, metadata: { area: 'ops' } });
+      const mine = await docs.insert({ text, userId: 'alice', metadata: { area: 'ops', alice_only: 1 } });
+      const theirs = await docs.insert({ text, userId: 'bob', metadata: { area: 'ops', bob_only: 1 } });
+      // The owner is part of the identity: the same text is three contents.
+      expect(new Set([shared.content_id, mine.content_id, theirs.content_id]).size).toBe(3);
+      const ids = async (userId?: string) =>
+        (await docs.search('kettle', { searchType: 'keyword', limit: 10, ...(userId !== undefined ? { userId } : {}) })).map((h) => h.content_id).sort();
+      expect(await ids('alice')).toEqual([shared.content_id, mine.content_id].sort());
+      expect(await ids('bob')).toEqual([shared.content_id, theirs.content_id].sort());
+      expect(await ids()).toEqual([shared.content_id, mine.content_id, theirs.content_id].sort());
+      expect(await docs.filterKeys({ userId: 'alice' })).toEqual(['alice_only', 'area']);
+      // Another user's keys are unknown to alice, and the refusal does not list them.
+      const refused = await docs.search('kettle', { searchType: 'keyword', userId: 'alice', filters: { bob_only: 1 } }).catch((e: unknown) => e as Error);
+      expect(refused).toMatchObject({ message: expect.stringContaining('"bob_only"') });
+      expect((refused as Error).message).not.toMatch(/valid keys:.*bob_only/);
+      expect((await docs.search('kettle', { searchType: 'keyword', userId: 'bob', filters: { bob_only: 1 } })).map((h) => h.content_id)).toEqual([theirs.content_id]);
+      // A later upload's keys are known to its owner at once.
+      const later = await docs.insert({ text: 'Another kettle note.', userId: 'alice', metadata: { fresh: true } });
+      expect((await docs.search('kettle', { searchType: 'keyword', userId: 'alice', filters: { fresh: true } })).map((h) => h.content_id)).toEqual([later.content_id]);
+      expect(await docs.remove(theirs.content_id, { userId: 'alice' })).toBe(false);
+      expect(await docs.remove(shared.content_id, { userId: 'alice' })).toBe(false);
+      expect(await docs.remove(mine.content_id, { userId: 'alice' })).toBe(true);
+      expect(await ids('bob')).toEqual([shared.content_id, theirs.content_id].sort());
+    });
+
+    it('refuses an empty or oversized user id', async () => {
+      const docs = await knowledge('kiso_sdk_bad');
+      for (const userId of ['', 'x'.repeat(257)]) {
+        await expect(docs.insert({ text: 'x', userId })).rejects.toMatchObject({ code: 'BAD_REQUEST' });
+        await expect(docs.search('x', { userId })).rejects.toMatchObject({ code: 'BAD_REQUEST' });
+      }
+    });
+  });
+}
