@@ -5,7 +5,9 @@
  * edits, deletes and searches (over HTTP and through an agent's search_knowledge_base tool)
  * only shared content and their own, another user's ids answer 404, shared content is the
  * admins' to change; with it off users see each other's content as before, while a service
- * account stays confined to its own as in the reference.
+ * account stays confined to its own as in the reference. With the security key (and
+ * USER_ISOLATION=true) the key is unconfined, but a run it starts for a `user_id` searches as
+ * that user; an admin's runs search everything.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,6 +21,8 @@ import { PostgresVectorStore } from '../src/knowledge/vector-stores/postgres.js'
 import { SqliteVectorStore } from '../src/knowledge/vector-stores/sqlite.js';
 import type { VectorStore } from '../src/knowledge/vector-stores/vector-store.js';
 import { OpenAIChatModel } from '../src/model/openai-chat-model.js';
+import { step } from '../src/workflow/steps.js';
+import { Workflow } from '../src/workflow/workflow.js';
 import { testDatabaseKinds } from './support/databases.js';
 import { startFakeLlm, type FakeLlm } from './support/fake-llm.js';
 import { call, type Reply } from './support/http.js';
@@ -27,7 +31,8 @@ import { startRuntime, type StartedRuntime } from './support/runtime.js';
 
 type Json = Record<string, any>;
 
-const USER_SCOPES = ['knowledge:read', 'knowledge:write', 'knowledge:delete', 'agents:run'];
+const USER_SCOPES = ['knowledge:read', 'knowledge:write', 'knowledge:delete', 'agents:run', 'workflows:run'];
+const SECURITY_KEY = 'isolation-test-security-key';
 const SHARED_TEXT = 'Shared handbook: the office kettle is descaled every Friday.';
 
 let key: SigningKey;
@@ -46,6 +51,7 @@ afterAll(async () => {
 
 interface Setup {
   rt: StartedRuntime;
+  docs: Knowledge;
   tokens: { alice: string; bob: string; admin: string; sa: string; noSub: string };
   /** The id of the shared record, made as content from before owners were recorded. */
   sharedId: string;
@@ -89,11 +95,20 @@ const agentSees = async (s: Setup, token: string, query: string): Promise<string
   }
 };
 
+/** The content ids the `lookup` workflow's function step found in a run by this token's user. */
+async function workflowSees(s: Setup, token: string, userId?: string): Promise<string[]> {
+  const run = await call(s.rt.url, 'POST', '/workflows/lookup/runs', { token, body: { message: 'look', stream: false, ...(userId ? { user_id: userId } : {}) } });
+  expect(run.status, JSON.stringify(run.body)).toBe(200);
+  expect(run.body.status).toBe('COMPLETED');
+  return (run.body.content as string).split(',').filter((id) => id !== '');
+}
+
 for (const kind of testDatabaseKinds) {
   describe.runIf(kind.available)(`knowledge user isolation on ${kind.kind}`, () => {
     const cleanups: (() => Promise<void>)[] = [];
 
-    async function start(isolation: boolean, table: string): Promise<Setup> {
+    /** `on`/`off`: JWT users with user_isolation on or off; `key`: the security key, USER_ISOLATION=true. */
+    async function start(mode: 'on' | 'off' | 'key', table: string): Promise<Setup> {
       const model = new OpenAIChatModel({ model: 'fake-model', baseURL: `${fake.url}/v1`, maxRetries: 0 });
       const embedder = new OpenAIEmbedder({ apiKey: 'sk-fake', baseURL: `${fake.url}/v1`, model: 'fake-embed', maxRetries: 0 });
       // Chunks go to a database of their own (a file on SQLite, a schema on PostgreSQL).
@@ -107,15 +122,27 @@ for (const kind of testDatabaseKinds) {
       });
       const docs = new Knowledge({ id: 'docs', store, embedder });
       const helper = new Agent({ id: 'helper', model, instructions: 'Search the docs before answering.', knowledge: docs });
+      // A function step searches as the run's user by passing the scope it is given.
+      const lookup = new Workflow({
+        id: 'lookup',
+        steps: [
+          step('find', async (input) => {
+            const hits = await docs.search('kettle', { searchType: 'keyword', limit: 20, ...(input.scopedUserId !== undefined ? { userId: input.scopedUserId } : {}) });
+            return [...new Set(hits.map((h) => h.content_id))].sort().join(',');
+          }),
+        ],
+      });
       const rt = await startRuntime(kind, {
         agents: [helper],
+        workflows: [lookup],
         knowledge: [docs],
-        authorization: true,
-        authorization_config: { verification_keys: [key.publicPem], ...(isolation ? { user_isolation: true } : {}) },
+        ...(mode === 'key'
+          ? { env: { OS_SECURITY_KEY: SECURITY_KEY, USER_ISOLATION: 'true' } }
+          : { authorization: true, authorization_config: { verification_keys: [key.publicPem], ...(mode === 'on' ? { user_isolation: true } : {}) } }),
       });
       cleanups.unshift(() => rt.stop());
       const jwt = (sub: string | undefined, scopes: string[]) => sign(key, { claims: { sub, scopes } });
-      const admin = await jwt('root', ['agent_os:admin']);
+      const admin = mode === 'key' ? SECURITY_KEY : await jwt('root', ['agent_os:admin']);
       const minted = await call(rt.url, 'POST', '/service-accounts', {
         token: admin,
         body: { name: 'ci', scopes: ['knowledge:read', 'knowledge:write', 'knowledge:delete'].map((scope) => ({ scope })), allow_privileged_scopes: true },
@@ -139,6 +166,7 @@ for (const kind of testDatabaseKinds) {
       });
       return {
         rt,
+        docs,
         sharedId,
         tokens: {
           alice: await jwt('alice', USER_SCOPES),
@@ -162,7 +190,7 @@ for (const kind of testDatabaseKinds) {
       let root: Json;
 
       beforeAll(async () => {
-        s = await start(true, 'kiso_on');
+        s = await start('on', 'kiso_on');
         // The body's user_id is not the caller's to choose: it is ignored.
         alice = await put(s, s.tokens.alice, 'alice-plan', 'Alice plans the apollo launch checklist for the kettle rollout.', {
           user_id: 'bob',
@@ -278,6 +306,11 @@ for (const kind of testDatabaseKinds) {
         expect(forBob).not.toContain('apollo launch checklist');
       });
 
+      it('a workflow’s function step is given the run’s scope', async () => {
+        expect(await workflowSees(s, s.tokens.alice)).toEqual([s.sharedId, alice.id].sort());
+        expect(await workflowSees(s, s.tokens.admin)).toEqual([s.sharedId, alice.id, bob.id, ci.id, root.id].sort());
+      });
+
       it('refuses a token without a user id rather than leave it unconfined', async () => {
         const res = await call(s.rt.url, 'GET', '/knowledge/content', { token: s.tokens.noSub });
         expect(res.status).toBe(403);
@@ -308,7 +341,7 @@ for (const kind of testDatabaseKinds) {
       let ci: Json;
 
       beforeAll(async () => {
-        s = await start(false, 'kiso_off');
+        s = await start('off', 'kiso_off');
         alice = await put(s, s.tokens.alice, 'alice-plan', 'Alice plans the apollo launch checklist for the kettle rollout.');
         bob = await put(s, s.tokens.bob, 'bob-budget', 'Bob drafts the zephyr budget for the kettle rollout.');
         ci = await put(s, s.tokens.sa, 'ci-notes', 'CI notes: the kettle rollout build passed.');
@@ -326,6 +359,7 @@ for (const kind of testDatabaseKinds) {
         expect((await call(s.rt.url, 'PATCH', `/knowledge/content/${s.sharedId}`, { token: s.tokens.alice, body: { description: 'edited' } })).status).toBe(200);
         const forAlice = await agentSees(s, s.tokens.alice, 'kettle rollout');
         expect(forAlice).toContain('zephyr budget');
+        expect(await workflowSees(s, s.tokens.alice)).toEqual([s.sharedId, alice.id, bob.id, ci.id].sort());
       });
 
       it('a service account is confined to its own content whatever the setting', async () => {
@@ -338,6 +372,37 @@ for (const kind of testDatabaseKinds) {
         expect((await call(s.rt.url, 'DELETE', '/knowledge/content', { token: s.tokens.bob })).status).toBe(204);
         expect(await listed(s, s.tokens.admin)).toEqual({ names: [], total: 0 });
         expect(await found(s, s.tokens.admin, 'kettle')).toEqual([]);
+      });
+    });
+
+    describe('with the security key and USER_ISOLATION=true', () => {
+      let s: Setup;
+      let shared: Json;
+      let ann: string;
+
+      beforeAll(async () => {
+        s = await start('key', 'kiso_key');
+        // The key has no user: its uploads are shared and it sees everything.
+        shared = await put(s, SECURITY_KEY, 'key-upload', 'Key upload: kettle rollout for everyone.');
+        // A backend's SDK content for one of its users.
+        ann = (await s.docs.insert({ text: 'Ann keeps her own kettle rollout diary.', userId: 'ann' })).content_id;
+      });
+
+      it('the key is not confined, and its uploads are shared', async () => {
+        expect(shared.user_id).toBeNull();
+        expect(await listed(s, SECURITY_KEY)).toEqual({ names: ['handbook', 'key-upload'], total: 2 });
+        expect((await found(s, SECURITY_KEY, 'kettle')).sort()).toEqual([s.sharedId, shared.id, ann].sort());
+      });
+
+      it('a run the key starts for a user searches as that user', async () => {
+        expect(await workflowSees(s, SECURITY_KEY, 'ann')).toEqual([s.sharedId, shared.id, ann].sort());
+        expect(await workflowSees(s, SECURITY_KEY, 'ben')).toEqual([s.sharedId, shared.id].sort());
+        expect(await workflowSees(s, SECURITY_KEY)).toEqual([s.sharedId, shared.id, ann].sort());
+      });
+
+      it('a service account is confined to its own content and shared content', async () => {
+        expect(await listed(s, s.tokens.sa)).toEqual({ names: ['handbook', 'key-upload'], total: 2 });
+        expect((await found(s, s.tokens.sa, 'kettle')).sort()).toEqual([s.sharedId, shared.id].sort());
       });
     });
   });

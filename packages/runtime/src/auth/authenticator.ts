@@ -146,6 +146,11 @@ export class Authenticator {
     throw insufficient(required.map((r) => contextualize(r, context, this.adminScope).raw));
   }
 
+  /** Whether `principal` holds the admin scope, which no user isolation confines. */
+  isAdmin(principal: Principal | undefined): boolean {
+    return principal?.scopes.includes(this.adminScope) === true;
+  }
+
   /** The user `principal` is confined to under user isolation; undefined when unconfined. */
   scopedUserId(principal: Principal | undefined): string | undefined {
     return scopedUserId(principal, { isolation: this.userIsolation, adminScope: this.adminScope });

@@ -35,10 +35,10 @@ export function scopedUserId(principal: Principal | undefined, options: UserScop
 }
 
 /**
- * The user a run's data reads are confined to: the run's own user under isolation, and a
- * service account's always. Decided from the run's stored user alone, so a run continued or
- * taken over by another runtime is confined the same way; a run without a user (started with
- * the security key or on an open runtime without `user_id`) is not.
+ * The user a run's data reads are confined to (unless an admin started or continued it): the
+ * run's own user under isolation, and a service account's always. Decided from the run's user,
+ * not the caller, so a backend holding the security key that runs agents for its users with
+ * `user_id` gets each run confined to that user; a run without a user is not confined.
  */
 export function runScope(userId: string | undefined, isolation: boolean): string | undefined {
   if (userId === undefined || userId === '') return undefined;

@@ -24,6 +24,8 @@ export interface StartRunInput {
   message: string;
   sessionId?: string | undefined;
   userId?: string | undefined;
+  /** Started by an admin: its data reads are not confined to its user (see auth/user-scope.ts). */
+  unconfined?: boolean | undefined;
   /** Digest of the MCP client session and request id, so a cancel notification can find the run. */
   mcpRequest?: string | undefined;
 }
@@ -37,6 +39,8 @@ export interface ContinueRunInput {
   userId?: string | undefined;
   /** A decision for every tool call the run waits on. */
   decisions: { tool_call_id: string; confirmed: boolean }[];
+  /** Continued by an admin: as on start. */
+  unconfined?: boolean | undefined;
   mcpRequest?: string | undefined;
 }
 
@@ -187,7 +191,14 @@ export class Runner {
       updated_at: epochSeconds(startedMs),
     };
     await this.store.saveRun(record, this.lease(input.mcpRequest));
-    return this.launch(component, record, { message: input.message, history, userId, started: LIFECYCLE[component.kind].started, lastSeq: 0 });
+    return this.launch(component, record, {
+      message: input.message,
+      history,
+      userId,
+      unconfined: input.unconfined === true,
+      started: LIFECYCLE[component.kind].started,
+      lastSeq: 0,
+    });
   }
 
   /**
@@ -238,6 +249,7 @@ export class Runner {
       message: record.input.message,
       history,
       userId: record.user_id ?? undefined,
+      unconfined: input.unconfined === true,
       started: `${LIFECYCLE[component.kind].prefix}RunContinued`,
       resume: { messages: record.messages, decisions },
     });
@@ -251,6 +263,8 @@ export class Runner {
       message: string;
       history: ChatMessage[];
       userId: string | undefined;
+      /** Started or continued by an admin, whose runs read every user's data. */
+      unconfined: boolean;
       started: string;
       resume?: ExecutionContext['resume'];
       /** Events of this run stored before (a continued run goes on numbering them). */
@@ -289,7 +303,7 @@ export class Runner {
       sessionId,
       userId: options.userId,
       // The run acts for its user, so its knowledge searches see what that user may (user-scope.ts).
-      scopedUserId: runScope(options.userId, this.userIsolation),
+      scopedUserId: options.unconfined ? undefined : runScope(options.userId, this.userIsolation),
       message: options.message,
       history: options.history,
       signal: controller.signal,
