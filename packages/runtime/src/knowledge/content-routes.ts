@@ -23,9 +23,10 @@
  *
  * Content belongs to the authenticated caller that uploaded it (its user id; none for the
  * security key or an open runtime, which makes it shared), and the owner is part of the content
- * id. Under user isolation a caller with a user reads shared content and their own, changes
- * only their own (shared content is the admins'), and gets 404 for another user's ids; admins,
- * the security key and open runtimes are not confined (see auth/user-scope.ts).
+ * id. A confined caller (a JWT user under user isolation, a service account always; see
+ * auth/user-scope.ts) reads shared content and its own, changes only its own (shared content is
+ * the admins'), and gets 404 for another user's ids; admins, the security key and open
+ * runtimes are not confined.
  */
 import { z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
