@@ -36,6 +36,11 @@ export const authorizationConfigSchema = z
     verify_audience: z.boolean().optional(),
     /** The scope that passes every check; defaults to `agent_os:admin`. */
     admin_scope: z.string().min(1).optional(),
+    /**
+     * Confine each user to their own data plus shared data (knowledge content today); admins,
+     * the security key and open runtimes are not confined. Defaults to USER_ISOLATION, else false.
+     */
+    user_isolation: z.boolean().optional(),
     /** Refuse JWTs without an `exp` claim (defaults to JWT_REQUIRE_EXP, else false). */
     require_exp: z.boolean().optional(),
     /** Failed authentications per client address before 429 (defaults: AUTH_FAILURE_LIMIT or 50 per 60 s). */

@@ -177,6 +177,7 @@ export class Runtime implements ServerContext {
       defaultModel: this.defaultModel,
       log: this.log,
       leaseMs: internals.runLeaseMs ?? this.settings.runLeaseMs,
+      userIsolation: this.auth.userIsolation,
     });
     this.jobs = new JobWorker({ store: new JobStore(this.db), log: this.log, leaseMs: internals.runLeaseMs ?? this.settings.runLeaseMs });
   }

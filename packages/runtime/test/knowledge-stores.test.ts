@@ -5,18 +5,21 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseFilters } from '../src/knowledge/vector-stores/filter-language.js';
 import { RuntimeError } from '../src/errors.js';
 import { PostgresVectorStore } from '../src/knowledge/vector-stores/postgres.js';
 import { SqliteVectorStore } from '../src/knowledge/vector-stores/sqlite.js';
-import type { StoredChunk, VectorStore } from '../src/knowledge/vector-stores/vector-store.js';
+import type { SearchRequest, StoredChunk, VectorStore } from '../src/knowledge/vector-stores/vector-store.js';
 import type { Db } from '../src/storage/db.js';
 import { postgresTestDatabase, type TestDatabase } from './support/databases.js';
 import { hashEmbedding } from './support/fake-embeddings.js';
 
 interface StoreUnderTest {
   open(table?: string): Promise<VectorStore>;
+  /** Runs SQL on the store's own database, to shape tables as an older version left them. */
+  exec(sql: string): Promise<void>;
   cleanup(): Promise<void>;
 }
 
@@ -33,6 +36,14 @@ const kinds: { kind: string; available: boolean; setup(): Promise<StoreUnderTest
           await store.create();
           stores.push(store);
           return store;
+        },
+        exec: async (sql) => {
+          const raw = new Database(join(dir, 'knowledge.db'));
+          try {
+            raw.exec(sql);
+          } finally {
+            raw.close();
+          }
         },
         cleanup: async () => {
           for (const s of stores) await s.close();
@@ -52,6 +63,9 @@ const kinds: { kind: string; available: boolean; setup(): Promise<StoreUnderTest
           const store = new PostgresVectorStore({ db, ...(table ? { table } : {}) });
           await store.create();
           return store;
+        },
+        exec: async (sql) => {
+          await db.execute(sql);
         },
         cleanup: async () => {
           await db.close();
@@ -200,6 +214,99 @@ for (const kind of kinds) {
       const other = await store.upsert('b', [{ id: 'b1', content: 'x', meta_data: {}, filters: {}, embedding: hashEmbedding('x') }], 'other:model').catch((e: unknown) => e);
       expect(RuntimeError.isInstance(other) && other.code).toBe('CONFLICT');
       expect(await store.contentExists('b')).toBe(false);
+    });
+
+    describe('owners', () => {
+      // Every chunk says "database", so a keyword search for it matches all eight; bob's say it
+      // most and are nearest the query vector, so a scope applied after a top-k would starve.
+      const owned: [string, string, string, Record<string, unknown>][] = [
+        ['s', 's1', 'Shared handbook: database backups and restores', { team: 'all' }],
+        ['s', 's2', 'Shared guide: a database for vector search', { team: 'all' }],
+        ['al', 'al1', 'Alice notes the database migration plan', { project: 'apollo' }],
+        ['al', 'al2', 'Alice lists database indexes to add', { project: 'apollo' }],
+        ['al', 'al3', 'Alice keeps database credentials rotation steps', { project: 'apollo' }],
+        ['bo', 'bo1', 'Bob database database database tuning', { secret: 'bob' }],
+        ['bo', 'bo2', 'Bob database database replication', { secret: 'bob' }],
+        ['bo', 'bo3', 'Bob database database sharding', { secret: 'bob' }],
+      ];
+      const owners: Record<string, string | undefined> = { s: undefined, al: 'alice', bo: 'bob' };
+      const visible = { alice: ['al1', 'al2', 'al3', 's1', 's2'], bob: ['bo1', 'bo2', 'bo3', 's1', 's2'] };
+      const vector = hashEmbedding('Bob database database database tuning');
+      let scoped: VectorStore;
+
+      beforeAll(async () => {
+        scoped = await sut.open('kstore_owners');
+        for (const content of ['s', 'al', 'bo']) {
+          const rows = owned
+            .filter(([c]) => c === content)
+            .map(([, id, text, filters]) => ({ id, content: text, meta_data: { ...filters }, filters, embedding: hashEmbedding(text) }));
+          await scoped.upsert(content, rows, 'fake:hash', { knowledgeId: 'kb', userId: owners[content] });
+        }
+      });
+
+      const ids = async (request: Omit<SearchRequest, 'vector' | 'query'> & { query?: string }) =>
+        (await scoped.search({ query: 'database', vector, ...request })).map((h) => h.chunk.id).sort();
+
+      it('a user finds shared chunks and their own, never another user’s, in every search type', async () => {
+        for (const searchType of ['vector', 'keyword', 'hybrid'] as const) {
+          expect(await ids({ searchType, limit: 10, visibleTo: 'alice' }), searchType).toEqual(visible.alice);
+          expect(await ids({ searchType, limit: 10, visibleTo: 'bob' }), searchType).toEqual(visible.bob);
+          expect(await ids({ searchType, limit: 10, visibleTo: 'carol' }), searchType).toEqual(['s1', 's2']);
+          expect((await ids({ searchType, limit: 10 })).length, searchType).toBe(8);
+        }
+      });
+
+      it('returns exactly `limit` hits whenever that many are visible, though another user’s rank first', async () => {
+        for (const searchType of ['vector', 'keyword', 'hybrid'] as const) {
+          // Unscoped, bob's chunks lead: a scope applied to those top hits would leave nothing.
+          expect((await ids({ searchType, limit: 3 })).every((id) => id.startsWith('bo')), searchType).toBe(true);
+          for (const limit of [1, 3, 5]) {
+            const hits = await ids({ searchType, limit, visibleTo: 'alice' });
+            expect(hits.length, `${searchType} ${limit}`).toBe(limit);
+            expect(hits.every((id) => visible.alice.includes(id)), `${searchType} ${limit}`).toBe(true);
+          }
+        }
+      });
+
+      it('applies the scope together with the filters', async () => {
+        const apollo = parseFilters([{ op: 'EQ', key: 'project', value: 'apollo' }]);
+        expect(await ids({ searchType: 'vector', limit: 10, filter: apollo, visibleTo: 'alice' })).toEqual(['al1', 'al2', 'al3']);
+        expect(await ids({ searchType: 'keyword', limit: 10, filter: apollo, visibleTo: 'bob' })).toEqual([]);
+        // An OR cannot widen the scope: it is its own conjunct.
+        const either = parseFilters([{ op: 'OR', conditions: [{ op: 'EQ', key: 'secret', value: 'bob' }, { op: 'EQ', key: 'team', value: 'all' }] }]);
+        expect(await ids({ searchType: 'hybrid', limit: 10, filter: either, visibleTo: 'alice' })).toEqual(['s1', 's2']);
+        expect(await ids({ searchType: 'vector', limit: 10, filters: { secret: 'bob' }, visibleTo: 'alice' })).toEqual([]);
+      });
+
+      it('lists only the keys of chunks the user may see', async () => {
+        expect(await scoped.filterKeys('alice')).toEqual(['project', 'team']);
+        expect(await scoped.filterKeys('bob')).toEqual(['secret', 'team']);
+        expect(await scoped.filterKeys()).toEqual(['project', 'secret', 'team']);
+        expect(await scoped.metadataKeys('alice')).not.toContain('secret');
+      });
+
+      it('deletes for a user only the chunks that user owns', async () => {
+        expect(await scoped.deleteByContentId('bo', { ownedBy: 'alice' })).toBe(0);
+        expect(await scoped.deleteByContentId('s', { ownedBy: 'alice' })).toBe(0);
+        expect(await ids({ searchType: 'keyword', limit: 10, visibleTo: 'bob' })).toEqual(visible.bob);
+        expect(await scoped.deleteByContentId('al', { ownedBy: 'alice' })).toBe(3);
+        expect(await ids({ searchType: 'keyword', limit: 10, visibleTo: 'alice' })).toEqual(['s1', 's2']);
+        expect(await ids({ searchType: 'vector', limit: 10, visibleTo: 'alice' })).toEqual(['s1', 's2']);
+        expect(await scoped.contentExists('al')).toBe(false);
+        expect(await scoped.contentExists('bo')).toBe(true);
+      });
+
+      it('a table made before chunks had owners gets the columns, its chunks shared', async () => {
+        const legacy = await sut.open('kstore_legacy');
+        await legacy.upsert('old', chunks('a'), 'fake:hash');
+        await sut.exec('ALTER TABLE kstore_legacy_chunks DROP COLUMN user_id');
+        await sut.exec('ALTER TABLE kstore_legacy_chunks DROP COLUMN knowledge_id');
+        const reopened = await sut.open('kstore_legacy');
+        expect((await reopened.search({ searchType: 'keyword', query: 'database pgvector', limit: 10, visibleTo: 'alice' })).map((h) => h.chunk.id).sort()).toEqual(['a1', 'a2']);
+        await reopened.upsert('mine', [{ id: 'm1', content: 'my private database', meta_data: {}, filters: {}, embedding: hashEmbedding('m') }], 'fake:hash', { userId: 'alice' });
+        expect((await reopened.search({ searchType: 'keyword', query: 'database pgvector', limit: 10, visibleTo: 'bob' })).map((h) => h.chunk.id).sort()).toEqual(['a1', 'a2']);
+        expect((await reopened.search({ searchType: 'keyword', query: 'private', limit: 10, visibleTo: 'alice' })).map((h) => h.chunk.id)).toEqual(['m1']);
+      });
     });
 
     it('create() is idempotent', async () => {

@@ -21,7 +21,8 @@ import { executeToolCall, tool, toToolSpec, type AnyFunctionTool } from '../tool
 
 /** Knowledge an agent can search; `Knowledge` implements it. */
 export interface SearchableKnowledge extends KnowledgeComponent {
-  search(query: string, options?: { limit?: number }): Promise<{ content: string; name?: string; score?: number }[]>;
+  /** `userId`: search as that user (shared content and theirs); given under user isolation. */
+  search(query: string, options?: { limit?: number; userId?: string }): Promise<{ content: string; name?: string; score?: number }[]>;
 }
 
 export interface AgentOptions {
@@ -175,6 +176,7 @@ export class Agent implements Runnable {
         runId: context.runId,
         sessionId: context.sessionId,
         userId: context.userId,
+        scopedUserId: context.scopedUserId,
         signal: context.signal,
       });
     }
@@ -210,8 +212,8 @@ function knowledgeTool(knowledge: SearchableKnowledge) {
     name: 'search_knowledge_base',
     description: `Search ${knowledge.name ?? knowledge.id}${knowledge.description ? ` (${knowledge.description})` : ''} for passages relevant to a query.`,
     input: z.object({ query: z.string().min(1).describe('What to look for'), limit: z.number().int().min(1).max(20).optional() }),
-    execute: async ({ query, limit }) => {
-      const hits = await knowledge.search(query, { limit: limit ?? 5 });
+    execute: async ({ query, limit }, { scopedUserId }) => {
+      const hits = await knowledge.search(query, { limit: limit ?? 5, ...(scopedUserId !== undefined ? { userId: scopedUserId } : {}) });
       if (hits.length === 0) return 'No relevant passages found.';
       return hits.map((h, i) => `[${i + 1}]${h.name ? ` ${h.name}` : ''}\n${h.content}`).join('\n\n');
     },

@@ -14,12 +14,15 @@ import { ANONYMOUS, isReservedSubject, SECURITY_KEY_PRINCIPAL, scopesFromClaims,
 import { accessibleIds, contextualize, hasScopes, parseScope, resourceContext } from './scopes.js';
 import type { ServiceAccountVerifier } from './service-accounts/service-account-verifier.js';
 import { isServiceAccountToken } from './service-accounts/token.js';
+import { scopedUserId } from './user-scope.js';
 
 export interface AuthenticatorOptions {
   mode: AuthMode;
   /** Whether JWT scopes are checked (`authorization` / `AUTHORIZATION_ENABLED`). */
   rbac: boolean;
   adminScope: string;
+  /** User isolation: callers with a user reach only that user's data and shared data (see user-scope.ts). */
+  userIsolation?: boolean | undefined;
   jwt?: JwtVerifier | undefined;
   securityKey?: string | undefined;
   serviceAccounts?: ServiceAccountVerifier | undefined;
@@ -42,12 +45,14 @@ export class Authenticator {
   readonly mode: AuthMode;
   readonly rbac: boolean;
   readonly adminScope: string;
+  readonly userIsolation: boolean;
   readonly serviceAccounts: ServiceAccountVerifier | undefined;
 
   constructor(private readonly options: AuthenticatorOptions) {
     this.mode = options.mode;
     this.rbac = options.rbac;
     this.adminScope = options.adminScope;
+    this.userIsolation = options.userIsolation === true;
     this.serviceAccounts = options.serviceAccounts;
   }
 
@@ -139,6 +144,16 @@ export class Authenticator {
       if (ids === '*' || ids.size > 0) return ids;
     }
     throw insufficient(required.map((r) => contextualize(r, context, this.adminScope).raw));
+  }
+
+  /** Whether `principal` holds the admin scope, which no user isolation confines. */
+  isAdmin(principal: Principal | undefined): boolean {
+    return principal?.scopes.includes(this.adminScope) === true;
+  }
+
+  /** The user `principal` is confined to under user isolation; undefined when unconfined. */
+  scopedUserId(principal: Principal | undefined): string | undefined {
+    return scopedUserId(principal, { isolation: this.userIsolation, adminScope: this.adminScope });
   }
 
   /** `authorize` as a yes/no with the refusal text, for MCP tools. */

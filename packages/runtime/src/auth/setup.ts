@@ -76,6 +76,7 @@ export function createAuthenticator(inputs: AuthSetupInputs): { auth: Authentica
     mode: inputs.mode,
     rbac: inputs.authorization === true || isTruthyEnv(env.AUTHORIZATION_ENABLED),
     adminScope: config?.admin_scope ?? DEFAULT_ADMIN_SCOPE,
+    userIsolation: config?.user_isolation ?? isTruthyEnv(env.USER_ISOLATION),
     jwt,
     securityKey: env.OS_SECURITY_KEY?.trim() || undefined,
     serviceAccounts,

@@ -117,6 +117,7 @@ export async function ingestCollection(run: CollectionRun): Promise<void> {
         status_message: null,
         parent_id: parent.id,
         source_key: item.key,
+        user_id: parent.user_id,
       });
     }
     let result: InsertResult;
@@ -227,6 +228,7 @@ async function failChild(run: CollectionRun, id: string, child: { key: string; n
     status_message: clip(message),
     parent_id: parent.id,
     source_key: child.key,
+    user_id: parent.user_id,
   });
 }
 

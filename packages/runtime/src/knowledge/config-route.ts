@@ -104,14 +104,16 @@ export function knowledgeConfigRoutes(ctx: ServerContext): RouteDefinition[] {
           selected = selected.filter((k) => (k.dbId ?? ctx.db.id) === dbId);
           if (selected.length === 0) throw new RuntimeError('NOT_FOUND', `No knowledge base is stored in database "${dbId}"`);
         }
-        return c.json(await knowledgeConfig(selected.filter((k): k is KnowledgeComponent & ConfigurableKnowledge => isConfigurableKnowledge(k))), 200);
+        // Under user isolation the filter keys are those of the content the caller may see.
+        const visibleTo = ctx.auth.scopedUserId(c.get('principal'));
+        return c.json(await knowledgeConfig(selected.filter((k): k is KnowledgeComponent & ConfigurableKnowledge => isConfigurableKnowledge(k)), visibleTo), 200);
       },
     ),
   ];
 }
 
-/** The config for these Knowledge instances; the built-in readers when there are none. */
-export async function knowledgeConfig(instances: readonly ConfigurableKnowledge[]): Promise<KnowledgeConfig> {
+/** The config for these Knowledge instances; the built-in readers when there are none. `visibleTo` scopes the filter keys to a user. */
+export async function knowledgeConfig(instances: readonly ConfigurableKnowledge[], visibleTo?: string): Promise<KnowledgeConfig> {
   const readers = new Map<string, Reader>();
   const registries = instances.length > 0 ? instances.map((k) => k.readers) : [new ReaderRegistry()];
   for (const registry of registries) for (const reader of registry.list()) if (!readers.has(reader.id)) readers.set(reader.id, reader);
@@ -123,7 +125,7 @@ export async function knowledgeConfig(instances: readonly ConfigurableKnowledge[
     for (const chunker of reader.chunkers) chunkerKeys.add(chunker);
   }
   const filters = new Set<string>();
-  for (const k of instances) for (const key of await k.filterKeys()) filters.add(key);
+  for (const k of instances) for (const key of await k.filterKeys(visibleTo !== undefined ? { userId: visibleTo } : undefined)) filters.add(key);
 
   return {
     readers: Object.fromEntries(

@@ -20,6 +20,13 @@
  * without I/O (a video link it cannot parse, a malformed s3:// location, unknown options) is
  * refused at once, anything found while reading (a 404, robots.txt, no captions, a missing
  * key) ends as a `failed` record saying so.
+ *
+ * Content belongs to the authenticated caller that uploaded it (its user id; none for the
+ * security key or an open runtime, which makes it shared), and the owner is part of the content
+ * id. A confined caller (a JWT user under user isolation, a service account always; see
+ * auth/user-scope.ts) reads shared content and its own, changes only its own (shared content is
+ * the admins'), and gets 404 for another user's ids; admins, the security key and open
+ * runtimes are not confined.
  */
 import { z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
@@ -49,7 +56,7 @@ export interface ContentKnowledge extends KnowledgeComponent {
   contentIdentity(choices: InsertChoices, source: { bytes: Uint8Array } | { text: string } | SourceLocation | { remote: string }): string;
   insert(options: InsertOptions): Promise<InsertResult>;
   search(query: string, options?: KnowledgeSearchOptions): Promise<KnowledgeHit[]>;
-  remove(contentId: string): Promise<boolean>;
+  remove(contentId: string, options?: { userId?: string | undefined }): Promise<boolean>;
   /** Collections (a website, a prefix, a crawl) are ingested as a parent with a child per item. */
   collectionReader?(choices: InsertChoices, location: SourceLocation): string | undefined;
   children?(choices: InsertChoices, location: SourceLocation, signal: AbortSignal | undefined, notes: string[]): AsyncIterable<SourceChild | FailedChild>;
@@ -125,6 +132,7 @@ const ContentSchema = z
     chunker: z.string().nullable(),
     status: z.enum(['processing', 'completed', 'failed']),
     status_message: z.string().nullable(),
+    user_id: z.string().nullable().openapi({ description: 'The user who uploaded it; null for shared content' }),
     created_at: z.number().int().openapi({ description: 'Epoch seconds' }),
     updated_at: z.number().int().openapi({ description: 'Epoch seconds' }),
     content_hash: z.string().nullable().openapi({ description: 'SHA-256 of the source bytes (for a collection, of its children\'s digests); null until read' }),
@@ -265,6 +273,16 @@ function parseMetadata(raw: string | Record<string, unknown> | undefined): Metad
   return { value: raw };
 }
 
+/**
+ * A confined caller changes only its own content. It reaches no other user's (those are not
+ * found), so what remains is shared content: visible to every user, changed by admins only.
+ */
+function mustOwn(record: ContentRecord, scope: string | undefined): void {
+  if (scope !== undefined && record.user_id !== scope) {
+    throw new RuntimeError('FORBIDDEN', `Content with id '${record.id}' is shared with every user: only an admin can change or delete it`);
+  }
+}
+
 function toContent(r: ContentRecord): z.infer<typeof ContentSchema> {
   return {
     id: r.id,
@@ -277,6 +295,7 @@ function toContent(r: ContentRecord): z.infer<typeof ContentSchema> {
     chunker: r.chunker,
     status: r.status,
     status_message: r.status_message,
+    user_id: r.user_id,
     created_at: Math.floor(r.created_at / 1000),
     updated_at: Math.floor(r.updated_at / 1000),
     content_hash: r.content_hash,
@@ -347,8 +366,12 @@ export function knowledgeContentRoutes(ctx: ServerContext): RouteDefinition[] {
     return done;
   };
 
-  const mustGet = async (knowledge: ContentKnowledge, id: string): Promise<ContentRecord> => {
-    const record = await store.get(knowledge.id, id);
+  /** The user the caller is confined to under user isolation (undefined: not confined). */
+  const scopeOf = (c: Context<AppEnv>): string | undefined => ctx.auth.scopedUserId(c.get('principal'));
+
+  /** Another user's content is "not found" to a confined caller, so its ids tell nothing. */
+  const mustGet = async (knowledge: ContentKnowledge, id: string, visibleTo: string | undefined): Promise<ContentRecord> => {
+    const record = await store.get(knowledge.id, id, visibleTo);
     if (!record) throw new RuntimeError('NOT_FOUND', `Content with id '${id}' not found`);
     return record;
   };
@@ -368,6 +391,8 @@ export function knowledgeContentRoutes(ctx: ServerContext): RouteDefinition[] {
     source: Source,
     fields: { name: string | null; description: string | null; metadata: Metadata | null; file_type: string | null; size: number | null; reader_id: string | null; chunker: string | null },
   ): Promise<Outcome> => {
+    // The owner travels in the choices: it is part of the id, and the job stores chunks under it.
+    const owner = choices.userId ?? null;
     const identity = 'file' in source ? { bytes: source.file } : 'remote' in source ? { remote: source.identity } : source;
     const id = knowledge.contentIdentity(choices, identity);
     const payload: IngestPayload = {
@@ -388,7 +413,7 @@ export function knowledgeContentRoutes(ctx: ServerContext): RouteDefinition[] {
       const records = new ContentStore(tx);
       const existing = await records.get(knowledge.id, id);
       if (!existing) {
-        const record = await records.create({ id, knowledge_id: knowledge.id, ...fields, status: 'processing', status_message: null });
+        const record = await records.create({ id, knowledge_id: knowledge.id, ...fields, user_id: owner, status: 'processing', status_message: null });
         await ctx.jobs.store.enqueue(job, tx);
         return { record, queued: true };
       }
@@ -417,10 +442,10 @@ export function knowledgeContentRoutes(ctx: ServerContext): RouteDefinition[] {
    * Chunks first: a failure then leaves the record, so the delete can be retried. A job still
    * running finds its record gone when it ends and removes what it stored.
    */
-  const removeContent = async (knowledge: ContentKnowledge, id: string): Promise<void> => {
-    // A collection's children go with it, chunks first as for the parent itself.
-    for (const child of await store.children(knowledge.id, id)) await knowledge.remove(child.id);
-    await knowledge.remove(id);
+  const removeContent = async (knowledge: ContentKnowledge, id: string, ownedBy: string | undefined): Promise<void> => {
+    // A collection's children go with it (they have its owner), chunks first as for the parent itself.
+    for (const child of await store.children(knowledge.id, id)) await knowledge.remove(child.id, { userId: ownedBy });
+    await knowledge.remove(id, { userId: ownedBy });
     await ctx.db.transaction(async (tx) => {
       await ctx.jobs.store.deleteByRef(ingestRef(knowledge.id, id), tx);
       await new ContentStore(tx).delete(knowledge.id, id);
@@ -467,6 +492,9 @@ export function knowledgeContentRoutes(ctx: ServerContext): RouteDefinition[] {
         const metadata = parseMetadata(upload.metadata);
         const readerOptions = parseReaderOptions(upload.reader_options);
         const mode: WriteMode = upload.write_mode ?? 'upsert';
+        // Refuses a token that isolation cannot place; the owner is the caller, whatever it sends.
+        scopeOf(c);
+        const owner = c.get('principal')?.userId;
         if ((upload.url !== undefined && upload.url !== '') || (upload.topic !== undefined && upload.topic !== '')) {
           // Without a named reader, a URL's reader follows the fetched content type, so a chunker
           // can only be checked up front against an explicitly chosen reader; otherwise a
@@ -479,6 +507,7 @@ export function knowledgeContentRoutes(ctx: ServerContext): RouteDefinition[] {
             ...(upload.chunk_overlap !== undefined ? { chunkOverlap: upload.chunk_overlap } : {}),
             ...(metadata ? { metadata } : {}),
             ...(readerOptions ? { readerOptions } : {}),
+            ...(owner !== undefined ? { userId: owner } : {}),
           };
           const requested: SourceLocation[] = upload.url ? parseUrls(upload.url).map((url) => ({ url })) : [{ topic: upload.topic! }];
           // Every location is checked before any record is made, so one bad URL refuses the request.
@@ -519,6 +548,7 @@ export function knowledgeContentRoutes(ctx: ServerContext): RouteDefinition[] {
           ...(upload.chunk_size !== undefined ? { chunkSize: upload.chunk_size } : {}),
           ...(upload.chunk_overlap !== undefined ? { chunkOverlap: upload.chunk_overlap } : {}),
           ...(metadata ? { metadata } : {}),
+          ...(owner !== undefined ? { userId: owner } : {}),
         };
         knowledge.checkInsert(choices);
 
@@ -568,6 +598,9 @@ export function knowledgeContentRoutes(ctx: ServerContext): RouteDefinition[] {
         const q = c.req.valid('query');
         const body = readUpload<z.infer<typeof JsonRemoteSchema>>(c as unknown as Context<AppEnv>);
         const knowledge = await select(q.knowledge_id, q.db_id);
+        // Refuses a token that isolation cannot place; the owner is the caller, whatever it sends.
+        scopeOf(c);
+        const owner = c.get('principal')?.userId;
         const source = findSource(knowledge.contentSources, body.config_id);
         const params = parseSourceParams(body.source_params);
         // The source checks the path and params without I/O (outside its prefix, params it does not take...).
@@ -581,6 +614,7 @@ export function knowledgeContentRoutes(ctx: ServerContext): RouteDefinition[] {
           ...(body.chunk_size !== undefined ? { chunkSize: body.chunk_size } : {}),
           ...(body.chunk_overlap !== undefined ? { chunkOverlap: body.chunk_overlap } : {}),
           ...(metadata ? { metadata } : {}),
+          ...(owner !== undefined ? { userId: owner } : {}),
         };
         // Checked as the file would be read: by its name, or, in a folder, by the reader named
         // (without one each file's own reader takes the chunker, and a mismatch fails that file).
@@ -624,8 +658,17 @@ export function knowledgeContentRoutes(ctx: ServerContext): RouteDefinition[] {
       async (c) => {
         const q = c.req.valid('query');
         const knowledge = await select(q.knowledge_id, q.db_id);
-        if (q.parent_id !== undefined) await mustGet(knowledge, q.parent_id);
-        const page = await store.list({ knowledgeId: knowledge.id, parentId: q.parent_id, limit: q.limit, page: q.page, sortBy: q.sort_by, sortOrder: q.sort_order });
+        const visibleTo = scopeOf(c);
+        if (q.parent_id !== undefined) await mustGet(knowledge, q.parent_id, visibleTo);
+        const page = await store.list({
+          knowledgeId: knowledge.id,
+          parentId: q.parent_id,
+          limit: q.limit,
+          page: q.page,
+          sortBy: q.sort_by,
+          sortOrder: q.sort_order,
+          visibleTo,
+        });
         return c.json(
           { data: page.data.map(toContent), meta: { page: q.page, limit: q.limit, total_pages: Math.ceil(page.total / q.limit), total_count: page.total } },
           200,
@@ -646,7 +689,7 @@ export function knowledgeContentRoutes(ctx: ServerContext): RouteDefinition[] {
       async (c) => {
         const q = c.req.valid('query');
         const knowledge = await select(q.knowledge_id, q.db_id);
-        const record = await mustGet(knowledge, c.req.valid('param').content_id);
+        const record = await mustGet(knowledge, c.req.valid('param').content_id, scopeOf(c));
         const counts = record.parent_id === null ? await store.childCounts(knowledge.id, record.id) : undefined;
         const isCollection = counts !== undefined && counts.processing + counts.completed + counts.failed > 0;
         return c.json({ ...toContent(record), ...(isCollection ? { children: counts } : {}) }, 200);
@@ -666,7 +709,7 @@ export function knowledgeContentRoutes(ctx: ServerContext): RouteDefinition[] {
       async (c) => {
         const q = c.req.valid('query');
         const knowledge = await select(q.knowledge_id, q.db_id);
-        const r = await mustGet(knowledge, c.req.valid('param').content_id);
+        const r = await mustGet(knowledge, c.req.valid('param').content_id, scopeOf(c));
         return c.json({ id: r.id, status: r.status, status_message: r.status_message }, 200);
       },
     ),
@@ -697,7 +740,8 @@ export function knowledgeContentRoutes(ctx: ServerContext): RouteDefinition[] {
         const body = c.req.valid('json');
         const knowledge = await select(q.knowledge_id, q.db_id);
         const id = c.req.valid('param').content_id;
-        await mustGet(knowledge, id);
+        const scope = scopeOf(c);
+        mustOwn(await mustGet(knowledge, id, scope), scope);
         const metadata = parseMetadata(body.metadata);
         // Only the record changes: stored chunks keep the metadata they were indexed with.
         if (metadata) knowledge.checkInsert({ metadata });
@@ -721,8 +765,9 @@ export function knowledgeContentRoutes(ctx: ServerContext): RouteDefinition[] {
         const q = c.req.valid('query');
         const knowledge = await select(q.knowledge_id, q.db_id);
         const id = c.req.valid('param').content_id;
-        await mustGet(knowledge, id);
-        await removeContent(knowledge, id);
+        const scope = scopeOf(c);
+        mustOwn(await mustGet(knowledge, id, scope), scope);
+        await removeContent(knowledge, id, scope);
         return c.body(null, 204);
       },
     ),
@@ -740,7 +785,9 @@ export function knowledgeContentRoutes(ctx: ServerContext): RouteDefinition[] {
       async (c) => {
         const q = c.req.valid('query');
         const knowledge = await select(q.knowledge_id, q.db_id);
-        for (const id of await store.ids(knowledge.id)) await removeContent(knowledge, id);
+        // A confined caller deletes its own content only: shared content is left to admins.
+        const scope = scopeOf(c);
+        for (const id of await store.ids(knowledge.id, { ownedBy: scope })) await removeContent(knowledge, id, scope);
         return c.body(null, 204);
       },
     ),
@@ -776,6 +823,7 @@ export function knowledgeContentRoutes(ctx: ServerContext): RouteDefinition[] {
           ...(body.filters !== undefined ? { filters: body.filters as KnowledgeSearchOptions['filters'] } : {}),
           ...(body.rerank !== undefined ? { rerank: body.rerank } : {}),
           ...(body.similarity_threshold !== undefined ? { similarityThreshold: body.similarity_threshold } : {}),
+          userId: scopeOf(c),
         });
         const searchTimeMs = Math.round((performance.now() - started) * 100) / 100;
         // agno pages in memory over the hits of one search.

@@ -3,6 +3,10 @@
  * The records of content uploaded through `/knowledge/content`, kept in the runtime's Db (SQLite
  * or PostgreSQL, one SQL text for both). A record's id is the `content_id` of its chunks in the
  * knowledge's vector store; the record tracks what the background ingestion made of it.
+ *
+ * A record's `user_id` is its owner (NULL: shared). Reads take `visibleTo` (shared records and
+ * that user's) and bulk deletion `ownedBy`, applied in the same WHERE as everything else, so
+ * counts, pages and deletions see exactly what the caller may.
  */
 import type { Metadata } from './types.js';
 import type { SqlClient, SqlValue } from '../storage/db.js';
@@ -31,14 +35,16 @@ export interface ContentRecord {
   source_key: string | null;
   /** What the source reported changes with a child's bytes (an ETag, a blob sha), if anything. */
   source_version: string | null;
+  /** The owner (a JWT `sub`, `sa:<name>`, an SDK caller's user); null for shared content. */
+  user_id: string | null;
   /** Epoch milliseconds. */
   created_at: number;
   updated_at: number;
 }
 
 /** What a new record is given; the rest starts empty. */
-export type NewContent = Omit<ContentRecord, 'created_at' | 'updated_at' | 'content_hash' | 'chunks' | 'parent_id' | 'source_key' | 'source_version'> &
-  Partial<Pick<ContentRecord, 'parent_id' | 'source_key'>>;
+export type NewContent = Omit<ContentRecord, 'created_at' | 'updated_at' | 'content_hash' | 'chunks' | 'parent_id' | 'source_key' | 'source_version' | 'user_id'> &
+  Partial<Pick<ContentRecord, 'parent_id' | 'source_key' | 'user_id'>>;
 
 export type ContentSortBy = 'created_at' | 'updated_at' | 'name';
 
@@ -50,6 +56,8 @@ export interface ContentListQuery {
   page: number;
   sortBy: ContentSortBy;
   sortOrder: 'asc' | 'desc';
+  /** Only shared records and this user's. */
+  visibleTo?: string | undefined;
 }
 
 interface Row {
@@ -69,12 +77,13 @@ interface Row {
   parent_id: string | null;
   source_key: string | null;
   source_version: string | null;
+  user_id: string | null;
   created_at: number | string;
   updated_at: number | string;
 }
 
 const COLUMNS =
-  'id, knowledge_id, name, description, metadata, file_type, size, reader_id, chunker, status, status_message, content_hash, chunks, parent_id, source_key, source_version, created_at, updated_at';
+  'id, knowledge_id, name, description, metadata, file_type, size, reader_id, chunker, status, status_message, content_hash, chunks, parent_id, source_key, source_version, created_at, updated_at, user_id';
 
 // Whitelisted, because the column name is interpolated into the SQL text.
 const SORT_COLUMNS: Record<ContentSortBy, string> = { created_at: 'created_at', updated_at: 'updated_at', name: 'name' };
@@ -98,6 +107,7 @@ function toRecord(row: Row): ContentRecord {
     parent_id: row.parent_id,
     source_key: row.source_key,
     source_version: row.source_version,
+    user_id: row.user_id,
     created_at: Number(row.created_at),
     updated_at: Number(row.updated_at),
   };
@@ -106,10 +116,12 @@ function toRecord(row: Row): ContentRecord {
 export class ContentStore {
   constructor(private readonly sql: SqlClient) {}
 
+  /** `user_id` may be left out: shared content. */
   async create(record: NewContent): Promise<ContentRecord> {
     const now = Date.now();
     const full: ContentRecord = {
       ...record,
+      user_id: record.user_id ?? null,
       content_hash: null,
       chunks: null,
       parent_id: record.parent_id ?? null,
@@ -118,7 +130,7 @@ export class ContentStore {
       created_at: now,
       updated_at: now,
     };
-    await this.sql.execute(`INSERT INTO svc_knowledge_contents (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)`, [
+    await this.sql.execute(`INSERT INTO svc_knowledge_contents (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)`, [
       full.id,
       full.knowledge_id,
       full.name,
@@ -137,32 +149,48 @@ export class ContentStore {
       full.source_version,
       full.created_at,
       full.updated_at,
+      full.user_id,
     ]);
     return full;
   }
 
-  async get(knowledgeId: string, id: string): Promise<ContentRecord | undefined> {
-    const [row] = await this.sql.query<Row>(`SELECT ${COLUMNS} FROM svc_knowledge_contents WHERE knowledge_id = $1 AND id = $2`, [knowledgeId, id]);
+  /** With `visibleTo`, another user's record is not found. */
+  async get(knowledgeId: string, id: string, visibleTo?: string): Promise<ContentRecord | undefined> {
+    const params: SqlValue[] = [knowledgeId, id];
+    const [row] = await this.sql.query<Row>(`SELECT ${COLUMNS} FROM svc_knowledge_contents WHERE knowledge_id = $1 AND id = $2${visibleSql(visibleTo, params)}`, params);
     return row ? toRecord(row) : undefined;
   }
 
   async list(q: ContentListQuery): Promise<{ data: ContentRecord[]; total: number }> {
-    const where = q.parentId === undefined ? 'knowledge_id = $1 AND parent_id IS NULL' : 'knowledge_id = $1 AND parent_id = $2';
-    const params: SqlValue[] = q.parentId === undefined ? [q.knowledgeId] : [q.knowledgeId, q.parentId];
+    const params: SqlValue[] = [q.knowledgeId];
+    let where = 'knowledge_id = $1';
+    if (q.parentId === undefined) where += ' AND parent_id IS NULL';
+    else {
+      params.push(q.parentId);
+      where += ` AND parent_id = $${params.length}`;
+    }
+    where += visibleSql(q.visibleTo, params);
     const [count] = await this.sql.query<{ n: number | string }>(`SELECT COUNT(*) AS n FROM svc_knowledge_contents WHERE ${where}`, params);
     const order = q.sortOrder === 'asc' ? 'ASC' : 'DESC';
-    const n = params.length;
+    params.push(q.limit, (q.page - 1) * q.limit);
     // id breaks ties, so pages never overlap or skip rows.
     const rows = await this.sql.query<Row>(
-      `SELECT ${COLUMNS} FROM svc_knowledge_contents WHERE ${where} ORDER BY ${SORT_COLUMNS[q.sortBy]} ${order}, id ${order} LIMIT $${n + 1} OFFSET $${n + 2}`,
-      [...params, q.limit, (q.page - 1) * q.limit],
+      `SELECT ${COLUMNS} FROM svc_knowledge_contents WHERE ${where} ORDER BY ${SORT_COLUMNS[q.sortBy]} ${order}, id ${order} LIMIT $${params.length - 1} OFFSET $${params.length}`,
+      params,
     );
     return { data: rows.map(toRecord), total: Number(count?.n ?? 0) };
   }
 
-  /** The top-level records' ids (a collection's children go with it). */
-  async ids(knowledgeId: string): Promise<string[]> {
-    const rows = await this.sql.query<{ id: string }>('SELECT id FROM svc_knowledge_contents WHERE knowledge_id = $1 AND parent_id IS NULL', [knowledgeId]);
+  /**
+   * The top-level records' ids (a collection's children go with it); with `ownedBy`, only that
+   * user's records (not shared ones).
+   */
+  async ids(knowledgeId: string, options: { ownedBy?: string | undefined } = {}): Promise<string[]> {
+    const owned = options.ownedBy !== undefined;
+    const rows = await this.sql.query<{ id: string }>(
+      `SELECT id FROM svc_knowledge_contents WHERE knowledge_id = $1 AND parent_id IS NULL${owned ? ' AND user_id = $2' : ''}`,
+      owned ? [knowledgeId, options.ownedBy!] : [knowledgeId],
+    );
     return rows.map((r) => r.id);
   }
 
@@ -224,4 +252,11 @@ export class ContentStore {
       [message, Date.now(), knowledgeId],
     );
   }
+}
+
+/** `AND` shared records or this user's, with the user as the next parameter; nothing when unscoped. */
+function visibleSql(visibleTo: string | undefined, params: SqlValue[]): string {
+  if (visibleTo === undefined) return '';
+  params.push(visibleTo);
+  return ` AND (user_id IS NULL OR user_id = $${params.length})`;
 }

@@ -117,6 +117,12 @@ export interface InsertOptions {
   /** Stored on every chunk and filterable in search. */
   metadata?: Metadata;
   /**
+   * The user who owns this content: its chunks are found only by searches for this user (or
+   * unscoped ones), and the owner is part of the content's identity, so the same bytes from two
+   * users are two contents. Absent: shared content, which every user's search finds.
+   */
+  userId?: string;
+  /**
    * The content id to store the chunks under, instead of one derived from the content. The
    * HTTP upload names its record before the content is read, and the chunks must carry it.
    */
@@ -130,7 +136,7 @@ export interface InsertOptions {
 }
 
 /** What `checkInsert` validates: the choices a caller makes before any content is read. */
-export type InsertChoices = Pick<InsertOptions, 'name' | 'mimeType' | 'reader' | 'chunker' | 'chunkSize' | 'chunkOverlap' | 'metadata' | 'readerOptions'>;
+export type InsertChoices = Pick<InsertOptions, 'name' | 'mimeType' | 'reader' | 'chunker' | 'chunkSize' | 'chunkOverlap' | 'metadata' | 'readerOptions' | 'userId'>;
 
 /** A location or topic a source reader reads, as the caller gave it. */
 export type SourceLocation = { url: string } | { topic: string };
@@ -161,6 +167,8 @@ export interface KnowledgeSearchOptions {
   filters?: MetadataFilters | FilterInput;
   /** With a reranker configured: false skips it for this search. Default true. */
   rerank?: boolean;
+  /** Search as this user: shared content and theirs, never another user's. Absent: everything. */
+  userId?: string;
   /**
    * Drops hits scored below this (0-1): the similarity for vector and keyword search, the
    * reranker's score when reranking. Hybrid scores without a reranker are rank fusion scores.
@@ -205,8 +213,12 @@ export class Knowledge implements SearchableKnowledge, ConfigurableKnowledge {
   readonly urlFetch: UrlFetchOptions;
   private created: Promise<void> | undefined;
   private runtimeModel: Model | undefined;
-  /** Metadata keys of stored chunks, for refusing unknown filter keys; undefined until read. */
-  private metadataKeys: Set<string> | undefined;
+  /**
+   * Metadata keys of stored chunks, for refusing unknown filter keys: under `undefined` every
+   * chunk's, under a user id those of the chunks that user may see (so a refusal never names a
+   * key only another user's content has). Entries are read on first use.
+   */
+  private readonly metadataKeys = new Map<string | undefined, Set<string>>();
 
   constructor(options: KnowledgeOptions) {
     if (!ID.test(options.id ?? '')) {
@@ -263,6 +275,7 @@ export class Knowledge implements SearchableKnowledge, ConfigurableKnowledge {
     const sources = [options.text, options.path, options.buffer, options.url, options.topic].filter((s) => s !== undefined).length;
     if (sources !== 1) throw badRequest('insert needs exactly one of text, path, buffer, url or topic');
     const metadata = checkMetadata(options.metadata);
+    checkUserId(options.userId);
     if (options.url !== undefined) return this.insertSource({ url: options.url }, options, metadata);
     if (options.topic !== undefined) return this.insertSource({ topic: options.topic }, options, metadata);
     const name = options.name ?? (options.path !== undefined ? basename(options.path) : options.buffer ? 'content' : 'text');
@@ -283,7 +296,8 @@ export class Knowledge implements SearchableKnowledge, ConfigurableKnowledge {
       name,
       sourceName: name,
       metadata,
-      contentId: options.contentId ?? contentIdFor(identity, metadata),
+      contentId: options.contentId ?? contentIdFor(identity, metadata, options.userId),
+      userId: options.userId,
       signal: options.signal,
     });
     return { ...stored, reader: reader.id, chunker: chunker.type, hash, ...(notes.length > 0 ? { notes } : {}) };
@@ -313,9 +327,17 @@ export class Knowledge implements SearchableKnowledge, ConfigurableKnowledge {
     const readerId = result.readerId ?? reader.id;
     const notes = result.notes.length > 0 ? { notes: result.notes } : {};
     const size = result.size !== undefined ? { size: result.size } : {};
-    const contentId = options.contentId ?? contentIdFor(sourceIdentity(reader, location, options.readerOptions), metadata);
+    const contentId = options.contentId ?? contentIdFor(sourceIdentity(reader, location, options.readerOptions), metadata, options.userId);
     if (options.unlessHash === hash) return { content_id: contentId, name, reader: readerId, chunker, chunks: 0, ...size, hash, unchanged: true, ...notes };
-    const stored = await this.storeParts(parts, { name, sourceName: checked.url?.split('/').pop() || name, sourceId: checked.url, metadata, contentId, signal: options.signal });
+    const stored = await this.storeParts(parts, {
+      name,
+      sourceName: checked.url?.split('/').pop() || name,
+      sourceId: checked.url,
+      metadata,
+      contentId,
+      userId: options.userId,
+      signal: options.signal,
+    });
     return { ...stored, reader: readerId, chunker, ...size, hash, ...notes };
   }
 
@@ -345,6 +367,7 @@ export class Knowledge implements SearchableKnowledge, ConfigurableKnowledge {
    */
   checkSource(choices: InsertChoices, location: SourceLocation): { url?: string; topic?: string } {
     checkMetadata(choices.metadata);
+    checkUserId(choices.userId);
     const { reader, readWith } = this.resolveSource(choices, location);
     if (choices.chunker !== undefined && (readWith || reader.id !== 'url')) this.chunkerFor(readWith ?? reader, choices);
     return reader.check({ ...location, name: choices.name, options: choices.readerOptions ?? {}, readWith });
@@ -397,6 +420,7 @@ export class Knowledge implements SearchableKnowledge, ConfigurableKnowledge {
       sourceId: options.key,
       metadata,
       contentId: options.contentId,
+      userId: options.userId,
       signal: options.signal,
     });
     return { ...stored, reader: read.reader.id, chunker: chunker.type, ...sized, hash, ...(notes.length > 0 ? { notes } : {}) };
@@ -434,7 +458,7 @@ export class Knowledge implements SearchableKnowledge, ConfigurableKnowledge {
    */
   private async storeParts(
     parts: { documents: Document[]; chunker: Chunker; reader: Reader }[],
-    c: { name: string; sourceName: string; sourceId?: string | undefined; metadata: Metadata; contentId: string; signal: AbortSignal | undefined },
+    c: { name: string; sourceName: string; sourceId?: string | undefined; metadata: Metadata; contentId: string; userId: string | undefined; signal: AbortSignal | undefined },
   ): Promise<{ content_id: string; name: string; chunks: number }> {
     const { name, metadata, contentId } = c;
     const context: ChunkContext = { embedder: this.embedder, model: this.chunkModel, sourceName: c.sourceName, signal: c.signal };
@@ -450,8 +474,8 @@ export class Knowledge implements SearchableKnowledge, ConfigurableKnowledge {
     const vectors = this.embedder ? await this.embedder.embed(chunks.map((chunk) => chunk.content), c.signal) : undefined;
     const stored: StoredChunk[] = chunks.map((chunk, i) => ({ ...chunk, filters: metadata, embedding: vectors?.[i] }));
     await this.ready();
-    await this.store.upsert(contentId, stored, this.embedder?.id);
-    for (const chunk of stored) for (const key of Object.keys(chunk.meta_data)) this.metadataKeys?.add(key);
+    await this.store.upsert(contentId, stored, this.embedder?.id, { knowledgeId: this.id, userId: c.userId });
+    this.noteKeys(stored, c.userId);
     return { content_id: contentId, name, chunks: stored.length };
   }
 
@@ -461,6 +485,7 @@ export class Knowledge implements SearchableKnowledge, ConfigurableKnowledge {
    */
   checkInsert(choices: InsertChoices): void {
     checkMetadata(choices.metadata);
+    checkUserId(choices.userId);
     const reader = typeof choices.reader === 'object' ? choices.reader : choices.reader !== undefined ? this.readers.get(choices.reader) : this.readers.forFile(choices.name ?? 'text', choices.mimeType);
     if (isSourceReader(reader)) {
       const what = reader.source === 'topic' ? 'a topic' : reader.source === 'url' ? 'a url' : 'a url or a topic';
@@ -472,9 +497,10 @@ export class Knowledge implements SearchableKnowledge, ConfigurableKnowledge {
 
   /**
    * The id of content before it is read: a digest of this knowledge base, the reader and chunker
-   * settings that will build it, and the source (its bytes or text, or a URL, whose bytes are
-   * compared when it is refreshed). Metadata is not part of it, so the same bytes uploaded twice
-   * are one content. UUID-formatted, like agno's ids.
+   * settings that will build it, the source (its bytes or text, or a URL, whose bytes are
+   * compared when it is refreshed) and the owner when there is one. Metadata is not part of it,
+   * so the same bytes uploaded twice are one content; the same bytes from two users are two, so
+   * one user's upload never becomes or replaces another's. UUID-formatted, like agno's ids.
    */
   contentIdentity(choices: InsertChoices, source: { bytes: Uint8Array } | { text: string } | SourceLocation | { remote: string }): string {
     let readerId = 'auto';
@@ -503,7 +529,9 @@ export class Knowledge implements SearchableKnowledge, ConfigurableKnowledge {
     const what =
       'remote' in source ? `remote:${source.remote}` : 'url' in source ? `url:${source.url}` : 'topic' in source ? `topic:${source.topic}` : 'text' in source ? `bytes:${sha256(source.text)}` : `bytes:${sha256(source.bytes)}`;
     const options = choices.readerOptions && Object.keys(choices.readerOptions).length > 0 ? [`options:${stableJson(choices.readerOptions)}`] : [];
-    return uuidFromHash(sha256([this.id, readerId, chunker, choices.chunkSize ?? '', choices.chunkOverlap ?? '', what, ...options].join('\n')));
+    // Appended only when there is an owner, so shared content keeps the ids it always had.
+    const owner = choices.userId !== undefined ? [`owner:${choices.userId}`] : [];
+    return uuidFromHash(sha256([this.id, readerId, chunker, choices.chunkSize ?? '', choices.chunkOverlap ?? '', what, ...options, ...owner].join('\n')));
   }
 
   private chunkerFor(reader: Reader, options: InsertChoices): Chunker {
@@ -534,15 +562,16 @@ export class Knowledge implements SearchableKnowledge, ConfigurableKnowledge {
       throw badRequest(`Knowledge "${this.id}" has no embedder, so it supports keyword search only`);
     }
     const filter = parseFilters(options.filters);
+    checkUserId(options.userId);
     await this.ready();
-    await this.checkFilterKeys(filterKeysOf(filter));
+    await this.checkFilterKeys(filterKeysOf(filter), options.userId);
     const vector = searchType !== 'keyword' && this.embedder ? (await this.embedder.embed([query], options.signal))[0] : undefined;
     const threshold = options.similarityThreshold;
     if (threshold !== undefined && (!Number.isFinite(threshold) || threshold < 0 || threshold > 1)) throw badRequest('similarity_threshold must be a number from 0 to 1');
     const reranker = options.rerank === false ? undefined : this.reranker;
     // The reranker chooses from a wider field than it returns.
     const candidates = reranker ? Math.min(MAX_LIMIT, limit * RERANK_CANDIDATES) : limit;
-    let hits = await this.store.search({ searchType, query, vector, limit: candidates, filter });
+    let hits = await this.store.search({ searchType, query, vector, limit: candidates, filter, visibleTo: options.userId });
     if (reranker && hits.length > 0) {
       const ranked = await reranker.rerank(query, hits.map((h) => h.chunk.content), limit, options.signal);
       hits = ranked.map((r) => ({ chunk: hits[r.index]!.chunk, score: r.score }));
@@ -563,31 +592,51 @@ export class Knowledge implements SearchableKnowledge, ConfigurableKnowledge {
    * look like "no results"). The keys are cached and read again once before refusing, since
    * another runtime may have stored new ones.
    */
-  private async checkFilterKeys(keys: Set<string>): Promise<void> {
+  private async checkFilterKeys(keys: Set<string>, userId: string | undefined): Promise<void> {
     if (keys.size === 0) return;
     const unknown = (known: Set<string>) => [...keys].filter((k) => !known.has(k));
-    this.metadataKeys ??= new Set(await this.store.metadataKeys());
-    if (unknown(this.metadataKeys).length === 0) return;
-    this.metadataKeys = new Set(await this.store.metadataKeys());
-    const missing = unknown(this.metadataKeys);
+    const read = async () => {
+      const known = new Set(await this.store.metadataKeys(userId));
+      // Bounded: one entry per user searching with filters; the oldest goes first.
+      if (this.metadataKeys.size >= MAX_CACHED_KEY_SETS && !this.metadataKeys.has(userId)) this.metadataKeys.delete(this.metadataKeys.keys().next().value);
+      this.metadataKeys.set(userId, known);
+      return known;
+    };
+    if (unknown(this.metadataKeys.get(userId) ?? (await read())).length === 0) return;
+    const known = await read();
+    const missing = unknown(known);
     if (missing.length === 0) return;
-    const valid = [...this.metadataKeys].sort();
+    const valid = [...known].sort();
     throw unprocessable(
       `Unknown filter key${missing.length > 1 ? 's' : ''} ${missing.map((k) => `"${k}"`).join(', ')}; ` +
         (valid.length ? `valid keys: ${valid.slice(0, 50).join(', ')}${valid.length > 50 ? ', ...' : ''}` : 'this knowledge base has no content to filter yet'),
     );
   }
 
-  async remove(contentId: string): Promise<boolean> {
-    await this.ready();
-    this.metadataKeys = undefined;
-    return (await this.store.deleteByContentId(contentId)) > 0;
+  /** Keys of newly stored chunks become known to every view that sees them. */
+  private noteKeys(stored: readonly StoredChunk[], owner: string | undefined): void {
+    for (const [viewer, known] of this.metadataKeys) {
+      if (viewer !== undefined && owner !== undefined && viewer !== owner) continue;
+      for (const chunk of stored) for (const key of Object.keys(chunk.meta_data)) known.add(key);
+    }
   }
 
-  /** The metadata keys stored content can be filtered on. */
-  async filterKeys(): Promise<string[]> {
+  /**
+   * Deletes a content's chunks. With `userId`, only chunks that user owns are deleted: shared
+   * content and another user's are left as they are.
+   */
+  async remove(contentId: string, options: { userId?: string | undefined } = {}): Promise<boolean> {
+    checkUserId(options.userId);
     await this.ready();
-    return this.store.filterKeys();
+    this.metadataKeys.clear();
+    return (await this.store.deleteByContentId(contentId, { ownedBy: options.userId })) > 0;
+  }
+
+  /** The metadata keys stored content can be filtered on; with `userId`, of the content that user may see. */
+  async filterKeys(options: { userId?: string | undefined } = {}): Promise<string[]> {
+    checkUserId(options.userId);
+    await this.ready();
+    return this.store.filterKeys(options.userId);
   }
 
   vectorDb(): VectorDbInfo {
@@ -638,7 +687,8 @@ async function chunkDocuments(
 export interface ConfigurableKnowledge {
   readonly readers: ReaderRegistry;
   vectorDb(): VectorDbInfo;
-  filterKeys(): Promise<string[]>;
+  /** With `userId`, the keys of the content that user may see. */
+  filterKeys(options?: { userId?: string | undefined }): Promise<string[]>;
 }
 
 /** Structural, so it also holds across duplicated copies of this module. */
@@ -649,6 +699,14 @@ export function isConfigurableKnowledge(value: unknown): value is ConfigurableKn
 }
 
 const METADATA_KEY = /^[\p{L}\p{N}_.-]{1,100}$/u;
+/** How many users' views of the metadata keys are cached at once. */
+const MAX_CACHED_KEY_SETS = 256;
+
+/** An owner or searching user: a non-empty string (a JWT `sub`, `sa:<name>`, an SDK caller's id). */
+function checkUserId(userId: unknown): void {
+  if (userId === undefined) return;
+  if (typeof userId !== 'string' || userId.length === 0 || userId.length > 256) throw badRequest('userId must be a string of 1 to 256 characters');
+}
 
 /**
  * Keys the pipeline writes on every chunk (position, provenance, scores): a caller setting one
@@ -735,10 +793,13 @@ function sha256(data: string | Uint8Array): string {
   return createHash('sha256').update(data).digest('hex');
 }
 
-/** A stable id per (identity, metadata), formatted as a UUID (version 5, variant 10) like agno's. */
-function contentIdFor(identity: string, metadata: Metadata): string {
+/**
+ * A stable id per (identity, metadata, owner), formatted as a UUID (version 5, variant 10) like
+ * agno's. The owner is added only when there is one, so shared content keeps its old ids.
+ */
+function contentIdFor(identity: string, metadata: Metadata, owner: string | undefined): string {
   const meta = JSON.stringify(Object.fromEntries(Object.entries(metadata).toSorted(([a], [b]) => a.localeCompare(b))));
-  return uuidFromHash(sha256(`${identity}:${meta}`));
+  return uuidFromHash(sha256(`${identity}:${meta}${owner !== undefined ? `\nowner:${owner}` : ''}`));
 }
 
 function uuidFromHash(hex: string): string {

@@ -17,11 +17,13 @@ export interface CallerOptions {
 export function callerFor(auth: Authenticator, principal: Principal | undefined, options: CallerOptions = {}): McpCaller {
   if (!principal) return OPEN_CALLER;
   const enforce = principal.enforceScopes || (options.alwaysEnforce === true && principal.kind === 'jwt');
-  if (!enforce) return { userId: principal.userId, gate: () => undefined };
+  const admin = auth.isAdmin(principal);
+  if (!enforce) return { userId: principal.userId, admin, gate: () => undefined };
   const effective: Principal = { ...principal, enforceScopes: true };
   const map = options.scopeMap ?? defaultScopeMap;
   return {
     userId: principal.userId,
+    admin,
     gate: (method, path) => {
       const required = map.required(method, path);
       // Fail closed: a tool whose twin is unmapped is a bug, not a free pass.

@@ -200,6 +200,7 @@ export function registerTools(server: McpServer, ctx: ServerContext, tools: Tool
           runId,
           sessionId: run.session_id,
           userId: caller.userId ?? (args.user_id as string | undefined),
+          unconfined: caller.admin === true,
           decisions: decisions.data,
           mcpRequest: requestDigest(tools.connection, extra.requestId),
         });
@@ -291,6 +292,7 @@ async function runWithProgress(
     sessionId: args.session_id,
     // An authenticated caller cannot act as someone else.
     userId: tools.caller.userId ?? args.user_id,
+    unconfined: tools.caller.admin === true,
     mcpRequest: requestDigest(tools.connection, extra.requestId),
   });
   return followRun(component, run, tools, extra);

@@ -11,6 +11,8 @@ export type ToolGate = (method: string, path: string) => string | undefined;
 export interface McpCaller {
   /** The authenticated user (JWT `sub`, `sa:<name>` for tokens); forced onto runs when set. */
   userId: string | undefined;
+  /** An admin: its runs' data reads are not confined to its user (auth/user-scope.ts). */
+  admin?: boolean;
   gate: ToolGate;
   /** Narrows listings (config) to what the caller may read; undefined means everything. */
   canRead?: (kind: 'agents' | 'teams' | 'workflows', id: string) => boolean;

@@ -11,6 +11,8 @@ export interface ExecutionContext {
   runId: string;
   sessionId: string;
   userId: string | undefined;
+  /** Under user isolation, the user whose data (and shared data) this run may reach; undefined: unconfined. */
+  scopedUserId?: string | undefined;
   message: string;
   /** Earlier turns of this session, oldest first (user, assistant and tool messages). */
   history: ChatMessage[];

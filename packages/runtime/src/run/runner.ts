@@ -15,6 +15,7 @@ import type { SessionStore } from '../sessions/session-store.js';
 import { emptyMetrics, epochSeconds, isWaitingForDecision, type RunRecord, type RunStatus, type SessionType, type ToolExecution } from '../sessions/types.js';
 import { AsyncQueue } from './async-queue.js';
 import { RunFailure, type ExecutionContext, type Runnable } from './execution.js';
+import { runScope } from '../auth/user-scope.js';
 
 export type RunEvent = { event: string; created_at: number; run_id: string; session_id: string } & Record<string, unknown>;
 
@@ -23,6 +24,8 @@ export interface StartRunInput {
   message: string;
   sessionId?: string | undefined;
   userId?: string | undefined;
+  /** Started by an admin: its data reads are not confined to its user (see auth/user-scope.ts). */
+  unconfined?: boolean | undefined;
   /** Digest of the MCP client session and request id, so a cancel notification can find the run. */
   mcpRequest?: string | undefined;
 }
@@ -36,6 +39,8 @@ export interface ContinueRunInput {
   userId?: string | undefined;
   /** A decision for every tool call the run waits on. */
   decisions: { tool_call_id: string; confirmed: boolean }[];
+  /** Continued by an admin: as on start. */
+  unconfined?: boolean | undefined;
   mcpRequest?: string | undefined;
 }
 
@@ -92,6 +97,8 @@ export interface RunnerOptions {
   progressIntervalMs?: number;
   /** How often streamed events are stored for clients following from elsewhere (default 250 ms). */
   eventsIntervalMs?: number;
+  /** User isolation: a run with a user reaches only that user's data and shared data (its knowledge searches). */
+  userIsolation?: boolean;
 }
 
 interface ActiveRun {
@@ -126,6 +133,7 @@ export class Runner {
   private readonly defaultModel: Model | undefined;
   private readonly log: Logger;
   private readonly historyRuns: number;
+  private readonly userIsolation: boolean;
   private shuttingDown = false;
 
   constructor(options: RunnerOptions) {
@@ -133,6 +141,7 @@ export class Runner {
     this.defaultModel = options.defaultModel;
     this.log = options.log;
     this.historyRuns = options.historyRuns ?? 10;
+    this.userIsolation = options.userIsolation === true;
     this.leases = new RunLeaseStore(options.store.db);
     this.leaseMs = options.leaseMs ?? 30_000;
     this.progressIntervalMs = options.progressIntervalMs ?? 1000;
@@ -182,7 +191,14 @@ export class Runner {
       updated_at: epochSeconds(startedMs),
     };
     await this.store.saveRun(record, this.lease(input.mcpRequest));
-    return this.launch(component, record, { message: input.message, history, userId, started: LIFECYCLE[component.kind].started, lastSeq: 0 });
+    return this.launch(component, record, {
+      message: input.message,
+      history,
+      userId,
+      unconfined: input.unconfined === true,
+      started: LIFECYCLE[component.kind].started,
+      lastSeq: 0,
+    });
   }
 
   /**
@@ -233,6 +249,7 @@ export class Runner {
       message: record.input.message,
       history,
       userId: record.user_id ?? undefined,
+      unconfined: input.unconfined === true,
       started: `${LIFECYCLE[component.kind].prefix}RunContinued`,
       resume: { messages: record.messages, decisions },
     });
@@ -246,6 +263,8 @@ export class Runner {
       message: string;
       history: ChatMessage[];
       userId: string | undefined;
+      /** Started or continued by an admin, whose runs read every user's data. */
+      unconfined: boolean;
       started: string;
       resume?: ExecutionContext['resume'];
       /** Events of this run stored before (a continued run goes on numbering them). */
@@ -283,6 +302,8 @@ export class Runner {
       runId,
       sessionId,
       userId: options.userId,
+      // The run acts for its user, so its knowledge searches see what that user may (user-scope.ts).
+      scopedUserId: options.unconfined ? undefined : runScope(options.userId, this.userIsolation),
       message: options.message,
       history: options.history,
       signal: controller.signal,

@@ -356,6 +356,19 @@ export const MIGRATIONS: readonly Migration[] = [
     --;;
     CREATE INDEX IF NOT EXISTS svc_knowledge_contents_by_parent ON svc_knowledge_contents (knowledge_id, parent_id)`,
   },
+  {
+    version: 43,
+    name: 'knowledge_content_owner',
+    // The user who uploaded the content (JWT sub, sa:<name>, an SDK caller's user); NULL is
+    // shared, as every record before this step is. Listings under user isolation read by
+    // (knowledge_id, user_id).
+    sqlite: `ALTER TABLE svc_knowledge_contents ADD COLUMN user_id TEXT
+    --;;
+    CREATE INDEX IF NOT EXISTS svc_knowledge_contents_by_owner ON svc_knowledge_contents (knowledge_id, user_id)`,
+    postgres: `ALTER TABLE svc_knowledge_contents ADD COLUMN IF NOT EXISTS user_id TEXT
+    --;;
+    CREATE INDEX IF NOT EXISTS svc_knowledge_contents_by_owner ON svc_knowledge_contents (knowledge_id, user_id)`,
+  },
 ];
 
 /** Checks that a migration list is strictly increasing, so a bad merge fails loudly at start. */

@@ -22,6 +22,11 @@ export interface ToolContext {
   runId: string;
   sessionId: string;
   userId: string | undefined;
+  /**
+   * Under user isolation, the user whose data this call may reach (shared data besides);
+   * undefined when the run is not confined. Tools reading per-user data pass it on.
+   */
+  scopedUserId?: string | undefined;
   /** Fires when the run is cancelled; long tools should stop. */
   signal: AbortSignal;
 }

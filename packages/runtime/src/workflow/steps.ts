@@ -15,6 +15,11 @@ export interface StepInput {
   outputs: Readonly<Record<string, string>>;
   sessionId: string;
   userId: string | undefined;
+  /**
+   * Under user isolation, the user whose data this run may reach (shared data besides);
+   * undefined when unconfined. Pass it as `userId` to `Knowledge.search` from a step.
+   */
+  scopedUserId?: string | undefined;
   signal: AbortSignal;
 }
 

@@ -115,6 +115,7 @@ export class Workflow implements Runnable {
       outputs: { ...state.outputs },
       sessionId: context.sessionId,
       userId: context.userId,
+      scopedUserId: context.scopedUserId,
       signal: context.signal,
     };
   }

@@ -17,7 +17,7 @@ import { postgresFilter } from './filter-sql.js';
 import { queryTokens } from './filters.js';
 import { embedderConflict, searchWith } from './search.js';
 import { checkTableName } from './identifiers.js';
-import type { SearchHit, SearchRequest, StoredChunk, VectorStore } from './vector-store.js';
+import type { ChunkOwner, SearchHit, SearchRequest, StoredChunk, VectorStore } from './vector-store.js';
 
 export interface PostgresVectorStoreOptions {
   /** A PostgreSQL `Db` (e.g. the runtime's own); pgvector must be installable on its server. */
@@ -83,10 +83,27 @@ export class PostgresVectorStore implements VectorStore {
       embedding ${this.vectorType},
       fts TSVECTOR GENERATED ALWAYS AS (to_tsvector('${lang}', content)) STORED,
       created_at BIGINT NOT NULL,
+      knowledge_id TEXT,
+      user_id TEXT,
       PRIMARY KEY (content_id, chunk_id)
     )`);
+    await this.addOwnerColumns();
     await this.db.execute(`CREATE INDEX IF NOT EXISTS ${t}_chunks_fts ON ${t}_chunks USING GIN (fts)`);
     await this.db.execute(`CREATE TABLE IF NOT EXISTS ${t}_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`);
+  }
+
+  /**
+   * Tables made before chunks carried their owner get the columns; old rows stay shared (NULL).
+   * Looked up first, because ALTER TABLE locks the table against searches even when it has
+   * nothing to do.
+   */
+  private async addOwnerColumns(): Promise<void> {
+    const table = `${this.table}_chunks`;
+    const present = await this.db.query<{ name: string }>(
+      `SELECT attname AS name FROM pg_attribute WHERE attrelid = to_regclass($1) AND attname IN ('knowledge_id', 'user_id') AND NOT attisdropped`,
+      [table],
+    );
+    if (present.length < 2) await this.db.execute(`ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS knowledge_id TEXT, ADD COLUMN IF NOT EXISTS user_id TEXT`);
   }
 
   /** Installs pgvector if needed (tolerating a concurrent install) and returns its schema. */
@@ -112,7 +129,7 @@ export class PostgresVectorStore implements VectorStore {
     return { vectorType: this.vectorType, cosine: this.cosine };
   }
 
-  async upsert(contentId: string, chunks: readonly StoredChunk[], embedderId?: string): Promise<void> {
+  async upsert(contentId: string, chunks: readonly StoredChunk[], embedderId?: string, owner: ChunkOwner = {}): Promise<void> {
     const { vectorType } = this.ready();
     const t = this.table;
     await this.db.transaction(async (tx) => {
@@ -121,9 +138,20 @@ export class PostgresVectorStore implements VectorStore {
       const now = Math.floor(Date.now() / 1000);
       for (const c of chunks) {
         await tx.execute(
-          `INSERT INTO ${t}_chunks (content_id, chunk_id, name, content, meta_data, filters, embedding, created_at)
-           VALUES ($1, $2, $3, $4, $5::jsonb, $6::jsonb, $7::${vectorType}, $8)`,
-          [contentId, c.id, c.name ?? null, stripNul(c.content), JSON.stringify(c.meta_data), JSON.stringify(c.filters), c.embedding ? vectorLiteral(c.embedding) : null, now],
+          `INSERT INTO ${t}_chunks (content_id, chunk_id, name, content, meta_data, filters, embedding, created_at, knowledge_id, user_id)
+           VALUES ($1, $2, $3, $4, $5::jsonb, $6::jsonb, $7::${vectorType}, $8, $9, $10)`,
+          [
+            contentId,
+            c.id,
+            c.name ?? null,
+            stripNul(c.content),
+            JSON.stringify(c.meta_data),
+            JSON.stringify(c.filters),
+            c.embedding ? vectorLiteral(c.embedding) : null,
+            now,
+            owner.knowledgeId ?? null,
+            owner.userId ?? null,
+          ],
         );
       }
     });
@@ -140,8 +168,9 @@ export class PostgresVectorStore implements VectorStore {
     if (chunks.some((c) => c.embedding && c.embedding.length !== dims)) throw embedderConflict(key, 'vectors of mixed lengths');
   }
 
-  async deleteByContentId(contentId: string): Promise<number> {
-    return this.db.execute(`DELETE FROM ${this.table}_chunks WHERE content_id = $1`, [contentId]);
+  async deleteByContentId(contentId: string, options: { ownedBy?: string | undefined } = {}): Promise<number> {
+    if (options.ownedBy === undefined) return this.db.execute(`DELETE FROM ${this.table}_chunks WHERE content_id = $1`, [contentId]);
+    return this.db.execute(`DELETE FROM ${this.table}_chunks WHERE content_id = $1 AND user_id = $2`, [contentId, options.ownedBy]);
   }
 
   async contentExists(contentId: string): Promise<boolean> {
@@ -149,13 +178,14 @@ export class PostgresVectorStore implements VectorStore {
   }
 
   async search(request: SearchRequest): Promise<SearchHit[]> {
-    return searchWith(request, { vector: (v, limit, f) => this.vectorSearch(v, limit, f), keyword: (q, limit, f) => this.keywordSearch(q, limit, f) });
+    const who = request.visibleTo;
+    return searchWith(request, { vector: (v, limit, f) => this.vectorSearch(v, limit, f, who), keyword: (q, limit, f) => this.keywordSearch(q, limit, f, who) });
   }
 
-  private async vectorSearch(vector: number[], limit: number, filters: Filter | undefined): Promise<SearchHit[]> {
+  private async vectorSearch(vector: number[], limit: number, filters: Filter | undefined, visibleTo: string | undefined): Promise<SearchHit[]> {
     const { vectorType, cosine } = this.ready();
     const params: SqlValue[] = [vectorLiteral(vector), limit];
-    const where = filterSql(filters, params);
+    const where = filterSql(filters, visibleTo, params);
     const rows = await this.db.query<Row>(
       `SELECT chunk_id, content_id, name, content, meta_data, (embedding ${cosine} $1::${vectorType}) AS score
        FROM ${this.table}_chunks WHERE embedding IS NOT NULL ${where} ORDER BY score LIMIT $2`,
@@ -164,12 +194,12 @@ export class PostgresVectorStore implements VectorStore {
     return rows.map((r) => toHit(r, Math.min(1, Math.max(0, 1 - Number(r.score)))));
   }
 
-  private async keywordSearch(query: string, limit: number, filters: Filter | undefined): Promise<SearchHit[]> {
+  private async keywordSearch(query: string, limit: number, filters: Filter | undefined, visibleTo: string | undefined): Promise<SearchHit[]> {
     const tokens = queryTokens(query);
     if (tokens.length === 0) return [];
     // Tokens are letters and digits only, so joining them with `|` is a safe OR query.
     const params: SqlValue[] = [tokens.join(' | '), limit];
-    const where = filterSql(filters, params);
+    const where = filterSql(filters, visibleTo, params);
     const rows = await this.db.query<Row>(
       `SELECT chunk_id, content_id, name, content, meta_data, ts_rank_cd(fts, q) AS score
        FROM ${this.table}_chunks, to_tsquery('${this.language}', $1) q
@@ -180,13 +210,18 @@ export class PostgresVectorStore implements VectorStore {
     return rows.map((r) => toHit(r, Number(r.score) / (Number(r.score) + 0.1)));
   }
 
-  async filterKeys(): Promise<string[]> {
-    const rows = await this.db.query<{ key: string }>(`SELECT DISTINCT jsonb_object_keys(filters) AS key FROM ${this.table}_chunks ORDER BY key`);
-    return rows.map((r) => r.key);
+  async filterKeys(visibleTo?: string): Promise<string[]> {
+    return this.jsonKeys('filters', visibleTo);
   }
 
-  async metadataKeys(): Promise<string[]> {
-    const rows = await this.db.query<{ key: string }>(`SELECT DISTINCT jsonb_object_keys(meta_data) AS key FROM ${this.table}_chunks ORDER BY key`);
+  async metadataKeys(visibleTo?: string): Promise<string[]> {
+    return this.jsonKeys('meta_data', visibleTo);
+  }
+
+  private async jsonKeys(column: 'filters' | 'meta_data', visibleTo: string | undefined): Promise<string[]> {
+    const params: SqlValue[] = [];
+    const where = filterSql(undefined, visibleTo, params);
+    const rows = await this.db.query<{ key: string }>(`SELECT DISTINCT jsonb_object_keys(${column}) AS key FROM ${this.table}_chunks WHERE TRUE ${where} ORDER BY key`, params);
     return rows.map((r) => r.key);
   }
 
@@ -205,9 +240,17 @@ function stripNul(text: string): string {
   return text.includes('\u0000') ? text.replaceAll('\u0000', '\uFFFD') : text;
 }
 
-/** The filter as an `AND ...` clause over the chunk's metadata (type-exact, see filter-sql.ts). */
-function filterSql(filter: Filter | undefined, params: SqlValue[]): string {
-  return filter ? ` AND ${postgresFilter(filter, 'meta_data', params)}` : '';
+/**
+ * The filter as an `AND ...` clause over the chunk's metadata (type-exact, see filter-sql.ts),
+ * and the user scope: shared chunks and the user's own.
+ */
+function filterSql(filter: Filter | undefined, visibleTo: string | undefined, params: SqlValue[]): string {
+  let sql = filter ? ` AND ${postgresFilter(filter, 'meta_data', params)}` : '';
+  if (visibleTo !== undefined) {
+    params.push(visibleTo);
+    sql += ` AND (user_id IS NULL OR user_id = $${params.length})`;
+  }
+  return sql;
 }
 
 function toHit(row: Row, score: number): SearchHit {

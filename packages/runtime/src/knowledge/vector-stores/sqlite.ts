@@ -24,7 +24,7 @@ import { sqliteFilter } from './filter-sql.js';
 import { queryTokens } from './filters.js';
 import { embedderConflict, searchWith } from './search.js';
 import { checkTableName } from './identifiers.js';
-import type { SearchHit, SearchRequest, StoredChunk, VectorStore } from './vector-store.js';
+import type { ChunkOwner, SearchHit, SearchRequest, StoredChunk, VectorStore } from './vector-store.js';
 
 export interface SqliteVectorStoreOptions {
   /** File path, or `:memory:`. Parent directories are created. */
@@ -101,28 +101,32 @@ export class SqliteVectorStore implements VectorStore {
           filters TEXT NOT NULL,
           embedding BLOB,
           created_at INTEGER NOT NULL,
+          knowledge_id TEXT,
+          user_id TEXT,
           UNIQUE (content_id, chunk_id)
         );
         CREATE VIRTUAL TABLE IF NOT EXISTS ${t}_fts USING fts5(content, tokenize = 'porter unicode61');
         CREATE TABLE IF NOT EXISTS ${t}_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
       `),
     );
+    // IMMEDIATE: another process opening the same file adds them once, not twice.
+    this.run((db) => db.transaction(() => addOwnerColumns(db, `${t}_chunks`)).immediate());
   }
 
-  async upsert(contentId: string, chunks: readonly StoredChunk[], embedderId?: string): Promise<void> {
+  async upsert(contentId: string, chunks: readonly StoredChunk[], embedderId?: string, owner: ChunkOwner = {}): Promise<void> {
     const t = this.table;
     this.run((db) => {
       db.transaction(() => {
         this.checkEmbedder(db, chunks, embedderId);
         this.deleteSync(db, contentId);
         const insert = db.prepare(
-          `INSERT INTO ${t}_chunks (content_id, chunk_id, name, content, meta_data, filters, embedding, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+          `INSERT INTO ${t}_chunks (content_id, chunk_id, name, content, meta_data, filters, embedding, created_at, knowledge_id, user_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         );
         const index = db.prepare(`INSERT INTO ${t}_fts (rowid, content) VALUES (?, ?)`);
         const now = Math.floor(Date.now() / 1000);
         for (const c of chunks) {
           const blob = c.embedding ? Buffer.from(new Float32Array(c.embedding).buffer) : null;
-          const info = insert.run(contentId, c.id, c.name ?? null, c.content, JSON.stringify(c.meta_data), JSON.stringify(c.filters), blob, now);
+          const info = insert.run(contentId, c.id, c.name ?? null, c.content, JSON.stringify(c.meta_data), JSON.stringify(c.filters), blob, now, owner.knowledgeId ?? null, owner.userId ?? null);
           index.run(info.lastInsertRowid, c.content);
         }
       })();
@@ -140,14 +144,16 @@ export class SqliteVectorStore implements VectorStore {
     if (chunks.some((c) => c.embedding && c.embedding.length !== dims)) throw embedderConflict(key, 'vectors of mixed lengths');
   }
 
-  private deleteSync(db: Database.Database, contentId: string): number {
+  private deleteSync(db: Database.Database, contentId: string, ownedBy?: string): number {
     const t = this.table;
-    db.prepare(`DELETE FROM ${t}_fts WHERE rowid IN (SELECT rowid FROM ${t}_chunks WHERE content_id = ?)`).run(contentId);
-    return db.prepare(`DELETE FROM ${t}_chunks WHERE content_id = ?`).run(contentId).changes;
+    const owned = ownedBy === undefined ? '' : ' AND user_id = ?';
+    const params = ownedBy === undefined ? [contentId] : [contentId, ownedBy];
+    db.prepare(`DELETE FROM ${t}_fts WHERE rowid IN (SELECT rowid FROM ${t}_chunks WHERE content_id = ?${owned})`).run(...params);
+    return db.prepare(`DELETE FROM ${t}_chunks WHERE content_id = ?${owned}`).run(...params).changes;
   }
 
-  async deleteByContentId(contentId: string): Promise<number> {
-    return this.run((db) => db.transaction(() => this.deleteSync(db, contentId))());
+  async deleteByContentId(contentId: string, options: { ownedBy?: string | undefined } = {}): Promise<number> {
+    return this.run((db) => db.transaction(() => this.deleteSync(db, contentId, options.ownedBy))());
   }
 
   async contentExists(contentId: string): Promise<boolean> {
@@ -155,11 +161,12 @@ export class SqliteVectorStore implements VectorStore {
   }
 
   async search(request: SearchRequest): Promise<SearchHit[]> {
-    return searchWith(request, { vector: (v, limit, f) => this.vectorSearch(v, limit, f), keyword: (q, limit, f) => this.keywordSearch(q, limit, f) });
+    const who = request.visibleTo;
+    return searchWith(request, { vector: (v, limit, f) => this.vectorSearch(v, limit, f, who), keyword: (q, limit, f) => this.keywordSearch(q, limit, f, who) });
   }
 
-  private vectorSearch(vector: number[], limit: number, filter: Filter | undefined): SearchHit[] {
-    const where = filterSql(filter);
+  private vectorSearch(vector: number[], limit: number, filter: Filter | undefined, visibleTo: string | undefined): SearchHit[] {
+    const where = filterSql(filter, visibleTo);
     const sql = `SELECT chunk_id, content_id, name, content, meta_data, vec_distance_cosine(embedding, ?) AS score
       FROM ${this.table}_chunks c WHERE embedding IS NOT NULL ${where.sql} ORDER BY score LIMIT ?`;
     const blob = Buffer.from(new Float32Array(vector).buffer);
@@ -168,12 +175,12 @@ export class SqliteVectorStore implements VectorStore {
     return rows.map((r) => toHit(r, Math.min(1, Math.max(0, 1 - r.score))));
   }
 
-  private keywordSearch(query: string, limit: number, filter: Filter | undefined): SearchHit[] {
+  private keywordSearch(query: string, limit: number, filter: Filter | undefined, visibleTo: string | undefined): SearchHit[] {
     const tokens = queryTokens(query);
     if (tokens.length === 0) return [];
     // Each token is quoted, so FTS5 syntax in user text is inert; OR ranks by how many match.
     const match = tokens.map((tok) => `"${tok}"`).join(' OR ');
-    const where = filterSql(filter);
+    const where = filterSql(filter, visibleTo);
     const sql = `SELECT c.chunk_id, c.content_id, c.name, c.content, c.meta_data, bm25(${this.table}_fts) AS score
       FROM ${this.table}_fts f JOIN ${this.table}_chunks c ON c.rowid = f.rowid
       WHERE ${this.table}_fts MATCH ? ${where.sql} ORDER BY score LIMIT ?`;
@@ -182,18 +189,18 @@ export class SqliteVectorStore implements VectorStore {
     return rows.map((r) => toHit(r, -r.score / (1 - r.score)));
   }
 
-  async filterKeys(): Promise<string[]> {
-    const rows = this.run(
-      (db) => db.prepare(`SELECT DISTINCT j.key AS key FROM ${this.table}_chunks c, json_each(c.filters) j ORDER BY j.key`).all() as { key: string }[],
-    );
-    return rows.map((r) => r.key);
+  async filterKeys(visibleTo?: string): Promise<string[]> {
+    return this.jsonKeys('filters', visibleTo);
   }
 
-  async metadataKeys(): Promise<string[]> {
-    const rows = this.run(
-      (db) => db.prepare(`SELECT DISTINCT j.key AS key FROM ${this.table}_chunks c, json_each(c.meta_data) j ORDER BY j.key`).all() as { key: string }[],
-    );
-    return rows.map((r) => r.key);
+  async metadataKeys(visibleTo?: string): Promise<string[]> {
+    return this.jsonKeys('meta_data', visibleTo);
+  }
+
+  private jsonKeys(column: 'filters' | 'meta_data', visibleTo: string | undefined): string[] {
+    const where = filterSql(undefined, visibleTo);
+    const sql = `SELECT DISTINCT j.key AS key FROM ${this.table}_chunks c, json_each(c.${column}) j WHERE 1 = 1 ${where.sql} ORDER BY j.key`;
+    return this.run((db) => (db.prepare(sql).all(...where.params) as { key: string }[]).map((r) => r.key));
   }
 
   async close(): Promise<void> {
@@ -204,11 +211,31 @@ export class SqliteVectorStore implements VectorStore {
 
 
 
-/** The filter as an `AND ...` clause over the chunk's metadata (type-exact, see filter-sql.ts). */
-function filterSql(filter: Filter | undefined): { sql: string; params: Bind[] } {
-  if (!filter) return { sql: '', params: [] };
-  const compiled = sqliteFilter(filter, 'c.meta_data');
-  return { sql: ` AND ${compiled.sql}`, params: compiled.params };
+/**
+ * The filter as an `AND ...` clause over the chunk's metadata (type-exact, see filter-sql.ts),
+ * and the user scope: shared chunks and the user's own.
+ */
+function filterSql(filter: Filter | undefined, visibleTo: string | undefined): { sql: string; params: Bind[] } {
+  const sql: string[] = [];
+  const params: Bind[] = [];
+  if (filter) {
+    const compiled = sqliteFilter(filter, 'c.meta_data');
+    sql.push(` AND ${compiled.sql}`);
+    params.push(...compiled.params);
+  }
+  if (visibleTo !== undefined) {
+    sql.push(' AND (c.user_id IS NULL OR c.user_id = ?)');
+    params.push(visibleTo);
+  }
+  return { sql: sql.join(''), params };
+}
+
+/** Tables made before chunks carried their owner get the columns; old rows stay shared (NULL). */
+function addOwnerColumns(db: Database.Database, table: string): void {
+  const columns = new Set((db.prepare(`SELECT name FROM pragma_table_info(?)`).all(table) as { name: string }[]).map((c) => c.name));
+  for (const column of ['knowledge_id', 'user_id']) {
+    if (!columns.has(column)) db.exec(`ALTER TABLE ${table} ADD COLUMN ${column} TEXT`);
+  }
 }
 
 function toHit(row: Row, score: number): SearchHit {

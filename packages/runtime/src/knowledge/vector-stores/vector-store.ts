@@ -37,6 +37,20 @@ export interface SearchRequest {
   filter?: Filter | undefined;
   /** The plain form, AND of type-exact equalities; used when `filter` is absent. */
   filters?: MetadataFilters | undefined;
+  /**
+   * Search as this user: only shared chunks (no owner) and this user's own are candidates, in
+   * the same WHERE as the filters, so `limit` is still met whenever that many are visible.
+   * Absent: every chunk.
+   */
+  visibleTo?: string | undefined;
+}
+
+/** Who a content's chunks belong to; recorded on every chunk row. */
+export interface ChunkOwner {
+  /** The knowledge base the content was inserted through. */
+  knowledgeId?: string | undefined;
+  /** The owning user; absent means shared, visible to every user. */
+  userId?: string | undefined;
 }
 
 export interface VectorStore {
@@ -52,15 +66,17 @@ export interface VectorStore {
   /**
    * Replaces every chunk of `contentId` with `chunks` in one transaction. `embedderId` is
    * recorded with the first vectors; later vectors from another embedder or of another length
-   * are refused (CONFLICT), since they could not be compared with the stored ones.
+   * are refused (CONFLICT), since they could not be compared with the stored ones. `owner` is
+   * written on every row.
    */
-  upsert(contentId: string, chunks: readonly StoredChunk[], embedderId?: string): Promise<void>;
-  deleteByContentId(contentId: string): Promise<number>;
+  upsert(contentId: string, chunks: readonly StoredChunk[], embedderId?: string, owner?: ChunkOwner): Promise<void>;
+  /** With `ownedBy`, only chunks that user owns are deleted (never shared or another user's). */
+  deleteByContentId(contentId: string, options?: { ownedBy?: string | undefined }): Promise<number>;
   contentExists(contentId: string): Promise<boolean>;
   search(request: SearchRequest): Promise<SearchHit[]>;
-  /** Keys of the user metadata on stored chunks, sorted. */
-  filterKeys(): Promise<string[]>;
-  /** Every key of stored chunks' metadata (reader and chunker keys too), which filters may name. */
-  metadataKeys(): Promise<string[]>;
+  /** Keys of the user metadata on stored chunks, sorted; with `visibleTo`, of the chunks that user may see. */
+  filterKeys(visibleTo?: string): Promise<string[]>;
+  /** Every key of stored chunks' metadata (reader and chunker keys too), which filters may name; `visibleTo` as above. */
+  metadataKeys(visibleTo?: string): Promise<string[]>;
   close(): Promise<void>;
 }

@@ -158,7 +158,13 @@ function routesFor(ctx: ServerContext, kind: Kind): RouteDefinition[] {
         }
         // An authenticated caller runs as itself, whatever user_id the body names.
         const userId = c.get('principal')?.userId ?? body.user_id;
-        const run = await ctx.runner.start({ component, message: body.message, sessionId: body.session_id, userId });
+        const run = await ctx.runner.start({
+          component,
+          message: body.message,
+          sessionId: body.session_id,
+          userId,
+          unconfined: ctx.auth.isAdmin(c.get('principal')),
+        });
         return answerRun(c, run, body.stream);
       },
     ),
@@ -196,6 +202,7 @@ function routesFor(ctx: ServerContext, kind: Kind): RouteDefinition[] {
           runId: c.req.param('run_id')!,
           sessionId: body.session_id,
           userId: c.get('principal')?.userId ?? body.user_id,
+          unconfined: ctx.auth.isAdmin(c.get('principal')),
           decisions: body.tools,
         });
         return answerRun(c, run, body.stream);
