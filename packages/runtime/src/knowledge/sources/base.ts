@@ -49,9 +49,11 @@ export abstract class BaseRemoteSource implements RemoteSource {
       ['connectTimeoutMs', 600_000],
       ['maxRetries', 10],
       ['maxRetryDelayMs', 3_600_000],
+      ['pageSize', MAX_LIST_LIMIT],
     ] as const) {
       const value = options[field];
-      if (value !== undefined && (!Number.isInteger(value) || value < 0 || value > max)) throw new ConfigurationError(`${this.where()}: ${field} must be a whole number from 0 to ${max}`);
+      const min = field === 'pageSize' ? 1 : 0;
+      if (value !== undefined && (!Number.isInteger(value) || value < min || value > max)) throw new ConfigurationError(`${this.where()}: ${field} must be a whole number from ${min} to ${max}`);
     }
     this.resolve = options.resolve;
   }
@@ -144,7 +146,7 @@ export abstract class BaseRemoteSource implements RemoteSource {
     let yielded = 0;
     let token: string | undefined;
     do {
-      const page = await this.list({ ...options, prefix, delimiter: '', limit: MAX_LIST_LIMIT, ...(token ? { page_token: token } : {}) });
+      const page = await this.list({ ...options, prefix, delimiter: '', limit: this.options.pageSize ?? MAX_LIST_LIMIT, ...(token ? { page_token: token } : {}) });
       for (const file of page.files) {
         if (yielded >= max) return;
         yielded++;

@@ -24,6 +24,9 @@ import { safeFetch, type FetchedResource, type HostResolver } from '../fetch/saf
 import { RemoteSourceError, describeFailure, failureForStatus, redact, shortText, type RemoteFailure } from './errors.js';
 import type { RemoteSourceBaseOptions, RemoteSourceType } from './remote-source.js';
 
+/** How much of an error answer is read for its code and message. */
+const ERROR_BODY_BYTES = 64 * 1024;
+
 export interface SourceHttpSettings {
   sourceId: string;
   type: RemoteSourceType;
@@ -168,7 +171,9 @@ export class SourceHttp {
           method: request.method ?? 'GET',
           headers: { ...request.headers, ...authHeaders },
           body: request.body,
-          maxBytes: request.maxBytes,
+          // An error answer is read whole up to 64 KiB even under a smaller cap, so a missing file
+          // is a 404 rather than "too large"; a success past the cap is refused just below.
+          maxBytes: Math.max(request.maxBytes, ERROR_BODY_BYTES),
           timeoutMs: s.timeoutMs,
           connectTimeoutMs: s.connectTimeoutMs,
           maxRedirects: request.maxRedirects ?? 0,
@@ -183,7 +188,10 @@ export class SourceHttp {
         throw this.transportFailure(error, request);
       }
       const status = response.status;
-      if ((status >= 200 && status < 300) || request.accept?.(status)) return response;
+      if ((status >= 200 && status < 300) || request.accept?.(status)) {
+        if (response.body.length > request.maxBytes) throw this.tooLarge(request.path, request.maxBytes);
+        return response;
+      }
       if (status === 401 && request.reauth && !reauthorized) {
         // A cached token the provider no longer takes: one more try with a fresh one.
         reauthorized = true;

@@ -102,6 +102,8 @@ export interface RemoteSourceBaseOptions {
    * 503 that carries it, so the caller (an ingestion job) retries later instead of holding a slot.
    */
   maxRetryDelayMs?: number;
+  /** Entries asked for per provider request while walking a folder, 1-1000; default 1000. */
+  pageSize?: number;
   /** Told about retries; never given a credential. */
   logger?: { warn(message: string): void };
 }
