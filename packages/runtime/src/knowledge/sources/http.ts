@@ -65,6 +65,8 @@ export interface SourceRequest {
   explain?: ((response: FetchedResource) => string | undefined) | undefined;
   /** Statuses beyond 429 and 503 that mean throttling (GitHub's 403 with an exhausted rate limit). */
   throttled?: ((response: FetchedResource) => boolean) | undefined;
+  /** How long a throttled answer asks to wait, in ms, when not (only) in Retry-After (GitHub's x-ratelimit-reset). */
+  retryDelay?: ((response: FetchedResource) => number | undefined) | undefined;
   /** Follow at most this many redirects (default none); see safeFetch for the header rules. */
   maxRedirects?: number;
   allowRedirect?: (to: URL, from: URL) => boolean;
@@ -200,7 +202,7 @@ export class SourceHttp {
       }
       const said = this.explain(response, request);
       if (status === 429 || status === 503 || request.throttled?.(response)) {
-        const hinted = retryAfterMs(response.headers['retry-after']);
+        const hinted = retryAfterMs(response.headers['retry-after']) ?? request.retryDelay?.(response);
         const delay = hinted ?? Math.min(8000, 500 * 2 ** attempt);
         const seconds = String(Math.max(1, Math.ceil(delay / 1000)));
         if (attempt >= s.maxRetries || delay > s.maxRetryDelayMs) throw this.failure('throttled', request.path, said, { 'retry-after': seconds });

@@ -7,4 +7,5 @@ export { RemoteSourceError, type RemoteFailure } from './errors.js';
 export { S3Source, type S3SourceOptions } from './s3.js';
 export { GcsSource, type GcsSourceOptions, type GcsServiceAccountKey } from './gcs.js';
 export { AzureBlobSource, type AzureBlobSourceOptions, type AzureServicePrincipal } from './azure-blob.js';
+export { GitHubSource, type GitHubSourceOptions, type GitHubAppAuth } from './github.js';
 export { remoteSourceFromSettings, remoteSourcesFromSettings, remoteSourcesFromEnvironment } from './registry.js';

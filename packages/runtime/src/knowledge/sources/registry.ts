@@ -14,6 +14,7 @@ import { readFileSync } from 'node:fs';
 import { ConfigurationError } from '../../errors.js';
 import { AzureBlobSource } from './azure-blob.js';
 import { GcsSource, type GcsServiceAccountKey } from './gcs.js';
+import { GitHubSource } from './github.js';
 import { checkUniqueIds, type RemoteSource, type RemoteSourceBaseOptions, type RemoteSourceType } from './remote-source.js';
 import { S3Source } from './s3.js';
 
@@ -55,6 +56,16 @@ class EntryReader {
     if (value === undefined || value === null) return undefined;
     if (typeof value !== 'number' || !Number.isInteger(value)) throw new ConfigurationError(`${this.where}: ${field} must be a whole number`);
     return value;
+  }
+
+  /** An id given as a number or a string (GitHub's app and installation ids). */
+  numberOrText(field: string): string | undefined {
+    this.used.add(field);
+    const value = this.entry[field];
+    if (value === undefined || value === null) return undefined;
+    if (typeof value === 'number' && Number.isInteger(value)) return String(value);
+    if (typeof value === 'string') return value;
+    throw new ConfigurationError(`${this.where}: ${field} must be a number or a string`);
   }
 
   boolean(field: string): boolean | undefined {
@@ -183,7 +194,25 @@ const KINDS: Record<RemoteSourceType, Factory> = {
     throw new ConfigurationError(`${e.where}: sharepoint sources are not available yet`);
   },
   github: (e) => {
-    throw new ConfigurationError(`${e.where}: github sources are not available yet`);
+    const token = e.secret('token');
+    const appId = e.numberOrText('app_id');
+    const installationId = e.numberOrText('installation_id');
+    const privateKey = e.secret('private_key') ?? e.file('private_key_path');
+    const app = appId !== undefined || installationId !== undefined || privateKey !== undefined;
+    if (app && (appId === undefined || installationId === undefined || privateKey === undefined)) {
+      throw new ConfigurationError(`${e.where}: GitHub App auth needs app_id, installation_id and private_key_env (or private_key_path) together`);
+    }
+    const repo = e.text('repo');
+    const branch = e.text('branch');
+    const apiUrl = e.text('api_url');
+    return new GitHubSource({
+      ...e.base(),
+      ...(repo ? { repo } : {}),
+      ...(branch ? { branch } : {}),
+      ...(apiUrl ? { apiUrl } : {}),
+      ...(token ? { token } : {}),
+      ...(app ? { app: { appId: appId!, installationId: installationId!, privateKey: privateKey! } } : {}),
+    });
   },
 };
 
