@@ -67,6 +67,8 @@ export interface SourceRequest {
   throttled?: ((response: FetchedResource) => boolean) | undefined;
   /** How long a throttled answer asks to wait, in ms, when not (only) in Retry-After (GitHub's x-ratelimit-reset). */
   retryDelay?: ((response: FetchedResource) => number | undefined) | undefined;
+  /** Answer a redirect (its Location in the headers) rather than follow it or fail. */
+  returnRedirects?: boolean;
   /** Follow at most this many redirects (default none); see safeFetch for the header rules. */
   maxRedirects?: number;
   allowRedirect?: (to: URL, from: URL) => boolean;
@@ -180,6 +182,7 @@ export class SourceHttp {
           connectTimeoutMs: s.connectTimeoutMs,
           maxRedirects: request.maxRedirects ?? 0,
           allowRedirect: request.allowRedirect,
+          returnRedirects: request.returnRedirects,
           allowHttpErrors: true,
           // The operator's own endpoint may be internal (MinIO, an emulator, a GitHub Enterprise).
           allowPrivateHosts: !request.handedOut || isLoopbackHost(url.hostname) ? [url.hostname.replace(/^\[|\]$/g, '')] : [],

@@ -8,4 +8,5 @@ export { S3Source, type S3SourceOptions } from './s3.js';
 export { GcsSource, type GcsSourceOptions, type GcsServiceAccountKey } from './gcs.js';
 export { AzureBlobSource, type AzureBlobSourceOptions, type AzureServicePrincipal } from './azure-blob.js';
 export { GitHubSource, type GitHubSourceOptions, type GitHubAppAuth } from './github.js';
+export { SharePointSource, type SharePointSourceOptions } from './sharepoint.js';
 export { remoteSourceFromSettings, remoteSourcesFromSettings, remoteSourcesFromEnvironment } from './registry.js';

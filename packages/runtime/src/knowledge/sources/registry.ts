@@ -17,6 +17,7 @@ import { GcsSource, type GcsServiceAccountKey } from './gcs.js';
 import { GitHubSource } from './github.js';
 import { checkUniqueIds, type RemoteSource, type RemoteSourceBaseOptions, type RemoteSourceType } from './remote-source.js';
 import { S3Source } from './s3.js';
+import { SharePointSource } from './sharepoint.js';
 
 /** `{key: value}`, or nothing when the value is absent. */
 function optional<T>(value: T | undefined, key: string): Record<string, T> {
@@ -191,7 +192,27 @@ const KINDS: Record<RemoteSourceType, Factory> = {
     });
   },
   sharepoint: (e) => {
-    throw new ConfigurationError(`${e.where}: sharepoint sources are not available yet`);
+    const sitePath = e.text('site_path');
+    const siteId = e.text('site_id');
+    const driveId = e.text('drive_id');
+    const graphUrl = e.text('graph_url');
+    const authorityHost = e.text('authority_host');
+    const folder = e.text('folder_path');
+    const base = e.base();
+    if (folder !== undefined && base.prefix !== undefined) throw new ConfigurationError(`${e.where}: give prefix or folder_path, not both`);
+    return new SharePointSource({
+      ...base,
+      ...(folder !== undefined ? { prefix: folder } : {}),
+      tenantId: e.required('tenant_id'),
+      clientId: e.required('client_id'),
+      clientSecret: e.requiredSecret('client_secret'),
+      hostname: e.required('hostname'),
+      ...(sitePath ? { sitePath } : {}),
+      ...(siteId ? { siteId } : {}),
+      ...(driveId ? { driveId } : {}),
+      ...(graphUrl ? { graphUrl } : {}),
+      ...(authorityHost ? { authorityHost } : {}),
+    });
   },
   github: (e) => {
     const token = e.secret('token');
@@ -205,8 +226,12 @@ const KINDS: Record<RemoteSourceType, Factory> = {
     const repo = e.text('repo');
     const branch = e.text('branch');
     const apiUrl = e.text('api_url');
+    const folder = e.text('path');
+    const base = e.base();
+    if (folder !== undefined && base.prefix !== undefined) throw new ConfigurationError(`${e.where}: give prefix or path, not both`);
     return new GitHubSource({
-      ...e.base(),
+      ...base,
+      ...(folder !== undefined ? { prefix: folder } : {}),
       ...(repo ? { repo } : {}),
       ...(branch ? { branch } : {}),
       ...(apiUrl ? { apiUrl } : {}),
