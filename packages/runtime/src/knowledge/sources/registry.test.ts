@@ -34,6 +34,18 @@ const ENTRIES = [
   { id: 'ghapp', type: 'github', app_id: 4242, installation_id: '99', private_key_env: 'GH_KEY', api_url: 'https://ghe.example.com/api/v3' },
 ];
 
+function refuse(entry: Record<string, unknown>, message: string | RegExp, env: Record<string, string> = ENV): void {
+  let error: unknown;
+  try {
+    remoteSourcesFromSettings([entry], env, 'sources.json');
+  } catch (e) {
+    error = e;
+  }
+  expect(error, JSON.stringify(entry)).toBeInstanceOf(ConfigurationError);
+  expect((error as Error).message).toMatch(message);
+  for (const secret of Object.values(ENV)) expect((error as Error).message).not.toContain(secret);
+}
+
 describe('content source settings', () => {
   it('builds each kind from its entry, secrets from the variables it names', () => {
     const sources = remoteSourcesFromSettings(ENTRIES, ENV);
@@ -53,17 +65,6 @@ describe('content source settings', () => {
   });
 
   it('refuses bad entries naming the entry and the field, without echoing a secret', () => {
-    const refuse = (entry: Record<string, unknown>, message: string | RegExp, env: Record<string, string> = ENV) => {
-      let error: unknown;
-      try {
-        remoteSourcesFromSettings([entry], env, 'sources.json');
-      } catch (e) {
-        error = e;
-      }
-      expect(error, JSON.stringify(entry)).toBeInstanceOf(ConfigurationError);
-      expect((error as Error).message).toMatch(message);
-      for (const secret of Object.values(ENV)) expect((error as Error).message).not.toContain(secret);
-    };
     refuse({ ...ENTRIES[0], secret_access_key: 's3-secret-value' }, 'sources.json[0] "s3docs": secret_access_key must not be given inline; put it in an environment variable and name that variable in secret_access_key_env');
     refuse({ ...ENTRIES[0], buckt: 'x' }, 'sources.json[0] "s3docs": unknown field buckt');
     refuse({ ...ENTRIES[0], secret_access_key_env: 'NOT_SET' }, 'secret_access_key_env names the environment variable NOT_SET, which is not set');
