@@ -72,6 +72,7 @@ let server: Loopback;
 let issued = 0;
 const valid = new Set([PAT]);
 let throttle: ((request: SeenRequest) => Record<string, string> | undefined) | undefined;
+let truncateRecursive = false;
 
 beforeAll(async () => {
   server = await startLoopback(async (request, response) => {
@@ -112,6 +113,8 @@ beforeAll(async () => {
       const found = TREES.get(tree[1]!);
       if (!found) return sendJson(response, 404, { message: 'Not Found' });
       const entries = request.query.get('recursive') ? recursive(found.branch, found.folder) : children(found.branch, found.folder);
+      // A repository too large for one recursive tree: GitHub cuts it short and says so.
+      if (request.query.get('recursive') && truncateRecursive) return sendJson(response, 200, { sha: tree[1], tree: entries.slice(0, 2), truncated: true });
       return sendJson(response, 200, { sha: tree[1], tree: entries, truncated: false });
     }
     const contents = /^\/contents\/(.+)$/.exec(rest);
@@ -138,6 +141,7 @@ afterAll(() => server?.close());
 beforeEach(() => {
   server.seen.length = 0;
   throttle = undefined;
+  truncateRecursive = false;
 });
 
 function source(extra: Partial<GitHubSourceOptions> = {}): GitHubSource {
@@ -180,12 +184,26 @@ describe('GitHubSource against a loopback REST API', () => {
     await expect(s.list({ prefix: 'docs/', page_token: '../../x:1' })).rejects.toThrow('the page token is not one this source gave');
   });
 
-  it('walks a folder recursively in path order, over several pages', async () => {
+  it('walks a folder recursively in path order from one recursive tree', async () => {
     const found: string[] = [];
     for await (const file of source({ pageSize: 2 }).walk('docs/')) found.push(file.path);
     expect(found).toEqual(['docs/a.md', 'docs/b.md', 'docs/c.md', 'docs/deep/d.md', 'docs/deep/deeper/e.md']);
     const recursiveCalls = server.seen.filter((r) => r.query.get('recursive') === '1');
     expect(recursiveCalls).toHaveLength(1);
+  });
+
+  it('walks a repository whose recursive tree GitHub truncates level by level instead', async () => {
+    truncateRecursive = true;
+    const found: string[] = [];
+    for await (const file of source().walk('')) found.push(file.path);
+    expect(found.toSorted()).toEqual(Object.keys(BRANCHES.main!).toSorted());
+    expect(new Set(found).size).toBe(found.length);
+    const under: string[] = [];
+    for await (const file of source().walk('docs/deep/')) under.push(file.path);
+    expect(under).toEqual(['docs/deep/d.md', 'docs/deep/deeper/e.md']);
+    await expect(source().list({ prefix: 'docs/', delimiter: '' })).rejects.toThrow('more entries than GitHub lists in one tree');
+    // One level still lists as usual.
+    expect(paths(await source().list({ prefix: 'docs/' }))).toEqual(['docs/deep/', 'docs/a.md', 'docs/b.md', 'docs/c.md']);
   });
 
   it('reads another branch and repo from source_params, and refuses bad ones', async () => {

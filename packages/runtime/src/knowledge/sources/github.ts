@@ -80,6 +80,10 @@ function githubErrorText(response: FetchedResource): string | undefined {
   return typeof body?.message === 'string' ? body.message : undefined;
 }
 
+function fileOf(path: string, entry: TreeEntry): RemoteFile {
+  return { path, name: baseName(path), ...(entry.size !== undefined ? { size: entry.size } : {}), version: entry.sha };
+}
+
 function rateLimited(response: FetchedResource): boolean {
   return (response.status === 403 || response.status === 429) && (response.headers['x-ratelimit-remaining'] === '0' || response.headers['retry-after'] !== undefined);
 }
@@ -307,10 +311,50 @@ export class GitHubSource extends BaseRemoteSource {
       const path = `${folder}${entry.path}`;
       if (entry.type === 'tree') folders.push({ path: `${path}/`, name: baseName(path), is_empty: false });
       // Symbolic links (mode 120000) hold a target path, not content.
-      else if (entry.mode !== '120000') files.push({ path, name: baseName(path), ...(entry.size !== undefined ? { size: entry.size } : {}), version: entry.sha });
+      else if (entry.mode !== '120000') files.push(fileOf(path, entry));
     }
     const next = offset + limit < entries.length ? `${tree.sha}:${offset + limit}` : undefined;
     return { files, folders, ...(next ? { next_page: next } : {}) };
+  }
+
+  /**
+   * Every file under a folder: from its recursive tree, in path order; when GitHub truncates
+   * that tree (a very large repository), depth first through the folder's trees one level at a
+   * time instead, each level in name order, so the walk is complete and still stable.
+   */
+  override async *walk(folder: string, options: RemoteCallOptions & { maxFiles?: number } = {}): AsyncIterable<RemoteFile> {
+    const start = this.check(folder, options.params);
+    const target = this.target(options.params, start);
+    const max = options.maxFiles ?? Number.POSITIVE_INFINITY;
+    const base = start.slice(0, start.lastIndexOf('/') + 1);
+    const root = await this.folderTree(target.repo, await this.rootTree(target, start, options.signal), base, options.signal);
+    const full = await this.tree(target.repo, root, true, start, options.signal);
+    let yielded = 0;
+    if (!full.truncated) {
+      for (const entry of full.entries) {
+        const path = `${base}${entry.path}`;
+        if (entry.type !== 'blob' || entry.mode === '120000' || !path.startsWith(start)) continue;
+        if (yielded++ >= max) return;
+        yield fileOf(path, entry);
+      }
+      return;
+    }
+    const pending: { sha: string; path: string }[] = [{ sha: root, path: base }];
+    while (pending.length > 0) {
+      const current = pending.shift()!;
+      const tree = await this.tree(target.repo, current.sha, false, current.path, options.signal);
+      const below: { sha: string; path: string }[] = [];
+      for (const entry of tree.entries) {
+        const path = `${current.path}${entry.path}`;
+        if (entry.type === 'tree') {
+          if (`${path}/`.startsWith(start) || start.startsWith(`${path}/`)) below.push({ sha: entry.sha, path: `${path}/` });
+        } else if (entry.type === 'blob' && entry.mode !== '120000' && path.startsWith(start)) {
+          if (yielded++ >= max) return;
+          yield fileOf(path, entry);
+        }
+      }
+      pending.unshift(...below);
+    }
   }
 
   async download(path: string, options: RemoteCallOptions & { maxBytes: number }): Promise<RemoteDownload> {
