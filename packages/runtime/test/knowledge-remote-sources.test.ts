@@ -12,9 +12,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigurationError } from '../src/errors.js';
 import { Knowledge } from '../src/knowledge/knowledge.js';
 import { remoteSourcesFromEnvironment } from '../src/knowledge/sources/registry.js';
+import { GitHubSource } from '../src/knowledge/sources/github.js';
 import { S3Source } from '../src/knowledge/sources/s3.js';
 import { SqliteVectorStore } from '../src/knowledge/vector-stores/sqlite.js';
 import { sqliteTestDatabase } from './support/databases.js';
+import { sendJson, startLoopback, type Loopback } from './support/fake-remote.js';
 import { startFakeS3, S3_KEY, type FakeS3 } from './support/fake-s3.js';
 import { call } from './support/http.js';
 import { sign, signingKey, type SigningKey } from './support/jwt.js';
@@ -27,6 +29,15 @@ let s3: FakeS3;
 let store: SqliteVectorStore;
 let rt: StartedRuntime;
 let key: SigningKey;
+/** A small GitHub API: two repositories with a branch each, as trees. */
+let github: Loopback;
+const TREES: Record<string, { path: string; type: 'blob' | 'tree'; mode: string; sha: string; size?: number }[]> = {
+  ['a'.repeat(40)]: [
+    { path: 'guide', type: 'tree', mode: '040000', sha: 'b'.repeat(40) },
+    { path: 'README.md', type: 'blob', mode: '100644', sha: 'c'.repeat(40), size: 12 },
+  ],
+  ['d'.repeat(40)]: [{ path: 'CHANGELOG.md', type: 'blob', mode: '100644', sha: 'e'.repeat(40), size: 30 }],
+};
 
 function s3Sources(endpoint: string) {
   const credentials = { accessKeyId: S3_KEY, secretAccessKey: S3_KEY };
@@ -43,8 +54,16 @@ beforeAll(async () => {
   for (let i = 1; i <= 7; i++) objects[`notes/n${i}.md`] = { body: `note ${i}`, type: 'text/markdown' };
   objects['notes/archive/old.md'] = { body: 'old', type: 'text/markdown' };
   s3 = await startFakeS3(BUCKET, objects);
+  github = await startLoopback((request, response) => {
+    const branch = /^\/repos\/garden\/(handbook|tools)\/branches\/(main|next)$/.exec(request.path);
+    if (branch) return sendJson(response, 200, { name: branch[2], commit: { sha: 'f'.repeat(40), commit: { tree: { sha: (branch[1] === 'handbook' ? 'a' : 'd').repeat(40) } } } });
+    const tree = /^\/repos\/garden\/(?:handbook|tools)\/git\/trees\/([0-9a-f]{40})$/.exec(request.path);
+    if (tree && TREES[tree[1]!]) return sendJson(response, 200, { sha: tree[1], tree: TREES[tree[1]!], truncated: false });
+    sendJson(response, 404, { message: 'Not Found' });
+  });
   store = new SqliteVectorStore({ path: join(dir, 'knowledge.db'), id: 'kb-store', name: 'SQLite' });
-  const knowledge = new Knowledge({ id: 'kb', store, contentSources: s3Sources(s3.endpoint) });
+  const repos = new GitHubSource({ id: 'repos', repo: 'garden/handbook', branch: 'main', token: 'ghp_e2e_token', apiUrl: github.url });
+  const knowledge = new Knowledge({ id: 'kb', store, contentSources: [...s3Sources(s3.endpoint), repos] });
   key = await signingKey('RS256', 'k');
   rt = await startRuntime(sqliteTestDatabase, { knowledge: [knowledge], authorization: true, authorization_config: { verification_keys: [key.publicPem], audience: 'kn' } });
 });
@@ -53,6 +72,7 @@ afterAll(async () => {
   await rt?.stop();
   await store?.close();
   await s3?.close();
+  await github?.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -68,6 +88,7 @@ describe('remote content source routes', () => {
       { id: 'garden', name: 'Garden bucket', type: 's3', metadata: { team: 'docs' }, prefix: null },
       { id: 'notes', name: 'notes', type: 's3', metadata: null, prefix: 'notes/' },
       { id: 'locked', name: 'locked', type: 's3', metadata: null, prefix: null },
+      { id: 'repos', name: 'repos', type: 'github', metadata: null, prefix: null },
     ]);
     const sources = await get('/knowledge/kb/sources');
     expect(sources.status).toBe(200);
@@ -118,6 +139,23 @@ describe('remote content source routes', () => {
     const res = await get('/knowledge/kb/sources/garden/files?delimiter=&prefix=notes/archive/');
     expect(res.body.files.map((f: { key: string }) => f.key)).toEqual(['notes/archive/old.md']);
     expect(res.body.folders).toEqual([]);
+  });
+
+  it('passes source_params to a GitHub source: another repository and branch', async () => {
+    const own = await get('/knowledge/kb/sources/repos/files');
+    expect(own.status).toBe(200);
+    expect(own.body.folders).toEqual([{ prefix: 'guide/', name: 'guide', is_empty: false }]);
+    expect(own.body.files).toEqual([{ key: 'README.md', name: 'README.md', size: 12, last_modified: null, content_type: 'text/markdown', version: 'c'.repeat(40) }]);
+    github.seen.length = 0;
+    const other = await get(`/knowledge/kb/sources/repos/files?source_params=${encodeURIComponent(JSON.stringify({ repo: 'garden/tools', branch: 'next' }))}`);
+    expect(other.body.files.map((f: { key: string }) => f.key)).toEqual(['CHANGELOG.md']);
+    expect(github.seen.map((r) => r.path)).toEqual(['/repos/garden/tools/branches/next', `/repos/garden/tools/git/trees/${'d'.repeat(40)}`]);
+    expect(github.seen[0]!.headers.authorization).toBe('Bearer ghp_e2e_token');
+    const bad = await get(`/knowledge/kb/sources/repos/files?source_params=${encodeURIComponent(JSON.stringify({ repo: 'garden/tools', tag: 'v1' }))}`);
+    expect([bad.status, bad.body.detail]).toEqual([400, expect.stringContaining("unknown source_params 'tag'")]);
+    const missing = await get(`/knowledge/kb/sources/repos/files?source_params=${encodeURIComponent(JSON.stringify({ repo: 'garden/gone' }))}`);
+    expect(missing.status).toBe(404);
+    expect(JSON.stringify(missing.body)).not.toContain('ghp_e2e_token');
   });
 
   it('answers clear 4xx errors, never a 500, and no secret', async () => {
