@@ -65,6 +65,8 @@ export interface SourceRequest {
   explain?: ((response: FetchedResource) => string | undefined) | undefined;
   /** Statuses beyond 429 and 503 that mean throttling (GitHub's 403 with an exhausted rate limit). */
   throttled?: ((response: FetchedResource) => boolean) | undefined;
+  /** The failure an error answer means when its status alone does not say (S3 refuses bad keys with a 403). */
+  classify?: ((response: FetchedResource) => RemoteFailure | undefined) | undefined;
   /** How long a throttled answer asks to wait, in ms, when not (only) in Retry-After (GitHub's x-ratelimit-reset). */
   retryDelay?: ((response: FetchedResource) => number | undefined) | undefined;
   /** Answer a redirect (its Location in the headers) rather than follow it or fail. */
@@ -217,7 +219,13 @@ export class SourceHttp {
         }
         continue;
       }
-      throw this.failure(failureForStatus(status), request.path, said);
+      let reason: RemoteFailure | undefined;
+      try {
+        reason = request.classify?.(response);
+      } catch {
+        reason = undefined;
+      }
+      throw this.failure(reason ?? failureForStatus(status), request.path, said);
     }
   }
 

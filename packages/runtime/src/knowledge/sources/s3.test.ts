@@ -20,14 +20,13 @@ const OBJECTS = {
 let s3: FakeS3;
 /** In front of s3rver: records what the adapter sends and can answer instead (throttling). */
 let proxy: Loopback;
-let inject: ((attempt: number) => { status: number; headers: Record<string, string>; body: string } | undefined) | undefined;
+let inject: (() => { status: number; headers: Record<string, string>; body: string } | undefined) | undefined;
 const logs: string[] = [];
 
 beforeAll(async () => {
   s3 = await startFakeS3(BUCKET, OBJECTS);
-  let attempt = 0;
   proxy = await startLoopback(async (request, response) => {
-    const injected = inject?.(attempt++);
+    const injected = inject?.();
     if (injected) {
       response.writeHead(injected.status, { 'content-type': 'application/xml', ...injected.headers });
       response.end(injected.body);
@@ -140,15 +139,29 @@ describe('S3Source against s3rver', () => {
     const secret = 'wrong-secret-value-123';
     const error = await failure(source({ credentials: { accessKeyId: 'NOTAKEY99', secretAccessKey: secret } }).list({}));
     expect(error.status).toBe(403);
-    expect(['forbidden', 'unauthorized']).toContain(error.reason);
+    expect(error.reason).toBe('unauthorized');
+    expect(error.message).toContain('refused the configured credentials');
+    expect(error.message).toContain('InvalidAccessKeyId');
     expect(error.message).not.toContain(secret);
     expect(JSON.stringify(error)).not.toContain(secret);
+  });
+
+  it('tells a key that may not read this (AccessDenied) from one S3 does not accept', async () => {
+    inject = () => ({ status: 403, headers: {}, body: '<?xml version="1.0" encoding="UTF-8"?><Error><Code>AccessDenied</Code><Message>Access Denied</Message><RequestId>R1</RequestId></Error>' });
+    try {
+      const error = await failure(source().download('docs/a.md', { maxBytes: 100 }));
+      expect([error.reason, error.status]).toEqual(['forbidden', 403]);
+      expect(error.message).toBe('Remote source "garden" (s3) denied access for "docs/a.md" (HTTP 403 AccessDenied: Access Denied)');
+    } finally {
+      inject = undefined;
+    }
   });
 
   it('retries a throttled request after Retry-After, then gives up with a 503 carrying it', async () => {
     logs.length = 0;
     proxy.seen.length = 0;
-    inject = (attempt) => (attempt === 0 ? { status: 503, headers: { 'retry-after': '1' }, body: '<Error><Code>SlowDown</Code><Message>Reduce your request rate.</Message></Error>' } : undefined);
+    let attempts = 0;
+    inject = () => (attempts++ === 0 ? { status: 503, headers: { 'retry-after': '1' }, body: '<Error><Code>SlowDown</Code><Message>Reduce your request rate.</Message></Error>' } : undefined);
     try {
       const started = Date.now();
       const file = await source().download('top.txt', { maxBytes: 100 });

@@ -36,6 +36,9 @@ interface CallScope {
   signal: AbortSignal | undefined;
 }
 
+/** S3's codes (sent with a 403) for credentials it does not accept, as opposed to a key that may not read this. */
+const CREDENTIAL_ERRORS = new Set(['InvalidAccessKeyId', 'SignatureDoesNotMatch', 'ExpiredToken', 'InvalidToken', 'TokenRefreshRequired']);
+
 /** Listing answers are XML of at most 1000 keys; this is far above what one can be. */
 const MAX_LISTING_BYTES = 16 * 1024 * 1024;
 
@@ -94,6 +97,7 @@ export class S3Source extends BaseRemoteSource {
         signal: scope?.signal ?? abortSignal,
         credentials: true,
         explain: (response) => s3ErrorText(textOf(response)),
+        classify: (response) => (CREDENTIAL_ERRORS.has(xmlElement(textOf(response), 'Code') ?? '') ? 'unauthorized' : undefined),
       });
       return { status: answer.status, headers: answer.headers, body: answer.body };
     });
