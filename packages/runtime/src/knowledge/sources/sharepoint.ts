@@ -162,7 +162,7 @@ export class SharePointSource extends BaseRemoteSource {
     const prefix = this.folderFor(options);
     const limit = this.listLimit(options.limit);
     this.checkDelimiter(options.delimiter, ['/']);
-    if (options.page_token !== undefined && !/^[A-Za-z0-9!*'()._~%+=-]{1,2000}$/.test(options.page_token)) throw this.http.invalid(prefix, 'the page token is not one this source gave');
+    if (options.page_token !== undefined && !/^[A-Za-z0-9!*'()._~%+=/-]{1,2000}$/.test(options.page_token)) throw this.http.invalid(prefix, 'the page token is not one this source gave');
     const folder = prefix.slice(0, prefix.lastIndexOf('/') + 1);
     const drive = await this.drive(prefix, options.signal);
     const url = under(this.graph, `${this.itemPath(drive, folder)}/children`, {
