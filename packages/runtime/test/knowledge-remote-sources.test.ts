@@ -55,6 +55,7 @@ beforeAll(async () => {
   objects['notes/archive/old.md'] = { body: 'old', type: 'text/markdown' };
   s3 = await startFakeS3(BUCKET, objects);
   github = await startLoopback((request, response) => {
+    if (request.path.startsWith('/repos/garden/busy/')) return sendJson(response, 429, { message: 'You have exceeded a secondary rate limit.' }, { 'retry-after': '120' });
     const branch = /^\/repos\/garden\/(handbook|tools)\/branches\/(main|next)$/.exec(request.path);
     if (branch) return sendJson(response, 200, { name: branch[2], commit: { sha: 'f'.repeat(40), commit: { tree: { sha: (branch[1] === 'handbook' ? 'a' : 'd').repeat(40) } } } });
     const tree = /^\/repos\/garden\/(?:handbook|tools)\/git\/trees\/([0-9a-f]{40})$/.exec(request.path);
@@ -153,6 +154,9 @@ describe('remote content source routes', () => {
     expect(github.seen[0]!.headers.authorization).toBe('Bearer ghp_e2e_token');
     const bad = await get(`/knowledge/kb/sources/repos/files?source_params=${encodeURIComponent(JSON.stringify({ repo: 'garden/tools', tag: 'v1' }))}`);
     expect([bad.status, bad.body.detail]).toEqual([400, expect.stringContaining("unknown source_params 'tag'")]);
+    const busy = await get(`/knowledge/kb/sources/repos/files?source_params=${encodeURIComponent(JSON.stringify({ repo: 'garden/busy' }))}`);
+    expect([busy.status, busy.headers.get('retry-after'), busy.body.error_code]).toEqual([503, '120', 'SERVICE_UNAVAILABLE']);
+    expect(busy.body.detail).toContain('secondary rate limit');
     const missing = await get(`/knowledge/kb/sources/repos/files?source_params=${encodeURIComponent(JSON.stringify({ repo: 'garden/gone' }))}`);
     expect(missing.status).toBe(404);
     expect(JSON.stringify(missing.body)).not.toContain('ghp_e2e_token');
