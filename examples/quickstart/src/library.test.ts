@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PostgresDb, SqliteDb } from '@svc/runtime';
-import { libraryStorePath } from './library.js';
+import { createLibrary, libraryStorePath } from './library.js';
 
 describe('libraryStorePath', () => {
   const cwd = '/srv/app';
@@ -22,5 +22,19 @@ describe('libraryStorePath', () => {
     expect(libraryStorePath(postgres, {}, cwd)).toBe(join(cwd, 'data', 'knowledge.db'));
     await memory.close();
     await postgres.close();
+  });
+});
+
+describe('createLibrary', () => {
+  it('gets its remote content sources from KNOWLEDGE_CONTENT_SOURCES, and a bad entry fails the start', async () => {
+    const db = new SqliteDb({ path: ':memory:' });
+    const entry = { id: 'handbook', type: 'github', repo: 'garden/handbook', token_env: 'HANDBOOK_TOKEN' };
+    const library = createLibrary({ db, env: { KNOWLEDGE_CONTENT_SOURCES: JSON.stringify([entry]), HANDBOOK_TOKEN: 'ghp_example' } });
+    expect(library.contentSources.map((s) => [s.id, s.type])).toEqual([['handbook', 'github']]);
+    expect(createLibrary({ db, env: {} }).contentSources).toEqual([]);
+    expect(() => createLibrary({ db, env: { KNOWLEDGE_CONTENT_SOURCES: JSON.stringify([{ ...entry, token: 'ghp_inline' }]) } })).toThrow(
+      'KNOWLEDGE_CONTENT_SOURCES[0] "handbook": token must not be given inline',
+    );
+    await db.close();
   });
 });

@@ -9,7 +9,7 @@
  * searches need no `knowledge_id`.
  */
 import { dirname, join, resolve } from 'node:path';
-import { Knowledge, SqliteDb, SqliteVectorStore, defaultReaders, parseDatabaseUrl, type Db, type Embedder } from '@svc/runtime';
+import { Knowledge, SqliteDb, SqliteVectorStore, defaultReaders, parseDatabaseUrl, remoteSourcesFromEnvironment, type Db, type Embedder } from '@svc/runtime';
 
 export const LIBRARY_ID = 'library';
 
@@ -44,6 +44,8 @@ export function createLibrary(options: LibraryOptions): Knowledge {
   // Every reader; the source readers take their keys from the same environment as the runtime.
   // Read first: a malformed setting fails the start before the store's file is created.
   const readers = defaultReaders(options.env);
+  // Remote places to browse and ingest from (KNOWLEDGE_CONTENT_SOURCES); a bad entry fails the start too.
+  const contentSources = remoteSourcesFromEnvironment(options.env);
   return new Knowledge({
     id: LIBRARY_ID,
     name: 'Library',
@@ -51,5 +53,6 @@ export function createLibrary(options: LibraryOptions): Knowledge {
     store: new SqliteVectorStore({ path: libraryStorePath(options.db, options.env), id: `${LIBRARY_ID}-store`, name: 'SQLite' }),
     embedder: options.embedder,
     readers,
+    contentSources,
   });
 }

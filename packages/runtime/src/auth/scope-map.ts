@@ -58,6 +58,8 @@ export const DEFAULT_SCOPE_MAP: readonly Entry[] = [
   ['POST /optimize-memories', ['memories:write']],
   ...crudRows('learnings', '/learnings'),
   ['GET /knowledge/config', ['knowledge:read']],
+  ['GET /knowledge/{knowledge_id}/sources', ['knowledge:read']],
+  ['GET /knowledge/{knowledge_id}/sources/{source_id}/files', ['knowledge:read']],
   ['POST /knowledge/search', ['knowledge:read']],
   ['POST /knowledge/remote-content', ['knowledge:write']],
   ...crudRows('knowledge', '/knowledge'),

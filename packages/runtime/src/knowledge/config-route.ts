@@ -4,7 +4,7 @@
  * real here: the readers and chunkers of the hosted Knowledge instances (or the built-in set
  * when none is hosted), the metadata keys stored content can be filtered on, and each
  * instance's vector store with the search types it supports (keyword only without an
- * embedder). No remote content sources are implemented, so that list is empty.
+ * embedder), and the remote content sources configured on each instance ([] when none).
  *
  * It reports what is registered, nothing hard-coded: with the default readers the answer is the
  * specification's tables (readers, the whole readersForType map, chunker defaults) plus a few
@@ -135,6 +135,7 @@ export async function knowledgeConfig(instances: readonly ConfigurableKnowledge[
     chunkers: Object.fromEntries([...chunkerKeys].map((key) => [key, { ...CHUNKERS[key], metadata: { ...CHUNKERS[key].metadata } }])),
     filters: [...filters].sort(),
     vector_dbs: instances.map((k) => k.vectorDb()),
-    remote_content_sources: [],
+    // The spec's RemoteContentSource: every source of every instance selected.
+    remote_content_sources: instances.flatMap((k) => (k.contentSources ?? []).map((s) => ({ id: s.id, name: s.name, type: s.type, metadata: s.metadata, prefix: s.prefix }))),
   };
 }

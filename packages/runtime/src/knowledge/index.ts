@@ -39,3 +39,4 @@ export { SqliteVectorStore, type SqliteVectorStoreOptions } from './vector-store
 export { PostgresVectorStore, type PostgresVectorStoreOptions } from './vector-stores/postgres.js';
 export { Knowledge, isConfigurableKnowledge, type ConfigurableKnowledge, type KnowledgeOptions, type InsertOptions, type InsertChoices, type InsertResult, type KnowledgeSearchOptions, type KnowledgeHit, type VectorDbInfo } from './knowledge.js';
 export { knowledgeConfig, type KnowledgeConfig } from './config-route.js';
+export * from './sources/index.js';

@@ -18,7 +18,7 @@ import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { SearchableKnowledge } from '../agent/agent.js';
-import { RuntimeError } from '../errors.js';
+import { ConfigurationError, RuntimeError } from '../errors.js';
 import type { Model } from '../model/model.js';
 import type { ChunkContext, Chunker } from './chunkers/chunker.js';
 import { CHUNKER_NEEDS, createChunker } from './chunkers/registry.js';
@@ -39,6 +39,7 @@ import {
   type SourceReader,
 } from './readers/reader.js';
 import { ReaderRegistry, defaultReaders } from './readers/registry.js';
+import { checkUniqueIds, isRemoteSource, type RemoteSource } from './sources/remote-source.js';
 import { UrlReader } from './readers/url.js';
 import { joinParts, stampParts } from './paged.js';
 import type { Chunk, Document, Metadata } from './types.js';
@@ -68,6 +69,12 @@ export interface KnowledgeOptions {
   maxContentBytes?: number;
   /** How `insert({ url })` fetches; see UrlFetchOptions. */
   urlFetch?: UrlFetchOptions;
+  /**
+   * Remote places users browse and ingest from by path (S3Source, GcsSource, AzureBlobSource,
+   * SharePointSource, GitHubSource; remoteSourcesFromEnvironment() reads KNOWLEDGE_CONTENT_SOURCES).
+   * Ids must be unique within this knowledge base.
+   */
+  contentSources?: readonly RemoteSource[];
 }
 
 /**
@@ -211,6 +218,7 @@ export class Knowledge implements SearchableKnowledge, ConfigurableKnowledge {
   readonly maxResults: number;
   readonly maxContentBytes: number;
   readonly urlFetch: UrlFetchOptions;
+  readonly contentSources: readonly RemoteSource[];
   private created: Promise<void> | undefined;
   private runtimeModel: Model | undefined;
   /**
@@ -235,6 +243,18 @@ export class Knowledge implements SearchableKnowledge, ConfigurableKnowledge {
     this.maxResults = options.maxResults ?? 10;
     this.maxContentBytes = options.maxContentBytes ?? 50 * 1024 * 1024;
     this.urlFetch = { ...options.urlFetch };
+    const sources = options.contentSources ?? [];
+    if (!Array.isArray(sources)) throw new ConfigurationError(`Knowledge "${this.id}": contentSources must be an array`);
+    for (const [index, source] of sources.entries()) {
+      if (!isRemoteSource(source)) throw new ConfigurationError(`Knowledge "${this.id}": contentSources[${index}] is not a content source (S3Source, GcsSource, AzureBlobSource, SharePointSource or GitHubSource)`);
+    }
+    checkUniqueIds(sources, `Knowledge "${this.id}"`);
+    this.contentSources = Object.freeze([...sources]);
+  }
+
+  /** The content source with this id, or undefined. */
+  contentSource(id: string): RemoteSource | undefined {
+    return this.contentSources.find((s) => s.id === id);
   }
 
   /**
@@ -686,6 +706,8 @@ async function chunkDocuments(
  */
 export interface ConfigurableKnowledge {
   readonly readers: ReaderRegistry;
+  /** Remote content sources, listed by /knowledge/config and browsed by the sources routes. */
+  readonly contentSources?: readonly RemoteSource[];
   vectorDb(): VectorDbInfo;
   /** With `userId`, the keys of the content that user may see. */
   filterKeys(options?: { userId?: string | undefined }): Promise<string[]>;

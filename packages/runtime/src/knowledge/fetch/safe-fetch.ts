@@ -63,6 +63,11 @@ export interface SafeFetchOptions {
   allowHttpErrors?: boolean | undefined;
   /** Decides whether to follow a redirect (after the usual checks); a refused one is a 400. */
   allowRedirect?: ((to: URL, from: URL) => boolean) | undefined;
+  /**
+   * Answer a redirect (status and Location, no body) instead of following it, for a caller that
+   * follows it under rules of its own (a pre-authenticated download URL, fetched without credentials).
+   */
+  returnRedirects?: boolean | undefined;
 }
 
 export interface FetchedResource {
@@ -110,6 +115,9 @@ export async function safeFetch(url: string, options: SafeFetchOptions): Promise
       const status = response.statusCode ?? 0;
       if (REDIRECTS.has(status) && response.headers.location) {
         response.resume();
+        if (options.returnRedirects) {
+          return { url: current.href, status, mimeType: undefined, body: new Uint8Array(), headers: flatHeaders(response), remoteAddress: response.socket?.remoteAddress };
+        }
         if (hop >= maxRedirects) throw badRequest(`${url} redirected more than ${maxRedirects} times`);
         const next = parseUrl(new URL(response.headers.location, current).href);
         if (options.allowRedirect && !options.allowRedirect(next, current)) throw badRequest(`${current.href} redirected to ${next.href}, which was not followed`);

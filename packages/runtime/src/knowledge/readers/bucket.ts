@@ -47,6 +47,11 @@ export interface S3Location {
 
 const BUCKET = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
 
+/** A name S3 accepts for a bucket (3-63 lower-case letters, digits, dots, hyphens; not an IP address), which also cannot bend a host name. */
+export function isBucketName(name: string): boolean {
+  return BUCKET.test(name) && !name.includes('..') && !/^\d+\.\d+\.\d+\.\d+$/.test(name);
+}
+
 /** `s3://bucket/key`, `s3://bucket/prefix/` or `s3://bucket`; a trailing `/` means a prefix. */
 export function parseS3Url(raw: string): S3Location {
   const text = raw.trim();
@@ -55,7 +60,7 @@ export function parseS3Url(raw: string): S3Location {
   const slash = rest.indexOf('/');
   const bucket = slash === -1 ? rest : rest.slice(0, slash);
   const path = slash === -1 ? '' : rest.slice(slash + 1);
-  if (!BUCKET.test(bucket) || bucket.includes('..') || /^\d+\.\d+\.\d+\.\d+$/.test(bucket)) {
+  if (!isBucketName(bucket)) {
     throw badRequest(`bucket reader: "${bucket}" is not a valid bucket name (3-63 lower-case letters, digits, dots and hyphens)`);
   }
   if (path.length > 1024) throw badRequest('bucket reader: an object key is at most 1024 characters');

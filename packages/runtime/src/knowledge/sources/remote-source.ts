@@ -9,6 +9,7 @@
  * folder, which is its `prefix` when it has one: a source with a prefix refuses paths outside it,
  * so an operator can expose one folder of a bucket.
  */
+import { ConfigurationError } from '../../errors.js';
 
 /** The kinds, spelled as agno reports them (its config class name without `Config`, lower-cased). */
 export const REMOTE_SOURCE_TYPES = ['s3', 'gcs', 'azureblob', 'sharepoint', 'github'] as const;
@@ -121,4 +122,13 @@ export function isRemoteSource(value: unknown): value is RemoteSource {
     typeof s.download === 'function' &&
     typeof s.check === 'function'
   );
+}
+
+/** Refuses two sources with one id (the routes and ingestion find sources by id). */
+export function checkUniqueIds(sources: readonly { id: string }[], where: string): void {
+  const seen = new Set<string>();
+  for (const source of sources) {
+    if (seen.has(source.id)) throw new ConfigurationError(`${where}: two content sources have the id "${source.id}"`);
+    seen.add(source.id);
+  }
 }

@@ -14,8 +14,8 @@ import { GetObjectCommand, ListObjectsV2Command, S3Client, type S3ClientConfig }
 import type { SourceContext } from '../reader.js';
 import type { S3Settings } from '../source-settings.js';
 
-/** The parts of the SDK's HttpRequest this handler reads. */
-interface SignedRequest {
+/** The parts of the SDK's HttpRequest a handler reads. */
+export interface SignedRequest {
   method: string;
   protocol: string;
   hostname: string;
@@ -41,31 +41,39 @@ function queryString(query: SignedRequest['query']): string {
   return parts.length > 0 ? `?${parts.join('&')}` : '';
 }
 
+/** What a handler sends: the signed request as a URL, method, headers (without Host) and body. */
+export interface OutgoingSigned {
+  url: string;
+  hostname: string;
+  method: string;
+  headers: Record<string, string>;
+  body: string | Uint8Array | undefined;
+}
+
+/** The answer a handler hands back to the SDK, error statuses included (the SDK reads S3's XML errors). */
+export interface SignedAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: Uint8Array;
+}
+
 /**
- * An SDK request handler that sends through safeFetch. `trusted` says whether the request's
- * host is the operator's configured endpoint (address checks lifted for it, as for any
- * configured service) or not (the knowledge base's SSRF rules apply, e.g. real AWS hosts).
- * `bodyLimit` is how many bytes the next answer may have.
+ * An SDK request handler that sends each signed request through `send` (safeFetch underneath),
+ * so DNS pinning, timeouts and byte caps apply to object storage as to any fetch.
  */
-class SafeFetchHandler {
+export class SignedRequestHandler {
   readonly metadata = { handlerProtocol: 'http/1.1' };
-  bodyLimit: number;
 
-  constructor(
-    private readonly context: SourceContext,
-    private readonly trusted: (hostname: string) => boolean,
-  ) {
-    this.bodyLimit = context.maxBytes;
-  }
+  constructor(private readonly send: (request: OutgoingSigned, abortSignal: AbortSignal | undefined) => Promise<SignedAnswer>) {}
 
-  async handle(request: SignedRequest): Promise<{ response: { statusCode: number; reason?: string; headers: Record<string, string>; body: Readable } }> {
+  async handle(request: SignedRequest, options?: { abortSignal?: AbortSignal | { aborted: boolean } }): Promise<{ response: { statusCode: number; reason?: string; headers: Record<string, string>; body: Readable } }> {
     const host = request.hostname.includes(':') && !request.hostname.startsWith('[') ? `[${request.hostname}]` : request.hostname;
     const url = `${request.protocol}//${host}${request.port ? `:${request.port}` : ''}${request.path}${queryString(request.query)}`;
     const body = typeof request.body === 'string' || request.body instanceof Uint8Array ? request.body : undefined;
     const headers = Object.fromEntries(Object.entries(request.headers).filter(([name]) => name.toLowerCase() !== 'host'));
-    const options = { method: request.method as 'GET', headers, body, maxBytes: Math.max(this.bodyLimit, 0), maxRedirects: 0, allowHttpErrors: true };
-    const fetched = this.trusted(request.hostname) ? await this.context.fetchService(url, options) : await this.context.fetch(url, options);
-    return { response: { statusCode: fetched.status, headers: fetched.headers, body: Readable.from([Buffer.from(fetched.body)]) } };
+    const signal = options?.abortSignal instanceof AbortSignal ? options.abortSignal : undefined;
+    const answer = await this.send({ url, hostname: request.hostname, method: request.method, headers, body }, signal);
+    return { response: { statusCode: answer.status, headers: answer.headers, body: Readable.from([Buffer.from(answer.body)]) } };
   }
 
   updateHttpClientConfig(): void {}
@@ -94,7 +102,13 @@ export function s3Access(settings: S3Settings & { accessKeyId: string; secretAcc
   const endpointHost = settings.endpoint ? new URL(settings.endpoint).hostname.toLowerCase() : undefined;
   // Path-style keeps the bucket in the path; virtual-hosted puts it in a subdomain of the endpoint.
   const trusted = (hostname: string) => endpointHost !== undefined && (hostname.toLowerCase() === endpointHost || hostname.toLowerCase().endsWith(`.${endpointHost}`));
-  const handler = new SafeFetchHandler(context, trusted);
+  // Each answer may have at most this many bytes; a download lowers it to what is left of the budget.
+  let bodyLimit = context.maxBytes;
+  const handler = new SignedRequestHandler(async (request) => {
+    const options = { method: request.method as 'GET', headers: request.headers, body: request.body, maxBytes: Math.max(bodyLimit, 0), maxRedirects: 0, allowHttpErrors: true };
+    const fetched = trusted(request.hostname) ? await context.fetchService(request.url, options) : await context.fetch(request.url, options);
+    return { status: fetched.status, headers: fetched.headers, body: fetched.body };
+  });
   const config: S3ClientConfig = {
     region: settings.region,
     forcePathStyle: settings.forcePathStyle,
@@ -119,10 +133,10 @@ export function s3Access(settings: S3Settings & { accessKeyId: string; secretAcc
       return { objects: objects.slice(0, max), truncated: objects.length > max || token !== undefined };
     },
     async get(bucket, key, maxBytes) {
-      handler.bodyLimit = maxBytes;
+      bodyLimit = maxBytes;
       const answer = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key }), { abortSignal: context.signal });
       const body = answer.Body ? await answer.Body.transformToByteArray() : new Uint8Array();
-      handler.bodyLimit = context.maxBytes;
+      bodyLimit = context.maxBytes;
       return { body, contentType: answer.ContentType };
     },
   };
