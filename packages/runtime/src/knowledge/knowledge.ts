@@ -466,7 +466,7 @@ export class Knowledge implements SearchableKnowledge, ConfigurableKnowledge {
     const filter = parseFilters(options.filters);
     await this.ready();
     await this.checkFilterKeys(filterKeysOf(filter));
-    const vector = searchType !== 'keyword' && this.embedder ? (await this.embedder.embed([query], options.signal))[0] : undefined;
+    const vector = searchType !== 'keyword' && this.embedder ? (await this.embedder.embed([query], options.signal, { interactive: true }))[0] : undefined;
     const threshold = options.similarityThreshold;
     if (threshold !== undefined && (!Number.isFinite(threshold) || threshold < 0 || threshold > 1)) throw badRequest('similarity_threshold must be a number from 0 to 1');
     const reranker = options.rerank === false ? undefined : this.reranker;
