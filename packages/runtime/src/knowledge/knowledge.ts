@@ -23,6 +23,7 @@ import type { Model } from '../model/model.js';
 import type { ChunkContext, Chunker } from './chunkers/chunker.js';
 import { CHUNKER_NEEDS, createChunker } from './chunkers/registry.js';
 import type { Embedder } from './embedders/embedder.js';
+import { EmbedderGate, isReindexable } from './vector-stores/reindex.js';
 import type { Reranker } from './rerankers/reranker.js';
 import { badRequest, unprocessable } from './errors.js';
 import { checkUrl, safeFetch, type HostResolver, type SafeFetchOptions } from './fetch/safe-fetch.js';
@@ -237,6 +238,14 @@ export class Knowledge implements SearchableKnowledge, ConfigurableKnowledge {
 
   get searchTypes(): SearchType[] {
     return this.embedder ? [...SEARCH_TYPES] : ['keyword'];
+  }
+
+  private gate: EmbedderGate | undefined;
+
+  /** Compares the store's recorded embedder with this one (see vector-stores/reindex.ts). */
+  private vectorGate(): EmbedderGate | undefined {
+    if (this.embedder && isReindexable(this.store)) this.gate ??= new EmbedderGate(this.store, this.embedder.id);
+    return this.gate;
   }
 
   /** Creates the store's tables once, on first use, so constructing a Knowledge does no I/O. */
@@ -458,7 +467,7 @@ export class Knowledge implements SearchableKnowledge, ConfigurableKnowledge {
     if (typeof query !== 'string' || query.trim().length === 0) throw badRequest('The search query is empty');
     const limit = options.limit ?? this.maxResults;
     if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) throw badRequest(`limit must be an integer from 1 to ${MAX_LIMIT}`);
-    const searchType = options.searchType ?? (this.embedder ? 'hybrid' : 'keyword');
+    let searchType = options.searchType ?? (this.embedder ? 'hybrid' : 'keyword');
     if (!(SEARCH_TYPES as readonly string[]).includes(searchType)) throw badRequest(`Unknown search type "${String(searchType)}"; use ${SEARCH_TYPES.join(', ')}`);
     if (searchType !== 'keyword' && !this.embedder) {
       throw badRequest(`Knowledge "${this.id}" has no embedder, so it supports keyword search only`);
@@ -466,6 +475,8 @@ export class Knowledge implements SearchableKnowledge, ConfigurableKnowledge {
     const filter = parseFilters(options.filters);
     await this.ready();
     await this.checkFilterKeys(filterKeysOf(filter));
+    // While a reindex to this embedder runs, the stored vectors are another embedder's: keywords only.
+    if (searchType !== 'keyword' && this.embedder && !(await this.vectorGate()?.usable())) searchType = 'keyword';
     const vector = searchType !== 'keyword' && this.embedder ? (await this.embedder.embed([query], options.signal, { interactive: true }))[0] : undefined;
     const threshold = options.similarityThreshold;
     if (threshold !== undefined && (!Number.isFinite(threshold) || threshold < 0 || threshold > 1)) throw badRequest('similarity_threshold must be a number from 0 to 1');

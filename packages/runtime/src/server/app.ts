@@ -25,6 +25,7 @@ import { serviceAccountRoutes } from './routes/service-accounts.js';
 import { sessionRoutes } from './routes/sessions.js';
 import { knowledgeConfigRoutes } from '../knowledge/config-route.js';
 import { knowledgeContentRoutes } from '../knowledge/content-routes.js';
+import { knowledgeReindexRoutes } from '../knowledge/reindex-routes.js';
 import { mcpChallenge, mcpOAuthRoutes } from '../mcp/mcp-oauth.js';
 import { mcpRoutes } from '../mcp/mcp-route.js';
 
@@ -73,6 +74,7 @@ export function buildApp(ctx: ServerContext, parts: AppParts = {}): BuiltApp {
     ...configRoutes(ctx),
     ...knowledgeConfigRoutes(ctx),
     ...knowledgeContentRoutes(ctx),
+    ...knowledgeReindexRoutes(ctx),
     ...componentRoutes(ctx),
     ...sessionRoutes(ctx),
     ...serviceAccountRoutes(ctx),
