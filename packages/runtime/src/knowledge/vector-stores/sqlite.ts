@@ -190,11 +190,13 @@ export class SqliteVectorStore implements VectorStore, ReindexableStore {
         // Only if the chunk still holds the text that was embedded (it may have been replaced meanwhile).
         const insert = db.prepare(
           `INSERT INTO ${t}_reindex (content_id, chunk_id, embedding)
-           SELECT ?1, ?2, ?3 WHERE EXISTS (SELECT 1 FROM ${t}_chunks WHERE content_id = ?1 AND chunk_id = ?2 AND content = ?4)
+           SELECT @cid, @chid, @embedding WHERE EXISTS (SELECT 1 FROM ${t}_chunks WHERE content_id = @cid AND chunk_id = @chid AND content = @content)
            ON CONFLICT (content_id, chunk_id) DO NOTHING`,
         );
         let staged = 0;
-        for (const r of rows) staged += insert.run(r.content_id, r.chunk_id, Buffer.from(new Float32Array(r.embedding).buffer), r.content).changes;
+        for (const r of rows) {
+          staged += insert.run({ cid: r.content_id, chid: r.chunk_id, embedding: Buffer.from(new Float32Array(r.embedding).buffer), content: r.content }).changes;
+        }
         return staged;
       }).immediate(),
     );
