@@ -109,7 +109,24 @@ export async function reindexStatus(knowledge: ReindexableKnowledge, jobs: JobSt
  * Starts a reindex of `knowledge` with its embedder, or returns the one queued or running.
  * A failed one is replaced (its staged vectors are kept: the new job continues from them).
  */
-export async function startReindex(knowledge: ReindexableKnowledge, worker: JobWorker): Promise<{ jobId: string; created: boolean }> {
+export function startReindex(knowledge: ReindexableKnowledge, worker: JobWorker): Promise<{ jobId: string; created: boolean }> {
+  // One at a time per knowledge base in this process, so requests at once find each other's job.
+  const previous = starting.get(knowledge.id) ?? Promise.resolve();
+  const next = previous.catch(() => undefined).then(() => startNow(knowledge, worker));
+  const settled = next.then(
+    () => undefined,
+    () => undefined,
+  );
+  starting.set(knowledge.id, settled);
+  void settled.then(() => {
+    if (starting.get(knowledge.id) === settled) starting.delete(knowledge.id);
+  });
+  return next;
+}
+
+const starting = new Map<string, Promise<void>>();
+
+async function startNow(knowledge: ReindexableKnowledge, worker: JobWorker): Promise<{ jobId: string; created: boolean }> {
   const jobs = worker.store;
   const existing = await reindexJobs(jobs, knowledge.id);
   const live = existing.find((j) => j.status !== 'failed');
