@@ -8,13 +8,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RuntimeError } from '../src/errors.js';
+import { OpenAIEmbedder } from '../src/knowledge/embedders/openai.js';
+import { Knowledge } from '../src/knowledge/knowledge.js';
 import { PostgresVectorStore } from '../src/knowledge/vector-stores/postgres.js';
 import type { ReindexableStore } from '../src/knowledge/vector-stores/reindex.js';
 import { SqliteVectorStore } from '../src/knowledge/vector-stores/sqlite.js';
 import type { StoredChunk, VectorStore } from '../src/knowledge/vector-stores/vector-store.js';
 import type { Db } from '../src/storage/db.js';
 import { postgresTestDatabase, type TestDatabase } from './support/databases.js';
-import { hashEmbedding } from './support/fake-embeddings.js';
+import { hashEmbedding, startFakeEmbeddings, type FakeEmbeddings } from './support/fake-embeddings.js';
 
 type Store = VectorStore & ReindexableStore;
 
@@ -84,10 +86,41 @@ async function stageAll(store: Store, dimensions: number): Promise<number> {
 for (const kind of kinds) {
   describe.runIf(kind.available)(`vector store reindex: ${kind.kind}`, () => {
     let sut: Awaited<ReturnType<(typeof kinds)[number]['setup']>>;
+    let fake: FakeEmbeddings;
     beforeAll(async () => {
       sut = await kind.setup();
+      fake = await startFakeEmbeddings();
     });
-    afterAll(() => sut.cleanup());
+    afterAll(async () => {
+      await sut.cleanup();
+      await fake.close();
+    });
+
+    it("a Knowledge whose embedder is not the store's searches by keyword until the swap, then by vector", async () => {
+      const store = await sut.open('r_gate');
+      const embedder = (model: string, dimensions: number) => new OpenAIEmbedder({ baseURL: `${fake.url}/v1`, model, dimensions, env: {} });
+      const before = new Knowledge({ id: 'k', store, embedder: embedder('old-model', 64) });
+      for (const text of TEXTS) await before.insert({ text, name: text.slice(0, 8) });
+      const after = new Knowledge({ id: 'k', store, embedder: embedder('new-model', 16) });
+      await store.beginReindex(after.embedder!.id);
+      fake.reset();
+      const hybrid = await after.search('sourdough starter', { searchType: 'hybrid' });
+      const keyword = await after.search('sourdough starter', { searchType: 'keyword' });
+      expect(hybrid).toEqual(keyword);
+      expect(hybrid[0]?.content).toBe(TEXTS[2]);
+      // The query was not embedded: its vector could not be compared with the stored ones.
+      expect(fake.requests).toHaveLength(0);
+      // The old embedder's Knowledge still searches by vector meanwhile.
+      await before.search('otters', { searchType: 'vector' });
+      expect(fake.requests).toHaveLength(1);
+      await stageAll(store, 16);
+      expect(await store.finishReindex(after.embedder!.id)).toBe(true);
+      await new Promise((r) => setTimeout(r, 1100));
+      fake.reset();
+      const vector = await after.search('otters hold hands', { searchType: 'vector', limit: 1 });
+      expect(vector[0]?.content).toBe(TEXTS[0]);
+      expect(fake.requests).toHaveLength(1);
+    });
 
     it('records the embedder and dimension with the first vectors, and reports them', async () => {
       const store = await sut.open('r_record');

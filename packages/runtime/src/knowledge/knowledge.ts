@@ -476,7 +476,8 @@ export class Knowledge implements SearchableKnowledge, ConfigurableKnowledge {
     await this.ready();
     await this.checkFilterKeys(filterKeysOf(filter));
     // While a reindex to this embedder runs, the stored vectors are another embedder's: keywords only.
-    if (searchType !== 'keyword' && this.embedder && !(await this.vectorGate()?.usable())) searchType = 'keyword';
+    const gate = searchType !== 'keyword' ? this.vectorGate() : undefined;
+    if (gate && !(await gate.usable())) searchType = 'keyword';
     const vector = searchType !== 'keyword' && this.embedder ? (await this.embedder.embed([query], options.signal, { interactive: true }))[0] : undefined;
     const threshold = options.similarityThreshold;
     if (threshold !== undefined && (!Number.isFinite(threshold) || threshold < 0 || threshold > 1)) throw badRequest('similarity_threshold must be a number from 0 to 1');
