@@ -180,6 +180,22 @@ for (const kind of kinds) {
       expect(top).toHaveLength(4);
     });
 
+    it('uploads racing the swap end with a vector each, none left staged', async () => {
+      const store = await sut.open('r_race');
+      await store.upsert('doc', chunks(TEXTS, 64), 'openai:old');
+      await store.beginReindex('openai:new:16');
+      await stageAll(store, 16);
+      const uploads = Array.from({ length: 12 }, (_, i) => store.upsert(`up${i}`, chunks([`Upload ${i} about tides`, `More ${i} on moons`], 16), 'openai:new:16'));
+      const [finished] = await Promise.all([store.finishReindex('openai:new:16'), ...uploads]);
+      // Each upload either committed before the swap (staged, then swapped in) or after it (stored as searched).
+      expect(finished).toBe(true);
+      expect((await store.embedderState()).embedder).toEqual({ id: 'openai:new:16', dimensions: 16 });
+      const hits = await store.search({ searchType: 'vector', query: '', vector: hashEmbedding('Upload 7 about tides', 16), limit: 100 });
+      expect(hits).toHaveLength(27);
+      expect(hits[0]?.chunk.content).toBe('Upload 7 about tides');
+      expect(await store.reindexCounts()).toEqual({ done: 0, total: 27 });
+    });
+
     it('a reindex to another target drops what the first one staged; the same target keeps it', async () => {
       const store = await sut.open('r_retarget');
       await store.upsert('doc', chunks(TEXTS, 64), 'openai:old');

@@ -212,8 +212,9 @@ export class PostgresVectorStore implements VectorStore, ReindexableStore {
   }
 
   private async meta(sql: SqlClient, lock = false): Promise<Record<string, string>> {
-    // FOR SHARE: a reindex's swap (which locks these rows for update) waits for this writer, or this writer for it.
-    const rows = await sql.query<{ key: string; value: string }>(`SELECT key, value FROM ${this.table}_meta ${lock ? 'FOR SHARE' : ''}`);
+    // FOR SHARE: a reindex's swap (which locks these rows for update) waits for this writer, or
+    // this writer for it. Both lock in key order, so neither can hold one row the other waits on.
+    const rows = await sql.query<{ key: string; value: string }>(`SELECT key, value FROM ${this.table}_meta ORDER BY key ${lock ? 'FOR SHARE' : ''}`);
     return Object.fromEntries(rows.map((r) => [r.key, r.value]));
   }
 
@@ -276,8 +277,8 @@ export class PostgresVectorStore implements VectorStore, ReindexableStore {
   async finishReindex(target: string): Promise<boolean> {
     const t = this.table;
     return this.db.transaction(async (tx) => {
-      const [current] = await tx.query<{ value: string }>(`SELECT value FROM ${t}_meta WHERE key = 'reindex' FOR UPDATE`);
-      if (current?.value !== target) return false;
+      const meta = await tx.query<{ key: string; value: string }>(`SELECT key, value FROM ${t}_meta ORDER BY key FOR UPDATE`);
+      if (meta.find((m) => m.key === 'reindex')?.value !== target) return false;
       // Writers of chunks wait until the swap is done, so none slips in between the check and it.
       await tx.execute(`LOCK TABLE ${t}_chunks IN SHARE ROW EXCLUSIVE MODE`);
       const [left] = await tx.query(
