@@ -207,6 +207,30 @@ for (const kind of testDatabaseKinds) {
       await rt.stop();
     });
 
+    it('a provider that refuses the input fails the job for good with its reason; asking again resumes', async () => {
+      const rt = await runtime({ model: 'new-embed', dimensions: 32 });
+      embeddings.script({ kind: 'error', status: 400 });
+      const started = await call(rt.url, 'POST', '/knowledge/reindex');
+      expect(started.status).toBe(202);
+      const failed = await eventually(
+        async () => {
+          const s = await status(rt.url);
+          return s.state === 'failed' ? s : undefined;
+        },
+        15_000,
+        'the reindex to fail',
+      );
+      expect(failed).toMatchObject({ job_id: started.body.job_id, attempts: 1, error: expect.stringMatching(/^The embedder refused the reindex: openai: HTTP 400: scripted 400/) });
+      expect(failed.error).not.toContain('sk-emb');
+      // Searches are untouched, and a new request replaces the failed job and finishes.
+      const hits = await call(rt.url, 'POST', '/knowledge/search', { body: { query: 'tapirs trunk', search_type: 'vector', max_results: 1 } });
+      expect(hits.body.data[0].content).toContain('Tapirs');
+      const again = await call(rt.url, 'POST', '/knowledge/reindex');
+      expect(again.body.job_id).not.toBe(started.body.job_id);
+      expect(await completed(rt.url)).toMatchObject({ stored_embedder: 'openai:new-embed:32', chunks_done: 3, error: null });
+      await rt.stop();
+    });
+
     it('kill -9 mid-reindex: the restart continues where it stopped, every chunk embedded once by the new embedder', async () => {
       // A fresh base on its own table name would need other components; empty this one instead.
       const setup = await runtime({ model: 'new-embed', dimensions: 32 });

@@ -19,6 +19,7 @@ import type { KnowledgeComponent } from '../components/component.js';
 import { ConfigurationError, RuntimeError } from '../errors.js';
 import type { Job, JobStore } from '../jobs/job-store.js';
 import type { JobHandler, JobWorker } from '../jobs/job-worker.js';
+import { ModelError } from '../model/model.js';
 import type { Logger } from '../server/logger.js';
 import type { Embedder } from './embedders/embedder.js';
 import { isReindexable, type ReindexableStore } from './vector-stores/reindex.js';
@@ -147,48 +148,72 @@ export function reindexHandler(knowledge: ReindexableKnowledge, jobs: JobStore, 
       // Two requests racing on two runtimes may both have queued one: the older job does the work.
       const older = (await reindexJobs(jobs, knowledge.id)).find((j) => j.id !== job.id && j.status !== 'failed' && j.createdMs < job.createdMs);
       if (older) return;
-      const { store, embedder } = knowledge;
-      await store.beginReindex(target);
-      const batch = embedder.batchSize ?? 100;
-      const page = batch * Math.max(1, embedder.maxConcurrency ?? 1) * 2;
-      for (;;) {
-        signal.throwIfAborted();
-        const pending = await store.pendingChunks(page);
-        if (pending.length === 0) {
-          if (await store.finishReindex(target)) break;
-          // Superseded by a reindex to another embedder: that one's job finishes the work.
-          if ((await store.embedderState()).reindexTarget !== target) return;
-          continue;
-        }
-        // Each batch is staged as soon as it is back, so a crash loses only what was in flight.
-        const inner = new AbortController();
-        const onAbort = () => inner.abort(signal.reason);
-        signal.addEventListener('abort', onAbort, { once: true });
-        try {
-          const groups: (typeof pending)[] = [];
-          for (let i = 0; i < pending.length; i += batch) groups.push(pending.slice(i, i + batch));
-          await Promise.all(
-            groups.map(async (group) => {
-              try {
-                const vectors = await embedder.embed(
-                  group.map((c) => c.content),
-                  inner.signal,
-                );
-                await store.stageVectors(group.map((c, i) => ({ ...c, embedding: vectors[i]! })));
-              } catch (error) {
-                inner.abort(error);
-                throw error;
-              }
-            }),
-          );
-        } finally {
-          signal.removeEventListener('abort', onAbort);
-        }
+      let finished: boolean;
+      try {
+        finished = await reindex(knowledge, target, signal);
+      } catch (error) {
+        throw signal.aborted ? error : readable(error);
       }
-      const state = await store.embedderState();
+      if (!finished) return;
+      const state = await knowledge.store.embedderState();
       log.info(`knowledge "${knowledge.id}": reindexed ${state.lastReindex?.chunks ?? 0} chunks with ${target}`);
     },
   };
+}
+
+/**
+ * A provider's failure as the job's recorded error: refusals (a 4xx other than 408 and 429: a
+ * bad key, an unknown model) end the job at once; the rest are retried. Messages of
+ * ModelErrors never hold the API key.
+ */
+function readable(error: unknown): unknown {
+  if (!ModelError.isInstance(error)) return error;
+  const refused = error.status !== undefined && error.status >= 400 && error.status < 500 && error.status !== 408 && error.status !== 429;
+  return refused
+    ? new RuntimeError('BAD_REQUEST', `The embedder refused the reindex: ${error.message}`, { cause: error })
+    : new RuntimeError('SERVICE_UNAVAILABLE', `The embedder failed: ${error.message}`, { cause: error });
+}
+
+/**
+ * Embeds the chunks still without a staged vector, a page at a time, and swaps them in when none
+ * is left. Each batch is staged as soon as it is back, so a crash loses only what was in flight.
+ */
+async function reindex(knowledge: ReindexableKnowledge, target: string, signal: AbortSignal): Promise<boolean> {
+  const { store, embedder } = knowledge;
+  await store.beginReindex(target);
+  const batch = embedder.batchSize ?? 100;
+  const page = batch * Math.max(1, embedder.maxConcurrency ?? 1) * 2;
+  for (;;) {
+    signal.throwIfAborted();
+    const pending = await store.pendingChunks(page);
+    if (pending.length === 0) {
+      if (await store.finishReindex(target)) return true;
+      // Superseded by a reindex to another embedder: that one's job finishes the work.
+      if ((await store.embedderState()).reindexTarget !== target) return false;
+      continue;
+    }
+    const inner = new AbortController();
+    const onAbort = () => inner.abort(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    try {
+      const groups: (typeof pending)[] = [];
+      for (let i = 0; i < pending.length; i += batch) groups.push(pending.slice(i, i + batch));
+      // All at once: the embedder's shared limiter bounds how many are in flight.
+      await Promise.all(
+        groups.map(async (group) => {
+          try {
+            const vectors = await embedder.embed(group.map((c) => c.content), inner.signal);
+            await store.stageVectors(group.map((c, i) => ({ ...c, embedding: vectors[i]! })));
+          } catch (error) {
+            inner.abort(error);
+            throw error;
+          }
+        }),
+      );
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+    }
+  }
 }
 
 /** The knowledge ids KNOWLEDGE_REINDEX names (comma-separated). */
