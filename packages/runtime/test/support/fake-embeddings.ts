@@ -27,7 +27,9 @@ export interface FakeEmbeddingsRequest {
 }
 
 export type FakeEmbeddingsFault =
-  | { kind: 'error'; status: number; times?: number; retryAfter?: string } | { kind: 'bad-json'; times?: number } | { kind: 'wrong-count'; times?: number };
+  | { kind: 'error'; status: number; times?: number; retryAfter?: string }
+  /** A normal answer carrying extra headers (OpenAI's `x-ratelimit-*`, say). */
+  | { kind: 'headers'; headers: Record<string, string>; times?: number } | { kind: 'bad-json'; times?: number } | { kind: 'wrong-count'; times?: number };
 
 export interface FakeEmbeddings {
   url: string;
@@ -154,8 +156,9 @@ export async function startFakeEmbeddings(options: { apiKey?: string; dimensions
       const reply = embeddingsReply(path, body, { dimensions: options.dimensions, dropFirst: fault?.kind === 'wrong-count' });
       if (!reply) return send(404, { error: 'not found' });
       // A slow provider, so a test can act while a batch is in flight.
-      if (options.delayMs) setTimeout(() => send(reply.status, reply.body), options.delayMs);
-      else send(reply.status, reply.body);
+      const extra = fault?.kind === 'headers' ? fault.headers : {};
+      if (options.delayMs) setTimeout(() => send(reply.status, reply.body, extra), options.delayMs);
+      else send(reply.status, reply.body, extra);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

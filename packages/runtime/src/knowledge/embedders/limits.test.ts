@@ -186,7 +186,18 @@ describe('embedding limits', () => {
     await bulk;
   });
 
-  it('learns the limits OpenAI announces in x-ratelimit headers', () => {
+  it('waits for the reset OpenAI announces when x-ratelimit-remaining reaches 0', async () => {
+    const e = embedder(fast, { batchSize: 1, maxConcurrency: 1 });
+    fast.script({ kind: 'headers', headers: { 'x-ratelimit-limit-requests': '5000', 'x-ratelimit-remaining-requests': '0', 'x-ratelimit-reset-requests': '800ms' } });
+    expect(await e.embed(texts(2))).toHaveLength(2);
+    const [first, second] = fast.requests;
+    expect(second!.at - first!.at).toBeGreaterThanOrEqual(750);
+    // The announced limit now holds too, though none was configured.
+    expect(e.limits.requestsPerMinute).toBeUndefined();
+    expect(e.limiter.requestsPerMinute).toBe(5000);
+  });
+
+  it('parses the reset durations OpenAI sends', () => {
     expect(parseResetDuration('1s')).toBe(1000);
     expect(parseResetDuration('6m0s')).toBe(360_000);
     expect(parseResetDuration('20ms')).toBe(20);

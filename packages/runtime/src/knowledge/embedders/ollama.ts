@@ -6,7 +6,7 @@
 import { httpSettings, postForJson, type HttpOptions, type HttpSettings } from '../../model/http.js';
 import { ollamaBaseUrl, OLLAMA_DEFAULT_HOST } from '../../model/ollama-chat-model.js';
 import { checkVectors, type EmbedOptions, type Embedder } from './embedder.js';
-import { embedInBatches, resolveEmbeddingLimits, sharedLimiter, type BatchPlan, type BatchResult, type EmbeddingLimitOptions, type EmbeddingLimits } from './limits.js';
+import { embedInBatches, resolveEmbeddingLimits, sharedLimiter, type BatchPlan, type BatchResult, type EmbeddingLimiter, type EmbeddingLimitOptions, type EmbeddingLimits } from './limits.js';
 
 export const OLLAMA_DEFAULT_EMBEDDING_MODEL = 'nomic-embed-text';
 
@@ -41,6 +41,11 @@ export class OllamaEmbedder implements Embedder {
 
   get maxConcurrency(): number {
     return this.#plan.limiter.concurrency;
+  }
+
+  /** The limits in force for this endpoint and model, shared with every embedder using them. */
+  get limiter(): EmbeddingLimiter {
+    return this.#plan.limiter;
   }
 
   embed(texts: readonly string[], signal?: AbortSignal, options?: EmbedOptions): Promise<number[][]> {

@@ -8,7 +8,7 @@
 import { httpSettings, postForJson, type HttpOptions, type HttpSettings } from '../../model/http.js';
 import { ModelError } from '../../model/model.js';
 import { checkVectors, type EmbedOptions, type Embedder } from './embedder.js';
-import { embedInBatches, resolveEmbeddingLimits, sharedLimiter, type BatchPlan, type BatchResult, type EmbeddingLimitOptions, type EmbeddingLimits } from './limits.js';
+import { embedInBatches, resolveEmbeddingLimits, sharedLimiter, type BatchPlan, type BatchResult, type EmbeddingLimiter, type EmbeddingLimitOptions, type EmbeddingLimits } from './limits.js';
 
 export const OPENAI_DEFAULT_EMBEDDING_MODEL = 'text-embedding-3-small';
 const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
@@ -61,6 +61,11 @@ export class OpenAIEmbedder implements Embedder {
 
   get maxConcurrency(): number {
     return this.#plan.limiter.concurrency;
+  }
+
+  /** The limits in force for this endpoint and model, shared with every embedder using them. */
+  get limiter(): EmbeddingLimiter {
+    return this.#plan.limiter;
   }
 
   embed(texts: readonly string[], signal?: AbortSignal, options?: EmbedOptions): Promise<number[][]> {
