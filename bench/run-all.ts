@@ -5,6 +5,7 @@ import { benchAuth } from './auth.js';
 import { benchChunkers } from './chunkers.js';
 import { benchCli } from './cli.js';
 import { benchCluster } from './cluster.js';
+import { benchEmbedding } from './embedding.js';
 import { benchHttp } from './http.js';
 import { benchRuns } from './runs.js';
 
@@ -14,3 +15,4 @@ await benchAuth();
 await benchCli();
 await benchCluster();
 await benchChunkers();
+await benchEmbedding();

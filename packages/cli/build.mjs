@@ -50,7 +50,7 @@ await Promise.all([
   build({ ...common, entryPoints: [join(here, 'src', 'main.ts')], outfile: join(dist, 'svc.mjs') }),
   build({
     ...common,
-    entryPoints: ['create', 'connect', 'disconnect', 'lifecycle', 'status', 'tokens', 'all'].map((name) => ({ in: join(here, 'src', 'entries', `${name}.ts`), out: name })),
+    entryPoints: ['create', 'connect', 'disconnect', 'lifecycle', 'status', 'tokens', 'knowledge', 'all'].map((name) => ({ in: join(here, 'src', 'entries', `${name}.ts`), out: name })),
     outdir: join(dist, 'cmd'),
     outExtension: { '.js': '.mjs' },
     // CommonJS dependencies (commander) call require(); an ESM bundle has none unless we provide it.

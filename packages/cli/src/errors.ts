@@ -19,6 +19,7 @@ export type CliErrorCode =
   | 'NOT_FOUND'
   | 'API_ERROR'
   | 'ABORTED'
+  | 'JOB_FAILED'
   | 'INVALID_NAME'
   | 'NAME_REQUIRED'
   | 'DIRECTORY_EXISTS'

@@ -22,6 +22,7 @@ const BUNDLES: Record<string, string> = {
   restart: 'lifecycle',
   status: 'status',
   tokens: 'tokens',
+  knowledge: 'knowledge',
 };
 
 async function runBundle(bundle: string, argv: readonly string[]): Promise<number> {

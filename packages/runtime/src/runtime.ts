@@ -35,6 +35,7 @@ import type { Model } from './model/model.js';
 import { modelFromEnvironment } from './model/from-environment.js';
 import { JobStore } from './jobs/job-store.js';
 import { JobWorker } from './jobs/job-worker.js';
+import { checkKnowledgeEmbedders } from './knowledge/reindex-job.js';
 import { Runner } from './run/runner.js';
 import { SessionStore } from './sessions/session-store.js';
 
@@ -207,6 +208,8 @@ export class Runtime implements ServerContext {
   start(): Promise<void> {
     // Once the schema is there, runs left behind by dead processes are finalised.
     this.migrated ??= this.db.migrate().then(async () => {
+      // A store built by another embedder refuses the start (or, asked to, re-embeds in the background).
+      await checkKnowledgeEmbedders(this.knowledge, this.jobs, this.settings.env, this.log);
       this.runner.startMaintenance();
       this.jobs.start();
       await this.revocations.start();

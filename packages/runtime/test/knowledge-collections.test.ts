@@ -41,7 +41,7 @@ for (const kind of testDatabaseKinds) {
 
     const s3Env = () => ({ S3_ENDPOINT: s3.endpoint, S3_ACCESS_KEY_ID: S3_KEY, S3_SECRET_ACCESS_KEY: S3_KEY });
     const runtime = async (internals: { runLeaseMs?: number } = {}): Promise<StartedRuntime> => {
-      const knowledge = testKnowledge(embeddings.url, knowledgePath, database.url, defaultReaders(s3Env()));
+      const knowledge = testKnowledge(embeddings.url, knowledgePath, database.url, { readers: defaultReaders(s3Env()) });
       const started = await startRuntimeOn(database, { knowledge: [knowledge] }, internals);
       stops.push(() => started.stop());
       return started;
@@ -191,7 +191,7 @@ for (const kind of testDatabaseKinds) {
       const killedAt = slow.requests.length;
 
       // The same embedder for the survivor, so what it embeds is counted in one place.
-      const survivorKnowledge = testKnowledge(slow.url, knowledgePath, database.url, defaultReaders(s3Env()));
+      const survivorKnowledge = testKnowledge(slow.url, knowledgePath, database.url, { readers: defaultReaders(s3Env()) });
       const survivor = await startRuntimeOn(database, { knowledge: [survivorKnowledge] }, { runLeaseMs: 1000 });
       stops.push(() => survivor.stop());
       const status = await eventually(async () => {

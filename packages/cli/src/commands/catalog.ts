@@ -11,7 +11,7 @@ export interface CatalogEntry {
   summary: string;
 }
 
-export const PROGRAM_DESCRIPTION = 'The command-line tool of the runtime: scaffold projects, connect MCP clients, operate deployments, manage tokens';
+export const PROGRAM_DESCRIPTION = 'The command-line tool of the runtime: scaffold projects, connect MCP clients, operate deployments, manage tokens and knowledge';
 
 export const CATALOG: readonly CatalogEntry[] = [
   { name: 'create', term: 'create [options] [name]', summary: 'Create a new runtime project from a starter template' },
@@ -22,6 +22,7 @@ export const CATALOG: readonly CatalogEntry[] = [
   { name: 'restart', term: 'restart [options]', summary: 'Stop, pause 2 seconds, and start the project again' },
   { name: 'status', term: 'status [options]', summary: 'Show the runtime and which local clients are connected to it' },
   { name: 'tokens', term: 'tokens [options]', summary: 'Create, list and revoke service-account tokens' },
+  { name: 'knowledge', term: 'knowledge [options]', summary: 'Operate knowledge bases: re-embed one with the configured embedder' },
 ];
 
 export function summaryOf(name: string): string {

@@ -17,6 +17,7 @@ const GROUPS: { title: string; rows: [string, string][] }[] = [
     rows: [
       ['svc up / down / restart', 'Run your runtime with docker compose'],
       ['svc status', 'Show the runtime and which clients are connected'],
+      ['svc knowledge reindex', 'Re-embed a knowledge base with the configured embedder'],
     ],
   },
   { title: 'Tokens', rows: [['svc tokens', 'Create, list and revoke service-account tokens']] },

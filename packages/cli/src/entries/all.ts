@@ -10,9 +10,10 @@ import { disconnectCommand } from '../commands/disconnect.js';
 import { downCommandDef, restartCommandDef, upCommandDef } from '../commands/lifecycle.js';
 import { statusCommand } from '../commands/status.js';
 import { tokensCommand } from '../commands/tokens.js';
+import { knowledgeCommand } from '../commands/knowledge.js';
 
 function commands(): Command[] {
-  return [createCommand(), connectCommand(), disconnectCommand(), upCommandDef(), downCommandDef(), restartCommandDef(), statusCommand(), tokensCommand()];
+  return [createCommand(), connectCommand(), disconnectCommand(), upCommandDef(), downCommandDef(), restartCommandDef(), statusCommand(), tokensCommand(), knowledgeCommand()];
 }
 
 /** The full program, as commander sees it (tests compare the root help with it). */

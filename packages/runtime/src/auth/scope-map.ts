@@ -62,6 +62,8 @@ export const DEFAULT_SCOPE_MAP: readonly Entry[] = [
   ['GET /knowledge/{knowledge_id}/sources/{source_id}/files', ['knowledge:read']],
   ['POST /knowledge/search', ['knowledge:read']],
   ['POST /knowledge/remote-content', ['knowledge:write']],
+  ['GET /knowledge/reindex', ['knowledge:read']],
+  ['POST /knowledge/reindex', ['knowledge:write']],
   ...crudRows('knowledge', '/knowledge'),
   ['GET /metrics', ['metrics:read']],
   // Unmapped upstream; it reveals refresh state, so it needs the same scope as the metrics.

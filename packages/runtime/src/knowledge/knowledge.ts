@@ -23,6 +23,7 @@ import type { Model } from '../model/model.js';
 import type { ChunkContext, Chunker } from './chunkers/chunker.js';
 import { CHUNKER_NEEDS, createChunker } from './chunkers/registry.js';
 import type { Embedder } from './embedders/embedder.js';
+import { EmbedderGate, isReindexable } from './vector-stores/reindex.js';
 import type { Reranker } from './rerankers/reranker.js';
 import { badRequest, unprocessable } from './errors.js';
 import { checkUrl, safeFetch, type HostResolver, type SafeFetchOptions } from './fetch/safe-fetch.js';
@@ -280,6 +281,14 @@ export class Knowledge implements SearchableKnowledge, ConfigurableKnowledge {
 
   get searchTypes(): SearchType[] {
     return this.embedder ? [...SEARCH_TYPES] : ['keyword'];
+  }
+
+  private gate: EmbedderGate | undefined;
+
+  /** Compares the store's recorded embedder with this one (see vector-stores/reindex.ts). */
+  private vectorGate(): EmbedderGate | undefined {
+    if (this.embedder && isReindexable(this.store)) this.gate ??= new EmbedderGate(this.store, this.embedder.id);
+    return this.gate;
   }
 
   /** Creates the store's tables once, on first use, so constructing a Knowledge does no I/O. */
@@ -576,7 +585,7 @@ export class Knowledge implements SearchableKnowledge, ConfigurableKnowledge {
     if (typeof query !== 'string' || query.trim().length === 0) throw badRequest('The search query is empty');
     const limit = options.limit ?? this.maxResults;
     if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) throw badRequest(`limit must be an integer from 1 to ${MAX_LIMIT}`);
-    const searchType = options.searchType ?? (this.embedder ? 'hybrid' : 'keyword');
+    let searchType = options.searchType ?? (this.embedder ? 'hybrid' : 'keyword');
     if (!(SEARCH_TYPES as readonly string[]).includes(searchType)) throw badRequest(`Unknown search type "${String(searchType)}"; use ${SEARCH_TYPES.join(', ')}`);
     if (searchType !== 'keyword' && !this.embedder) {
       throw badRequest(`Knowledge "${this.id}" has no embedder, so it supports keyword search only`);
@@ -585,7 +594,10 @@ export class Knowledge implements SearchableKnowledge, ConfigurableKnowledge {
     checkUserId(options.userId);
     await this.ready();
     await this.checkFilterKeys(filterKeysOf(filter), options.userId);
-    const vector = searchType !== 'keyword' && this.embedder ? (await this.embedder.embed([query], options.signal))[0] : undefined;
+    // While a reindex to this embedder runs, the stored vectors are another embedder's: keywords only.
+    const gate = searchType !== 'keyword' ? this.vectorGate() : undefined;
+    if (gate && !(await gate.usable())) searchType = 'keyword';
+    const vector = searchType !== 'keyword' && this.embedder ? (await this.embedder.embed([query], options.signal, { interactive: true }))[0] : undefined;
     const threshold = options.similarityThreshold;
     if (threshold !== undefined && (!Number.isFinite(threshold) || threshold < 0 || threshold > 1)) throw badRequest('similarity_threshold must be a number from 0 to 1');
     const reranker = options.rerank === false ? undefined : this.reranker;

@@ -56,6 +56,8 @@ export interface PostRequest {
   headers: Record<string, string>;
   body: unknown;
   signal?: AbortSignal | undefined;
+  /** Sees the headers of the successful answer (rate-limit headers, say) before its body is read. */
+  onResponse?: ((headers: Headers) => void) | undefined;
 }
 
 const MAX_ERROR_MESSAGE = 300;
@@ -149,7 +151,10 @@ async function postWithRetries(settings: HttpSettings, request: PostRequest): Pr
     } finally {
       clearTimeout(timer);
     }
-    if (response.ok) return { response, call };
+    if (response.ok) {
+      request.onResponse?.(response.headers);
+      return { response, call };
+    }
 
     let errorText: string;
     try {
@@ -168,6 +173,8 @@ async function postWithRetries(settings: HttpSettings, request: PostRequest): Pr
     const message = providerMessage(errorText) ?? (response.statusText || 'no message');
     throw new ModelError(settings.provider, 'MODEL_HTTP_ERROR', `${settings.provider}: HTTP ${response.status}: ${clip(redact(settings, message))}`, {
       status: response.status,
+      // Callers that retry on their own (the embedders' shared limits) honour it.
+      retryAfterMs: parseRetryAfter(response.headers.get('retry-after')),
     });
   }
 }

@@ -90,13 +90,16 @@ export class ModelError extends Error {
   readonly code: ModelErrorCode;
   readonly status: number | undefined;
   readonly provider: string;
+  /** How long the provider asked us to wait (its `Retry-After`), when it said. */
+  readonly retryAfterMs: number | undefined;
 
-  constructor(provider: string, code: ModelErrorCode, message: string, options: { status?: number; cause?: unknown } = {}) {
+  constructor(provider: string, code: ModelErrorCode, message: string, options: { status?: number; cause?: unknown; retryAfterMs?: number | undefined } = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'ModelError';
     this.provider = provider;
     this.code = code;
     this.status = options.status;
+    this.retryAfterMs = options.retryAfterMs;
   }
 
   static isInstance(value: unknown): value is ModelError {

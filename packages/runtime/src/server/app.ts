@@ -26,6 +26,7 @@ import { sessionRoutes } from './routes/sessions.js';
 import { knowledgeConfigRoutes } from '../knowledge/config-route.js';
 import { knowledgeContentRoutes } from '../knowledge/content-routes.js';
 import { knowledgeSourcesRoutes } from '../knowledge/sources-routes.js';
+import { knowledgeReindexRoutes } from '../knowledge/reindex-routes.js';
 import { mcpChallenge, mcpOAuthRoutes } from '../mcp/mcp-oauth.js';
 import { mcpRoutes } from '../mcp/mcp-route.js';
 
@@ -75,6 +76,7 @@ export function buildApp(ctx: ServerContext, parts: AppParts = {}): BuiltApp {
     ...knowledgeConfigRoutes(ctx),
     ...knowledgeContentRoutes(ctx),
     ...knowledgeSourcesRoutes(ctx),
+    ...knowledgeReindexRoutes(ctx),
     ...componentRoutes(ctx),
     ...sessionRoutes(ctx),
     ...serviceAccountRoutes(ctx),

@@ -48,10 +48,21 @@ export function testComponents(model: Model | undefined) {
  * The knowledge base `docs`, embedding through the fake embeddings server at `embeddingsUrl`:
  * on a SQLite file of its own, or in the PostgreSQL database named by `databaseUrl`.
  */
-export function testKnowledge(embeddingsUrl: string, sqlitePath: string | undefined, databaseUrl: string | undefined, readers?: Reader[]): Knowledge {
+export function testKnowledge(
+  embeddingsUrl: string,
+  sqlitePath: string | undefined,
+  databaseUrl: string | undefined,
+  embedding: { model?: string | undefined; dimensions?: number | undefined; readers?: Reader[] | undefined } = {},
+): Knowledge {
   const store = sqlitePath
     ? new SqliteVectorStore({ path: sqlitePath, table: 'kj_docs' })
     : new PostgresVectorStore({ db: openDb(databaseUrl), table: 'kj_docs' });
-  const embedder = new OpenAIEmbedder({ apiKey: 'sk-emb', baseURL: `${embeddingsUrl}/v1`, model: 'fake-embed', maxRetries: 0 });
-  return new Knowledge({ id: 'docs', store, embedder, ...(readers ? { readers } : {}) });
+  const embedder = new OpenAIEmbedder({
+    apiKey: 'sk-emb',
+    baseURL: `${embeddingsUrl}/v1`,
+    model: embedding.model ?? 'fake-embed',
+    dimensions: embedding.dimensions,
+    maxRetries: 0,
+  });
+  return new Knowledge({ id: 'docs', store, embedder, ...(embedding.readers ? { readers: embedding.readers } : {}) });
 }

@@ -11,7 +11,9 @@
  * share words are close and cosine similarity means something in search tests.
  *
  * `delayMs` delays every answer. With `apiKey` set, OpenAI requests without `Authorization: Bearer <apiKey>` get the real
- * API's 401 body. `script(...)` queues one-shot faults; `requests` records what was sent.
+ * API's 401 body. `script(...)` queues one-shot faults (an error may carry a `Retry-After`);
+ * `requests` records what was sent and when; `maxInFlight` is the most requests it ever held
+ * at once, so tests can check a client's concurrency bound.
  */
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -20,13 +22,23 @@ export interface FakeEmbeddingsRequest {
   path: string;
   headers: IncomingHttpHeaders;
   body: unknown;
+  /** Date.now() when the request arrived. */
+  at: number;
 }
 
-export type FakeEmbeddingsFault = { kind: 'error'; status: number; times?: number } | { kind: 'bad-json'; times?: number } | { kind: 'wrong-count'; times?: number };
+export type FakeEmbeddingsFault =
+  | { kind: 'error'; status: number; times?: number; retryAfter?: string }
+  /** A normal answer carrying extra headers (OpenAI's `x-ratelimit-*`, say). */
+  | { kind: 'headers'; headers: Record<string, string>; times?: number } | { kind: 'bad-json'; times?: number } | { kind: 'wrong-count'; times?: number };
 
 export interface FakeEmbeddings {
   url: string;
   requests: FakeEmbeddingsRequest[];
+  /** Requests being answered now, and the most there ever were at once. */
+  readonly inFlight: number;
+  readonly maxInFlight: number;
+  /** Forgets the requests seen and the concurrency high-water mark. */
+  reset(): void;
   script(...faults: FakeEmbeddingsFault[]): void;
   close(): Promise<void>;
 }
@@ -99,12 +111,24 @@ export function embeddingsReply(path: string, body: unknown, options: { dimensio
 export async function startFakeEmbeddings(options: { apiKey?: string; dimensions?: number; delayMs?: number } = {}): Promise<FakeEmbeddings> {
   const requests: FakeEmbeddingsRequest[] = [];
   const faults: FakeEmbeddingsFault[] = [];
+  let inFlight = 0;
+  let maxInFlight = 0;
   const server = createServer((req, res) => {
+    inFlight += 1;
+    maxInFlight = Math.max(maxInFlight, inFlight);
+    let open = true;
+    const done = () => {
+      if (open) inFlight -= 1;
+      open = false;
+    };
+    res.on('close', done);
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
-    const send = (status: number, body: unknown) => {
-      res.writeHead(status, { 'content-type': 'application/json' });
+    const send = (status: number, body: unknown, headers: Record<string, string> = {}) => {
+      if (res.destroyed) return done();
+      res.writeHead(status, { 'content-type': 'application/json', ...headers });
       res.end(typeof body === 'string' ? body : JSON.stringify(body));
+      done();
     };
     req.on('end', () => {
       let body: unknown;
@@ -114,12 +138,15 @@ export async function startFakeEmbeddings(options: { apiKey?: string; dimensions
         body = undefined;
       }
       const path = (req.url ?? '/').split('?')[0]!;
-      requests.push({ path, headers: req.headers, body });
+      requests.push({ path, headers: req.headers, body, at: Date.now() });
       const fault = faults[0];
       if (fault) {
         fault.times = (fault.times ?? 1) - 1;
         if (fault.times <= 0) faults.shift();
-        if (fault.kind === 'error') return send(fault.status, { error: { message: `scripted ${fault.status}`, type: 'server_error' } });
+        if (fault.kind === 'error') {
+          const headers: Record<string, string> = fault.retryAfter === undefined ? {} : { 'retry-after': fault.retryAfter };
+          return send(fault.status, { error: { message: `scripted ${fault.status}`, type: fault.status === 429 ? 'rate_limit_exceeded' : 'server_error' } }, headers);
+        }
         if (fault.kind === 'bad-json') return send(200, '{"data": [');
       }
       if (req.method !== 'POST') return send(405, { error: 'method not allowed' });
@@ -129,8 +156,9 @@ export async function startFakeEmbeddings(options: { apiKey?: string; dimensions
       const reply = embeddingsReply(path, body, { dimensions: options.dimensions, dropFirst: fault?.kind === 'wrong-count' });
       if (!reply) return send(404, { error: 'not found' });
       // A slow provider, so a test can act while a batch is in flight.
-      if (options.delayMs) setTimeout(() => send(reply.status, reply.body), options.delayMs);
-      else send(reply.status, reply.body);
+      const extra = fault?.kind === 'headers' ? fault.headers : {};
+      if (options.delayMs) setTimeout(() => send(reply.status, reply.body, extra), options.delayMs);
+      else send(reply.status, reply.body, extra);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -138,6 +166,16 @@ export async function startFakeEmbeddings(options: { apiKey?: string; dimensions
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
+    get inFlight() {
+      return inFlight;
+    },
+    get maxInFlight() {
+      return maxInFlight;
+    },
+    reset: () => {
+      requests.length = 0;
+      maxInFlight = inFlight;
+    },
     script: (...f) => faults.push(...f),
     close: () =>
       new Promise((resolve) => {

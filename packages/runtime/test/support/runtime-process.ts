@@ -2,7 +2,8 @@
  * A runtime in a process of its own, for tests that kill it with SIGKILL in the middle of a run.
  * Reads DATABASE_URL, PORT and RUN_LEASE_SECONDS like any runtime, and FAKE_LLM_URL for the
  * test agents' model. With EMBEDDINGS_URL it also hosts a knowledge base `docs` (on the
- * SQLite file KNOWLEDGE_PATH, else in the PostgreSQL database). Prints `listening <url>` once
+ * SQLite file KNOWLEDGE_PATH, else in the PostgreSQL database), embedding with EMBEDDINGS_MODEL
+ * and EMBEDDINGS_DIMENSIONS when set (EMBEDDING_* settings apply as in production). Prints `listening <url>` once
  * it accepts connections.
  *
  *   node --import tsx test/support/runtime-process.ts
@@ -26,7 +27,8 @@ const deleteFile = tool({
   execute: ({ path }) => `Deleted ${path}`,
 });
 agents.push(new Agent({ id: 'files', instructions: 'Manage files.', tools: [deleteFile], model }));
-const knowledge = process.env.EMBEDDINGS_URL ? [testKnowledge(process.env.EMBEDDINGS_URL, process.env.KNOWLEDGE_PATH, process.env.DATABASE_URL)] : [];
+const embedding = { model: process.env.EMBEDDINGS_MODEL, dimensions: process.env.EMBEDDINGS_DIMENSIONS ? Number(process.env.EMBEDDINGS_DIMENSIONS) : undefined };
+const knowledge = process.env.EMBEDDINGS_URL ? [testKnowledge(process.env.EMBEDDINGS_URL, process.env.KNOWLEDGE_PATH, process.env.DATABASE_URL, embedding)] : [];
 const runtime = new Runtime({ agents, teams, workflows, knowledge, mcp_server: true, env: process.env }, { logger: silentLogger });
 const server = await runtime.serve({ host: '127.0.0.1' });
 process.stdout.write(`listening ${server.url}\n`);

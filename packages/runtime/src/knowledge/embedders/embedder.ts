@@ -1,17 +1,27 @@
 /**
  * @module knowledge/embedders/embedder
  * An embedder turns texts into vectors. Implementations speak a provider's HTTP API through
- * `model/http.ts`, so timeouts, retries and key redaction behave as for the chat models.
+ * `model/http.ts` (timeouts, key redaction, as for the chat models) and send their batches
+ * through the shared limits of their endpoint (see limits.ts: concurrency, rate, retries).
  */
 import { ModelError } from '../../model/model.js';
+
+export interface EmbedOptions {
+  /** A search waiting on this (one query), served before queued bulk batches. */
+  interactive?: boolean | undefined;
+}
 
 export interface Embedder {
   /** `provider:model`; stores record it to refuse vectors from a different embedder. */
   readonly id: string;
   readonly provider: string;
   readonly model: string;
+  /** Inputs per request; work that embeds in steps (a reindex) sizes its steps by it. */
+  readonly batchSize?: number | undefined;
+  /** Requests this embedder's endpoint takes at once. */
+  readonly maxConcurrency?: number | undefined;
   /** One vector per text, in input order. */
-  embed(texts: readonly string[], signal?: AbortSignal): Promise<number[][]>;
+  embed(texts: readonly string[], signal?: AbortSignal, options?: EmbedOptions): Promise<number[][]>;
 }
 
 /** Checks a provider's vectors: the right count, equal lengths, finite numbers. */
@@ -26,10 +36,4 @@ export function checkVectors(provider: string, vectors: unknown, expected: numbe
     if (v.length !== dimensions) throw bad('has vectors of different lengths');
   }
   return vectors as number[][];
-}
-
-export function batches<T>(items: readonly T[], size: number): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
-  return out;
 }

@@ -1,16 +1,19 @@
 /**
  * @module knowledge/embedders/openai
  * OpenAI-compatible embeddings (`POST {baseURL}/embeddings`): OpenAI, and servers that copy its
- * API (vLLM, LiteLLM, Together...). Inputs go in batches of 100, as agno does.
+ * API (vLLM, LiteLLM, Together...). Inputs go in batches (100 by default, as agno does), a few
+ * requests at once, within the limits shared by everything using the same endpoint and model
+ * (see limits.ts); OpenAI's `x-ratelimit-*` headers and `usage.prompt_tokens` feed those limits.
  */
 import { httpSettings, postForJson, type HttpOptions, type HttpSettings } from '../../model/http.js';
 import { ModelError } from '../../model/model.js';
-import { batches, checkVectors, type Embedder } from './embedder.js';
+import { checkVectors, type EmbedOptions, type Embedder } from './embedder.js';
+import { embedInBatches, resolveEmbeddingLimits, sharedLimiter, type BatchPlan, type BatchResult, type EmbeddingLimiter, type EmbeddingLimitOptions, type EmbeddingLimits } from './limits.js';
 
 export const OPENAI_DEFAULT_EMBEDDING_MODEL = 'text-embedding-3-small';
 const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
 
-export interface OpenAIEmbedderOptions extends HttpOptions {
+export interface OpenAIEmbedderOptions extends Omit<HttpOptions, 'maxRetries' | 'retryBaseDelayMs'>, EmbeddingLimitOptions {
   model?: string | undefined;
   /** Sent as `Authorization: Bearer`; omit for keyless servers. */
   apiKey?: string | undefined;
@@ -18,22 +21,23 @@ export interface OpenAIEmbedderOptions extends HttpOptions {
   baseURL?: string | undefined;
   /** Asks models that support it (text-embedding-3-*) for shorter vectors. */
   dimensions?: number | undefined;
-  batchSize?: number | undefined;
 }
 
 interface EmbeddingsResponse {
   data?: { embedding?: unknown; index?: unknown }[];
+  usage?: { prompt_tokens?: unknown };
 }
 
 export class OpenAIEmbedder implements Embedder {
   readonly provider = 'openai';
   readonly model: string;
   readonly id: string;
+  readonly limits: EmbeddingLimits;
   readonly #apiKey: string | undefined;
   readonly #url: string;
   readonly #dimensions: number | undefined;
-  readonly #batchSize: number;
   readonly #http: HttpSettings;
+  readonly #plan: BatchPlan;
 
   constructor(options: OpenAIEmbedderOptions = {}) {
     if (!options.apiKey && !options.baseURL) {
@@ -44,21 +48,39 @@ export class OpenAIEmbedder implements Embedder {
     this.#apiKey = options.apiKey || undefined;
     this.#url = `${(options.baseURL ?? OPENAI_DEFAULT_BASE_URL).replace(/\/+$/, '')}/embeddings`;
     this.#dimensions = options.dimensions;
-    this.#batchSize = options.batchSize ?? 100;
-    this.#http = httpSettings('openai', options);
+    this.limits = resolveEmbeddingLimits('openai', options);
+    // Retries happen in limits.ts, where they wait their turn like any other request.
+    this.#http = httpSettings('openai', { ...options, maxRetries: 0 });
+    const limiter = sharedLimiter('openai', this.#url, this.model, this.limits);
+    this.#plan = { limiter, limits: this.limits, send: (batch, signal) => this.request(batch, signal) };
   }
 
-  async embed(texts: readonly string[], signal?: AbortSignal): Promise<number[][]> {
+  get batchSize(): number {
+    return this.limits.batchSize;
+  }
+
+  get maxConcurrency(): number {
+    return this.#plan.limiter.concurrency;
+  }
+
+  /** The limits in force for this endpoint and model, shared with every embedder using them. */
+  get limiter(): EmbeddingLimiter {
+    return this.#plan.limiter;
+  }
+
+  embed(texts: readonly string[], signal?: AbortSignal, options?: EmbedOptions): Promise<number[][]> {
+    return embedInBatches(this.#plan, texts, signal, options?.interactive === true);
+  }
+
+  private async request(batch: readonly string[], signal: AbortSignal | undefined): Promise<BatchResult> {
     const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
     if (this.#apiKey) headers.authorization = `Bearer ${this.#apiKey}`;
-    const out: number[][] = [];
-    for (const batch of batches(texts, this.#batchSize)) {
-      const body = { model: this.model, input: batch, encoding_format: 'float', ...(this.#dimensions ? { dimensions: this.#dimensions } : {}) };
-      const json = (await postForJson(this.#http, { url: this.#url, headers, body, signal })) as EmbeddingsResponse;
-      // The API does not promise input order; `index` does.
-      const data = Array.isArray(json?.data) ? [...json.data].sort((a, b) => Number(a.index ?? 0) - Number(b.index ?? 0)) : undefined;
-      out.push(...checkVectors('openai', data?.map((d) => d.embedding), batch.length));
-    }
-    return out;
+    const body = { model: this.model, input: batch, encoding_format: 'float', ...(this.#dimensions ? { dimensions: this.#dimensions } : {}) };
+    const limiter = this.#plan.limiter;
+    const json = (await postForJson(this.#http, { url: this.#url, headers, body, signal, onResponse: (h) => limiter.observeHeaders(h) })) as EmbeddingsResponse;
+    // The API does not promise input order; `index` does.
+    const data = Array.isArray(json?.data) ? [...json.data].sort((a, b) => Number(a.index ?? 0) - Number(b.index ?? 0)) : undefined;
+    const tokens = json?.usage?.prompt_tokens;
+    return { vectors: checkVectors('openai', data?.map((d) => d.embedding), batch.length), tokens: typeof tokens === 'number' ? tokens : undefined };
   }
 }

@@ -18,6 +18,7 @@ import { queryTokens } from './filters.js';
 import { embedderConflict, searchWith } from './search.js';
 import { checkTableName } from './identifiers.js';
 import type { ChunkOwner, SearchHit, SearchRequest, StoredChunk, VectorStore } from './vector-store.js';
+import { parseEmbedderKey, parseLastReindex, routeVectors, type PendingChunk, type ReindexableStore, type StoreEmbedderState } from './reindex.js';
 
 export interface PostgresVectorStoreOptions {
   /** A PostgreSQL `Db` (e.g. the runtime's own); pgvector must be installable on its server. */
@@ -40,7 +41,7 @@ interface Row {
   score: number | string;
 }
 
-export class PostgresVectorStore implements VectorStore {
+export class PostgresVectorStore implements VectorStore, ReindexableStore {
   readonly id: string;
   readonly name: string;
   readonly description: string | undefined;
@@ -90,6 +91,13 @@ export class PostgresVectorStore implements VectorStore {
     await this.addOwnerColumns();
     await this.db.execute(`CREATE INDEX IF NOT EXISTS ${t}_chunks_fts ON ${t}_chunks USING GIN (fts)`);
     await this.db.execute(`CREATE TABLE IF NOT EXISTS ${t}_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`);
+    // Vectors of a reindex in progress (see reindex.ts); the type has no dimension, so a reindex may change it.
+    await this.db.execute(`CREATE TABLE IF NOT EXISTS ${t}_reindex (
+      content_id TEXT NOT NULL,
+      chunk_id TEXT NOT NULL,
+      embedding ${this.vectorType} NOT NULL,
+      PRIMARY KEY (content_id, chunk_id)
+    )`);
   }
 
   /**
@@ -133,10 +141,12 @@ export class PostgresVectorStore implements VectorStore {
     const { vectorType } = this.ready();
     const t = this.table;
     await this.db.transaction(async (tx) => {
-      await this.checkEmbedder(tx, chunks, embedderId);
+      const route = await this.checkEmbedder(tx, chunks, embedderId);
       await tx.execute(`DELETE FROM ${t}_chunks WHERE content_id = $1`, [contentId]);
+      await tx.execute(`DELETE FROM ${t}_reindex WHERE content_id = $1`, [contentId]);
       const now = Math.floor(Date.now() / 1000);
       for (const c of chunks) {
+        const vector = c.embedding ? vectorLiteral(c.embedding) : null;
         await tx.execute(
           `INSERT INTO ${t}_chunks (content_id, chunk_id, name, content, meta_data, filters, embedding, created_at, knowledge_id, user_id)
            VALUES ($1, $2, $3, $4, $5::jsonb, $6::jsonb, $7::${vectorType}, $8, $9, $10)`,
@@ -147,30 +157,46 @@ export class PostgresVectorStore implements VectorStore {
             stripNul(c.content),
             JSON.stringify(c.meta_data),
             JSON.stringify(c.filters),
-            c.embedding ? vectorLiteral(c.embedding) : null,
+            route.main ? vector : null,
             now,
             owner.knowledgeId ?? null,
             owner.userId ?? null,
           ],
         );
+        if (route.stage && vector) await tx.execute(`INSERT INTO ${t}_reindex (content_id, chunk_id, embedding) VALUES ($1, $2, $3::${vectorType})`, [contentId, c.id, vector]);
       }
     });
   }
 
-  private async checkEmbedder(tx: SqlClient, chunks: readonly StoredChunk[], embedderId: string | undefined): Promise<void> {
+  private async checkEmbedder(tx: SqlClient, chunks: readonly StoredChunk[], embedderId: string | undefined): Promise<{ main: boolean; stage: boolean }> {
     const dims = chunks.find((c) => c.embedding)?.embedding?.length;
-    if (dims === undefined) return;
+    if (dims === undefined) return { main: true, stage: false };
     const key = `${embedderId ?? 'unknown'}:${dims}`;
+    const meta = await this.meta(tx, true);
+    const route = routeVectors(meta.embedder, meta.reindex, embedderId, key);
+    if (route.stage) {
+      if (chunks.some((c) => c.embedding && c.embedding.length !== dims)) throw embedderConflict(key, 'vectors of mixed lengths');
+      return route;
+    }
     // Concurrent first inserts agree through the primary key: the loser reads the winner's value.
     await tx.execute(`INSERT INTO ${this.table}_meta (key, value) VALUES ('embedder', $1) ON CONFLICT (key) DO NOTHING`, [key]);
     const stored = (await tx.query<{ value: string }>(`SELECT value FROM ${this.table}_meta WHERE key = 'embedder'`))[0]?.value;
     if (stored !== key) throw embedderConflict(stored ?? 'unknown', key);
     if (chunks.some((c) => c.embedding && c.embedding.length !== dims)) throw embedderConflict(key, 'vectors of mixed lengths');
+    return route;
   }
 
   async deleteByContentId(contentId: string, options: { ownedBy?: string | undefined } = {}): Promise<number> {
-    if (options.ownedBy === undefined) return this.db.execute(`DELETE FROM ${this.table}_chunks WHERE content_id = $1`, [contentId]);
-    return this.db.execute(`DELETE FROM ${this.table}_chunks WHERE content_id = $1 AND user_id = $2`, [contentId, options.ownedBy]);
+    const { ownedBy } = options;
+    return this.db.transaction(async (tx) => {
+      const deleted =
+        ownedBy === undefined
+          ? await tx.execute(`DELETE FROM ${this.table}_chunks WHERE content_id = $1`, [contentId])
+          : await tx.execute(`DELETE FROM ${this.table}_chunks WHERE content_id = $1 AND user_id = $2`, [contentId, ownedBy]);
+      // A content has one owner: when its chunks went, so do the vectors a reindex staged for it.
+      if (ownedBy === undefined || deleted > 0) await tx.execute(`DELETE FROM ${this.table}_reindex WHERE content_id = $1`, [contentId]);
+      return deleted;
+    });
   }
 
   async contentExists(contentId: string): Promise<boolean> {
@@ -223,6 +249,98 @@ export class PostgresVectorStore implements VectorStore {
     const where = filterSql(undefined, visibleTo, params);
     const rows = await this.db.query<{ key: string }>(`SELECT DISTINCT jsonb_object_keys(${column}) AS key FROM ${this.table}_chunks WHERE TRUE ${where} ORDER BY key`, params);
     return rows.map((r) => r.key);
+  }
+
+  private async meta(sql: SqlClient, lock = false): Promise<Record<string, string>> {
+    // FOR SHARE: a reindex's swap (which locks these rows for update) waits for this writer, or
+    // this writer for it. Both lock in key order, so neither can hold one row the other waits on.
+    const rows = await sql.query<{ key: string; value: string }>(`SELECT key, value FROM ${this.table}_meta ORDER BY key ${lock ? 'FOR SHARE' : ''}`);
+    return Object.fromEntries(rows.map((r) => [r.key, r.value]));
+  }
+
+  async embedderState(): Promise<StoreEmbedderState> {
+    this.ready();
+    const meta = await this.meta(this.db);
+    return { embedder: meta.embedder ? parseEmbedderKey(meta.embedder) : undefined, reindexTarget: meta.reindex, lastReindex: parseLastReindex(meta.reindex_done) };
+  }
+
+  async beginReindex(target: string): Promise<void> {
+    this.ready();
+    await this.db.transaction(async (tx) => {
+      // One reindex at a time: the row lock orders concurrent starts.
+      await tx.execute(`INSERT INTO ${this.table}_meta (key, value) VALUES ('reindex', $1) ON CONFLICT (key) DO NOTHING`, [target]);
+      const [current] = await tx.query<{ value: string }>(`SELECT value FROM ${this.table}_meta WHERE key = 'reindex' FOR UPDATE`);
+      if (current?.value === target) return;
+      await tx.execute(`UPDATE ${this.table}_meta SET value = $1 WHERE key = 'reindex'`, [target]);
+      await tx.execute(`DELETE FROM ${this.table}_reindex`);
+    });
+  }
+
+  async pendingChunks(limit: number): Promise<PendingChunk[]> {
+    const t = this.table;
+    return this.db.query<PendingChunk>(
+      `SELECT c.content_id, c.chunk_id, c.content FROM ${t}_chunks c
+       WHERE NOT EXISTS (SELECT 1 FROM ${t}_reindex r WHERE r.content_id = c.content_id AND r.chunk_id = c.chunk_id)
+       ORDER BY c.content_id, c.chunk_id LIMIT $1`,
+      [limit],
+    );
+  }
+
+  async stageVectors(rows: readonly (PendingChunk & { embedding: number[] })[]): Promise<number> {
+    const { vectorType } = this.ready();
+    const t = this.table;
+    if (rows.length === 0) return 0;
+    return this.db.transaction(async (tx) => {
+      let staged = 0;
+      for (const r of rows) {
+        // Only if the chunk still holds the text that was embedded (it may have been replaced meanwhile).
+        staged += await tx.execute(
+          `INSERT INTO ${t}_reindex (content_id, chunk_id, embedding)
+           SELECT $1, $2, $3::${vectorType} WHERE EXISTS (SELECT 1 FROM ${t}_chunks WHERE content_id = $1 AND chunk_id = $2 AND content = $4)
+           ON CONFLICT (content_id, chunk_id) DO NOTHING`,
+          [r.content_id, r.chunk_id, vectorLiteral(r.embedding), r.content],
+        );
+      }
+      return staged;
+    });
+  }
+
+  async reindexCounts(): Promise<{ done: number; total: number }> {
+    const t = this.table;
+    const [row] = await this.db.query<{ total: string | number; done: string | number }>(
+      `SELECT (SELECT count(*) FROM ${t}_chunks) AS total,
+              (SELECT count(*) FROM ${t}_reindex r WHERE EXISTS (SELECT 1 FROM ${t}_chunks c WHERE c.content_id = r.content_id AND c.chunk_id = r.chunk_id)) AS done`,
+    );
+    return { done: Number(row?.done ?? 0), total: Number(row?.total ?? 0) };
+  }
+
+  async finishReindex(target: string): Promise<boolean> {
+    const t = this.table;
+    return this.db.transaction(async (tx) => {
+      const meta = await tx.query<{ key: string; value: string }>(`SELECT key, value FROM ${t}_meta ORDER BY key FOR UPDATE`);
+      if (meta.find((m) => m.key === 'reindex')?.value !== target) return false;
+      // Writers of chunks wait until the swap is done, so none slips in between the check and it.
+      await tx.execute(`LOCK TABLE ${t}_chunks IN SHARE ROW EXCLUSIVE MODE`);
+      const [left] = await tx.query(
+        `SELECT 1 FROM ${t}_chunks c WHERE NOT EXISTS (SELECT 1 FROM ${t}_reindex r WHERE r.content_id = c.content_id AND r.chunk_id = c.chunk_id) LIMIT 1`,
+      );
+      if (left) return false;
+      const dimsOf = this.ready().vectorType.replace(/\.vector$/, '.vector_dims');
+      const dims = await tx.query<{ dims: number }>(`SELECT DISTINCT ${dimsOf}(embedding) AS dims FROM ${t}_reindex`);
+      if (dims.length > 1) throw embedderConflict(target, 'vectors of mixed lengths');
+      const chunks = await tx.execute(
+        `UPDATE ${t}_chunks c SET embedding = r.embedding FROM ${t}_reindex r WHERE r.content_id = c.content_id AND r.chunk_id = c.chunk_id`,
+      );
+      await tx.execute(`DELETE FROM ${t}_reindex`);
+      await tx.execute(`DELETE FROM ${t}_meta WHERE key = 'reindex'`);
+      const dimensions = dims[0] ? Number(dims[0].dims) : null;
+      // Updated in place, so a writer that waited on the row reads the new value.
+      if (dimensions === null) await tx.execute(`DELETE FROM ${t}_meta WHERE key = 'embedder'`);
+      else await tx.execute(`INSERT INTO ${t}_meta (key, value) VALUES ('embedder', $1) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`, [`${target}:${dimensions}`]);
+      const done = JSON.stringify({ embedder: target, dimensions, chunks, finished_at: Math.floor(Date.now() / 1000) });
+      await tx.execute(`INSERT INTO ${t}_meta (key, value) VALUES ('reindex_done', $1) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`, [done]);
+      return true;
+    });
   }
 
   /** The Db belongs to the caller (usually the runtime), which closes it. */

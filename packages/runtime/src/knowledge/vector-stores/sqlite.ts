@@ -25,6 +25,7 @@ import { queryTokens } from './filters.js';
 import { embedderConflict, searchWith } from './search.js';
 import { checkTableName } from './identifiers.js';
 import type { ChunkOwner, SearchHit, SearchRequest, StoredChunk, VectorStore } from './vector-store.js';
+import { parseEmbedderKey, parseLastReindex, routeVectors, type PendingChunk, type ReindexableStore, type StoreEmbedderState } from './reindex.js';
 
 export interface SqliteVectorStoreOptions {
   /** File path, or `:memory:`. Parent directories are created. */
@@ -47,7 +48,7 @@ interface Row {
 
 type Bind = string | number | null | Buffer;
 
-export class SqliteVectorStore implements VectorStore {
+export class SqliteVectorStore implements VectorStore, ReindexableStore {
   readonly id: string;
   readonly name: string;
   readonly description: string | undefined;
@@ -107,6 +108,7 @@ export class SqliteVectorStore implements VectorStore {
         );
         CREATE VIRTUAL TABLE IF NOT EXISTS ${t}_fts USING fts5(content, tokenize = 'porter unicode61');
         CREATE TABLE IF NOT EXISTS ${t}_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+        CREATE TABLE IF NOT EXISTS ${t}_reindex (content_id TEXT NOT NULL, chunk_id TEXT NOT NULL, embedding BLOB NOT NULL, PRIMARY KEY (content_id, chunk_id));
       `),
     );
     // IMMEDIATE: another process opening the same file adds them once, not twice.
@@ -117,8 +119,9 @@ export class SqliteVectorStore implements VectorStore {
     const t = this.table;
     this.run((db) => {
       db.transaction(() => {
-        this.checkEmbedder(db, chunks, embedderId);
+        const route = this.checkEmbedder(db, chunks, embedderId);
         this.deleteSync(db, contentId);
+        const stage = db.prepare(`INSERT INTO ${t}_reindex (content_id, chunk_id, embedding) VALUES (?, ?, ?)`);
         const insert = db.prepare(
           `INSERT INTO ${t}_chunks (content_id, chunk_id, name, content, meta_data, filters, embedding, created_at, knowledge_id, user_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         );
@@ -126,22 +129,119 @@ export class SqliteVectorStore implements VectorStore {
         const now = Math.floor(Date.now() / 1000);
         for (const c of chunks) {
           const blob = c.embedding ? Buffer.from(new Float32Array(c.embedding).buffer) : null;
-          const info = insert.run(contentId, c.id, c.name ?? null, c.content, JSON.stringify(c.meta_data), JSON.stringify(c.filters), blob, now, owner.knowledgeId ?? null, owner.userId ?? null);
+          const info = insert.run(contentId, c.id, c.name ?? null, c.content, JSON.stringify(c.meta_data), JSON.stringify(c.filters), route.main ? blob : null, now, owner.knowledgeId ?? null, owner.userId ?? null);
           index.run(info.lastInsertRowid, c.content);
+          if (route.stage && blob) stage.run(contentId, c.id, blob);
         }
       })();
     });
   }
 
   /** The first vectors fix the embedder and dimension; anything else is refused. */
-  private checkEmbedder(db: Database.Database, chunks: readonly StoredChunk[], embedderId: string | undefined): void {
+  private checkEmbedder(db: Database.Database, chunks: readonly StoredChunk[], embedderId: string | undefined): { main: boolean; stage: boolean } {
     const dims = chunks.find((c) => c.embedding)?.embedding?.length;
-    if (dims === undefined) return;
+    if (dims === undefined) return { main: true, stage: false };
     const key = `${embedderId ?? 'unknown'}:${dims}`;
-    const stored = db.prepare(`SELECT value FROM ${this.table}_meta WHERE key = 'embedder'`).get() as { value: string } | undefined;
-    if (!stored) db.prepare(`INSERT INTO ${this.table}_meta (key, value) VALUES ('embedder', ?)`).run(key);
-    else if (stored.value !== key) throw embedderConflict(stored.value, key);
+    const meta = this.metaSync(db);
+    const route = routeVectors(meta.embedder, meta.reindex, embedderId, key);
     if (chunks.some((c) => c.embedding && c.embedding.length !== dims)) throw embedderConflict(key, 'vectors of mixed lengths');
+    if (route.stage) return route;
+    if (meta.embedder === undefined) db.prepare(`INSERT INTO ${this.table}_meta (key, value) VALUES ('embedder', ?)`).run(key);
+    else if (meta.embedder !== key) throw embedderConflict(meta.embedder, key);
+    return route;
+  }
+
+  private metaSync(db: Database.Database): Record<string, string> {
+    const rows = db.prepare(`SELECT key, value FROM ${this.table}_meta`).all() as { key: string; value: string }[];
+    return Object.fromEntries(rows.map((r) => [r.key, r.value]));
+  }
+
+  async embedderState(): Promise<StoreEmbedderState> {
+    const meta = this.run((db) => this.metaSync(db));
+    return { embedder: meta.embedder ? parseEmbedderKey(meta.embedder) : undefined, reindexTarget: meta.reindex, lastReindex: parseLastReindex(meta.reindex_done) };
+  }
+
+  async beginReindex(target: string): Promise<void> {
+    const t = this.table;
+    this.run((db) =>
+      db.transaction(() => {
+        const current = this.metaSync(db).reindex;
+        if (current === target) return;
+        db.prepare(`INSERT INTO ${t}_meta (key, value) VALUES ('reindex', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`).run(target);
+        db.prepare(`DELETE FROM ${t}_reindex`).run();
+      }).immediate(),
+    );
+  }
+
+  async pendingChunks(limit: number): Promise<PendingChunk[]> {
+    const t = this.table;
+    return this.run(
+      (db) =>
+        db
+          .prepare(
+            `SELECT c.content_id, c.chunk_id, c.content FROM ${t}_chunks c
+             WHERE NOT EXISTS (SELECT 1 FROM ${t}_reindex r WHERE r.content_id = c.content_id AND r.chunk_id = c.chunk_id)
+             ORDER BY c.content_id, c.chunk_id LIMIT ?`,
+          )
+          .all(limit) as PendingChunk[],
+    );
+  }
+
+  async stageVectors(rows: readonly (PendingChunk & { embedding: number[] })[]): Promise<number> {
+    const t = this.table;
+    return this.run((db) =>
+      db.transaction(() => {
+        // Only if the chunk still holds the text that was embedded (it may have been replaced meanwhile).
+        const insert = db.prepare(
+          `INSERT INTO ${t}_reindex (content_id, chunk_id, embedding)
+           SELECT @cid, @chid, @embedding WHERE EXISTS (SELECT 1 FROM ${t}_chunks WHERE content_id = @cid AND chunk_id = @chid AND content = @content)
+           ON CONFLICT (content_id, chunk_id) DO NOTHING`,
+        );
+        let staged = 0;
+        for (const r of rows) {
+          staged += insert.run({ cid: r.content_id, chid: r.chunk_id, embedding: Buffer.from(new Float32Array(r.embedding).buffer), content: r.content }).changes;
+        }
+        return staged;
+      }).immediate(),
+    );
+  }
+
+  async reindexCounts(): Promise<{ done: number; total: number }> {
+    const t = this.table;
+    const row = this.run(
+      (db) =>
+        db
+          .prepare(
+            `SELECT (SELECT count(*) FROM ${t}_chunks) AS total,
+                    (SELECT count(*) FROM ${t}_reindex r WHERE EXISTS (SELECT 1 FROM ${t}_chunks c WHERE c.content_id = r.content_id AND c.chunk_id = r.chunk_id)) AS done`,
+          )
+          .get() as { total: number; done: number },
+    );
+    return { done: row.done, total: row.total };
+  }
+
+  async finishReindex(target: string): Promise<boolean> {
+    const t = this.table;
+    return this.run((db) =>
+      db.transaction(() => {
+        const meta = this.metaSync(db);
+        if (meta.reindex !== target) return false;
+        const left = db.prepare(`SELECT 1 FROM ${t}_chunks c WHERE NOT EXISTS (SELECT 1 FROM ${t}_reindex r WHERE r.content_id = c.content_id AND r.chunk_id = c.chunk_id) LIMIT 1`).get();
+        if (left) return false;
+        const dims = db.prepare(`SELECT DISTINCT length(embedding) / 4 AS dims FROM ${t}_reindex`).all() as { dims: number }[];
+        if (dims.length > 1) throw embedderConflict(target, 'vectors of mixed lengths');
+        const chunks = db
+          .prepare(`UPDATE ${t}_chunks SET embedding = (SELECT r.embedding FROM ${t}_reindex r WHERE r.content_id = ${t}_chunks.content_id AND r.chunk_id = ${t}_chunks.chunk_id)`)
+          .run().changes;
+        db.prepare(`DELETE FROM ${t}_reindex`).run();
+        db.prepare(`DELETE FROM ${t}_meta WHERE key IN ('reindex', 'embedder')`).run();
+        const dimensions = dims[0]?.dims ?? null;
+        if (dimensions !== null) db.prepare(`INSERT INTO ${t}_meta (key, value) VALUES ('embedder', ?)`).run(`${target}:${dimensions}`);
+        const done = JSON.stringify({ embedder: target, dimensions, chunks, finished_at: Math.floor(Date.now() / 1000) });
+        db.prepare(`INSERT INTO ${t}_meta (key, value) VALUES ('reindex_done', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`).run(done);
+        return true;
+      }).immediate(),
+    );
   }
 
   private deleteSync(db: Database.Database, contentId: string, ownedBy?: string): number {
@@ -149,7 +249,10 @@ export class SqliteVectorStore implements VectorStore {
     const owned = ownedBy === undefined ? '' : ' AND user_id = ?';
     const params = ownedBy === undefined ? [contentId] : [contentId, ownedBy];
     db.prepare(`DELETE FROM ${t}_fts WHERE rowid IN (SELECT rowid FROM ${t}_chunks WHERE content_id = ?${owned})`).run(...params);
-    return db.prepare(`DELETE FROM ${t}_chunks WHERE content_id = ?${owned}`).run(...params).changes;
+    const deleted = db.prepare(`DELETE FROM ${t}_chunks WHERE content_id = ?${owned}`).run(...params).changes;
+    // A content has one owner: when its chunks went, so do the vectors a reindex staged for it.
+    if (ownedBy === undefined || deleted > 0) db.prepare(`DELETE FROM ${t}_reindex WHERE content_id = ?`).run(contentId);
+    return deleted;
   }
 
   async deleteByContentId(contentId: string, options: { ownedBy?: string | undefined } = {}): Promise<number> {
