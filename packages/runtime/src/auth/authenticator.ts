@@ -41,12 +41,21 @@ export function insufficient(required: readonly string[]): RuntimeError {
   );
 }
 
+const MAX_DECISIONS_PER_PRINCIPAL = 64;
+
 export class Authenticator {
   readonly mode: AuthMode;
   readonly rbac: boolean;
   readonly adminScope: string;
   readonly userIsolation: boolean;
   readonly serviceAccounts: ServiceAccountVerifier | undefined;
+  /**
+   * Granted decisions per service-account principal object. A cached token yields the same
+   * principal object on every request, so its repeated calls skip parsing and matching scopes;
+   * a principal whose scopes change is a new object, and one no longer referenced takes its
+   * decisions with it. Refusals are not kept (they throw, and are rare).
+   */
+  private readonly granted = new WeakMap<Principal, Map<string, Visible>>();
 
   constructor(private readonly options: AuthenticatorOptions) {
     this.mode = options.mode;
@@ -135,6 +144,21 @@ export class Authenticator {
    */
   authorize(principal: Principal, method: string, path: string, required: readonly string[], listing = false): Visible {
     if (!principal.enforceScopes || required.length === 0) return '*';
+    // Other principals are built per request: a memo would only cost them.
+    if (principal.kind !== 'service_account') return this.decide(principal, path, method, required, listing);
+    const key = `${listing ? 'L' : ''}${method} ${path} ${required.join(' ')}`;
+    let decisions = this.granted.get(principal);
+    const known = decisions?.get(key);
+    if (known !== undefined) return known;
+    const visible = this.decide(principal, path, method, required, listing);
+    if (!decisions) this.granted.set(principal, (decisions = new Map()));
+    // Bounded: a caller walking many ids starts over rather than growing without end.
+    if (decisions.size >= MAX_DECISIONS_PER_PRINCIPAL) decisions.clear();
+    decisions.set(key, visible);
+    return visible;
+  }
+
+  private decide(principal: Principal, path: string, method: string, required: readonly string[], listing: boolean): Visible {
     const context = resourceContext(path);
     const held = principal.scopes;
     if (hasScopes({ held, required, context, adminScope: this.adminScope })) return '*';
