@@ -154,6 +154,12 @@ describe('SharePointSource against a loopback Microsoft Graph', () => {
     expect(missing.message).toBe('Remote source "handbook" (sharepoint) found nothing at "docs/none.md" (HTTP 404 itemNotFound: The resource could not be found.)');
     const secret = await failure(source({ clientSecret: 'wrong~secret~value' }).list({}));
     expect([secret.reason, secret.status]).toEqual(['unauthorized', 403]);
+    // The failed token request names the path it was for, not "(access token)".
+    const file = await failure(source({ clientSecret: 'wrong~secret~value' }).download('docs/a.md', { maxBytes: 100 }));
+    expect(file.message).toBe(
+      'Remote source "handbook" (sharepoint) refused the configured credentials for "docs/a.md" (access token: HTTP 401 invalid_client: AADSTS7000215: Invalid client secret provided.)',
+    );
+    expect(file.path).toBe('docs/a.md');
     expect(secret.message).not.toContain('wrong~secret~value');
     expect(secret.message).not.toContain('Trace ID');
     expect(() => source().check('docs/a?.md')).toThrow('has a character SharePoint refuses');
