@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { Agent } from '../../src/agent/agent.js';
 import { OpenAIEmbedder } from '../../src/knowledge/embedders/openai.js';
-import { Knowledge } from '../../src/knowledge/knowledge.js';
+import { Knowledge, type KnowledgeOptions } from '../../src/knowledge/knowledge.js';
 import type { Reader } from '../../src/knowledge/readers/reader.js';
 import { PostgresVectorStore } from '../../src/knowledge/vector-stores/postgres.js';
 import { SqliteVectorStore } from '../../src/knowledge/vector-stores/sqlite.js';
@@ -46,12 +46,19 @@ export function testComponents(model: Model | undefined) {
 
 /**
  * The knowledge base `docs`, embedding through the fake embeddings server at `embeddingsUrl`:
- * on a SQLite file of its own, or in the PostgreSQL database named by `databaseUrl`.
+ * on a SQLite file of its own, or in the PostgreSQL database named by `databaseUrl`. `more`
+ * adds options (its remote content sources).
  */
-export function testKnowledge(embeddingsUrl: string, sqlitePath: string | undefined, databaseUrl: string | undefined, readers?: Reader[]): Knowledge {
+export function testKnowledge(
+  embeddingsUrl: string,
+  sqlitePath: string | undefined,
+  databaseUrl: string | undefined,
+  readers?: Reader[],
+  more: Pick<KnowledgeOptions, 'contentSources'> = {},
+): Knowledge {
   const store = sqlitePath
     ? new SqliteVectorStore({ path: sqlitePath, table: 'kj_docs' })
     : new PostgresVectorStore({ db: openDb(databaseUrl), table: 'kj_docs' });
   const embedder = new OpenAIEmbedder({ apiKey: 'sk-emb', baseURL: `${embeddingsUrl}/v1`, model: 'fake-embed', maxRetries: 0 });
-  return new Knowledge({ id: 'docs', store, embedder, ...(readers ? { readers } : {}) });
+  return new Knowledge({ id: 'docs', store, embedder, ...(readers ? { readers } : {}), ...more });
 }
