@@ -351,7 +351,7 @@ for (const kind of testDatabaseKinds) {
       expect((await topLevel()).length).toBe(records);
     });
 
-    it('a provider refusing while reading ends the record failed, naming the source and path, without the credential', async () => {
+    it('a provider refusing while reading, or a folder it does not have, ends the record failed, naming the source and path, without the credential', async () => {
       const cases: { body: Json; says: string[] }[] = [
         { body: { config_id: 's3-locked', path: 'library/alpha.md' }, says: ['Remote source "s3-locked" (s3)', 'library/alpha.md'] },
         { body: { config_id: 'gcs-revoked', path: 'single/solo.md' }, says: ['Remote source "gcs-revoked" (gcs)', 'single/solo.md', 'Invalid Credentials'] },
@@ -359,6 +359,8 @@ for (const kind of testDatabaseKinds) {
         { body: { config_id: 'sharepoint-wrong', path: 'single/solo.md' }, says: ['Remote source "sharepoint-wrong" (sharepoint)', '"single/solo.md"', 'access token: HTTP 401 invalid_client'] },
         { body: { config_id: 'github-docs', path: 'single/missing.md' }, says: ['Remote source "github-docs" (github)', 'found nothing at "single/missing.md"'] },
         { body: { config_id: 'gcs-docs', path: 'single/none.md' }, says: ['Remote source "gcs-docs" (gcs)', 'found nothing at "single/none.md"', 'notFound'] },
+        { body: { config_id: 's3-docs', path: 'nowhere/' }, says: ['Nothing to read in "nowhere/"', 'remote source "s3-docs" (s3) has no files under "nowhere/"'] },
+        { body: { config_id: 'sharepoint-docs', path: 'nowhere/' }, says: ['Remote source "sharepoint-docs" (sharepoint)', 'found nothing at "nowhere/"', 'itemNotFound'] },
       ];
       for (const { body, says } of cases) {
         const res = await post(body);
