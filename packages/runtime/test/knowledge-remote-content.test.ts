@@ -322,6 +322,38 @@ for (const kind of testDatabaseKinds) {
       expect(hits[0]!.meta_data.remote).toMatchObject({ source_id: 'github-docs', source_type: 'github', path: 'docs/dev-only.md', github_branch: 'dev', github_repo: 'field/library' });
     });
 
+    it("a folder's name, description, metadata, reader and chunker settings reach its children and their chunks", async () => {
+      const res = await post({
+        config_id: 'azure-docs',
+        path: 'mixed/',
+        name: 'Mixed notes',
+        description: 'River notes',
+        metadata: { team: 'river' },
+        reader_id: 'text',
+        chunker: 'FixedSizeChunker',
+        chunk_size: 20,
+        chunk_overlap: 0,
+      });
+      expect(res.status, JSON.stringify(res.body)).toBe(202);
+      expect(res.body).toMatchObject({ name: 'Mixed notes', description: 'River notes', metadata: { team: 'river' }, status: 'processing' });
+      const status = await settle(res.body.id);
+      // The text reader reads the broken JSON as text.
+      expect(status.status_message).toBe('completed: 2 item(s): 2 read');
+      const record = (await api('GET', `/knowledge/content/${res.body.id}`)).body;
+      expect(record).toMatchObject({ name: 'Mixed notes', description: 'River notes', metadata: { team: 'river' }, reader_id: 'text', chunker: 'FixedSizeChunker', type: 'azureblob' });
+      const children = await childrenOf(res.body.id);
+      expect(children.map((c) => [c.name, c.source, c.status, c.metadata, c.chunker])).toEqual([
+        ['Mixed notes/broken.json', 'mixed/broken.json', 'completed', { team: 'river' }, 'FixedSizeChunker'],
+        ['Mixed notes/good.md', 'mixed/good.md', 'completed', { team: 'river' }, 'FixedSizeChunker'],
+      ]);
+      // 20-character chunks: the sentence is cut in several.
+      expect(children[1]!.chunks).toBeGreaterThanOrEqual(2);
+      const found = await api('POST', '/knowledge/search', { query: 'ceruleankingfisher', search_type: 'keyword', filters: { team: 'river' } });
+      expect(found.status, JSON.stringify(found.body)).toBe(200);
+      expect((found.body.data as Json[]).map((h) => h.content_id)).toEqual([children[1]!.id]);
+      expect(found.body.data[0].meta_data).toMatchObject({ team: 'river', remote: { source_id: 'azure-docs', source_type: 'azureblob', path: 'mixed/good.md' } });
+    });
+
     it('refuses bad requests with a clear 4xx and records nothing', async () => {
       const records = (await topLevel()).length;
       const unknown = await post({ config_id: 'nope', path: 'library/' });
