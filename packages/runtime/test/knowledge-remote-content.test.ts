@@ -322,6 +322,17 @@ for (const kind of testDatabaseKinds) {
       expect(hits[0]!.meta_data.remote).toMatchObject({ source_id: 'github-docs', source_type: 'github', path: 'docs/dev-only.md', github_branch: 'dev', github_repo: 'field/library' });
     });
 
+    it('ingests the whole source for the path "/": its root, or its prefix when it has one', async () => {
+      const all = await ingest({ config_id: 'gcs-docs', path: '/' });
+      const n = gcs.objects.size;
+      expect(all.record).toMatchObject({ name: '/', type: 'gcs', children: { processing: 0, completed: n - 1, failed: 1 } });
+      expect(all.status.status_message).toBe(`completed: ${n} item(s): ${n - 1} read, 1 failed`);
+      expect((await childrenOf(all.id)).map((c) => c.source)).toEqual([...gcs.objects.keys()].toSorted());
+      const confined = await ingest({ config_id: 's3-confined', path: '/' });
+      expect(confined.record).toMatchObject({ name: 'library/', type: 's3', children: { processing: 0, completed: 4, failed: 0 } });
+      expect((await childrenOf(confined.id)).map((c) => c.source)).toEqual(LIBRARY);
+    });
+
     it("a folder's name, description, metadata, reader and chunker settings reach its children and their chunks", async () => {
       const res = await post({
         config_id: 'azure-docs',

@@ -120,5 +120,5 @@ export async function* remoteChildren(
   }
   // A folder the source does not have (object stores have no folders, only keys) lists nothing:
   // the parent's failure then says where nothing was found.
-  if (count === 0) options.notes.push(`remote source "${source.id}" (${source.type}) has no files under "${location.path}"`);
+  if (count === 0) options.notes.push(`remote source "${source.id}" (${source.type}) has no files under "${location.path || '/'}"`);
 }
