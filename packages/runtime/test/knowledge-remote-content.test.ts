@@ -443,6 +443,19 @@ for (const kind of testDatabaseKinds) {
       expect(embeddings.requests.length).toBe(embedded);
     });
 
+    it('a single file deleted at the source: the refresh fails its record and takes its chunks out of search', async () => {
+      const first = await ingest({ config_id: 's3-docs', path: 'single/solo.md' });
+      expect(first.status.status).toBe('completed');
+      expect((await search('ambersolitaire')).map((h) => h.content_id)).toEqual([first.id]);
+      await s3.remove('single/solo.md');
+      const again = await ingest({ config_id: 's3-docs', path: 'single/solo.md' });
+      expect(again.id).toBe(first.id);
+      expect(again.status.status).toBe('failed');
+      expect(again.status.status_message).toContain('Remote source "s3-docs" (s3) found nothing at "single/solo.md"');
+      expect(again.record).toMatchObject({ content_hash: null, chunks: null });
+      expect(await search('ambersolitaire')).toEqual([]);
+    });
+
     it('no response carried a credential', () => {
       expect(answers.length).toBeGreaterThan(50);
       for (const answer of answers) for (const secret of SECRETS) expect(answer).not.toContain(secret);
