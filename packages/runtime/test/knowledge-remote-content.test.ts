@@ -6,9 +6,11 @@
  * several listing pages) becomes one parent record with a completed child per file, each found by
  * search with its provider details under meta_data.remote; a single file is one record; an
  * unreadable file fails only its own child; a refresh downloads only what changed, reads a new
- * file and drops a deleted one. Then the refusals (clear 4xx, nothing recorded), provider
- * failures ending the record `failed` with a message naming source and path and no credential,
- * and the write modes. No response ever carries a secret.
+ * file and drops a deleted one. Then GitHub's source_params (from a form), a source's root, the
+ * upload's name, metadata, reader and chunk settings reaching children and chunks, the refusals
+ * (clear 4xx, nothing recorded), provider failures ending the record `failed` with a message
+ * naming source and path and no credential, the write modes, and a single file deleted at the
+ * source. No response ever carries a secret.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
