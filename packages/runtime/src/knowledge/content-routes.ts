@@ -622,7 +622,8 @@ export function knowledgeContentRoutes(ctx: ServerContext): RouteDefinition[] {
         knowledge.checkInsert(folder && body.reader_id === undefined ? { ...choices, name: 'folder.txt', chunker: undefined } : { ...choices, name: fileName });
         const remote: RemoteLocation = { source_id: source.id, path, ...(params ? { params } : {}) };
         const outcome = await submit(knowledge, body.write_mode ?? 'upsert', choices, { remote, identity: `${source.id}\n${source.identity(path, params)}` }, {
-          name: body.name ?? path,
+          // The root of a source without a prefix is the path "": its record is named "/".
+          name: body.name ?? (path === '' ? '/' : path),
           description: body.description ?? null,
           metadata: metadata ?? null,
           file_type: null,

@@ -118,4 +118,7 @@ export async function* remoteChildren(
       read: () => downloadFile(source, file, params, options.maxBytes, options.signal),
     };
   }
+  // A folder the source does not have (object stores have no folders, only keys) lists nothing:
+  // the parent's failure then says where nothing was found.
+  if (count === 0) options.notes.push(`remote source "${source.id}" (${source.type}) has no files under "${location.path || '/'}"`);
 }

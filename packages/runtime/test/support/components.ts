@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { Agent } from '../../src/agent/agent.js';
 import { OpenAIEmbedder } from '../../src/knowledge/embedders/openai.js';
-import { Knowledge } from '../../src/knowledge/knowledge.js';
+import { Knowledge, type KnowledgeOptions } from '../../src/knowledge/knowledge.js';
 import type { Reader } from '../../src/knowledge/readers/reader.js';
 import { PostgresVectorStore } from '../../src/knowledge/vector-stores/postgres.js';
 import { SqliteVectorStore } from '../../src/knowledge/vector-stores/sqlite.js';
@@ -46,13 +46,14 @@ export function testComponents(model: Model | undefined) {
 
 /**
  * The knowledge base `docs`, embedding through the fake embeddings server at `embeddingsUrl`:
- * on a SQLite file of its own, or in the PostgreSQL database named by `databaseUrl`.
+ * on a SQLite file of its own, or in the PostgreSQL database named by `databaseUrl`. `more`
+ * adds options (its remote content sources).
  */
 export function testKnowledge(
   embeddingsUrl: string,
   sqlitePath: string | undefined,
   databaseUrl: string | undefined,
-  embedding: { model?: string | undefined; dimensions?: number | undefined; readers?: Reader[] | undefined } = {},
+  embedding: { model?: string | undefined; dimensions?: number | undefined; readers?: Reader[] | undefined } & Pick<KnowledgeOptions, 'contentSources'> = {},
 ): Knowledge {
   const store = sqlitePath
     ? new SqliteVectorStore({ path: sqlitePath, table: 'kj_docs' })
@@ -64,5 +65,11 @@ export function testKnowledge(
     dimensions: embedding.dimensions,
     maxRetries: 0,
   });
-  return new Knowledge({ id: 'docs', store, embedder, ...(embedding.readers ? { readers: embedding.readers } : {}) });
+  return new Knowledge({
+    id: 'docs',
+    store,
+    embedder,
+    ...(embedding.readers ? { readers: embedding.readers } : {}),
+    ...(embedding.contentSources ? { contentSources: embedding.contentSources } : {}),
+  });
 }

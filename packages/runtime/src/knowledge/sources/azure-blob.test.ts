@@ -1,6 +1,5 @@
-import type { ServerResponse } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { listKeys, sendJson, startLoopback, type Loopback, type SeenRequest } from '../../../test/support/fake-remote.js';
+import { startFakeAzureBlob, type FakeAzureBlob } from '../../../test/support/fake-azure-blob.js';
 import { AZURE_STORAGE_VERSION, AzureBlobSource, type AzureBlobSourceOptions } from './azure-blob.js';
 import { RemoteSourceError } from './errors.js';
 
@@ -21,74 +20,19 @@ const BLOBS: Record<string, { body: Buffer; type: string }> = {
   'docs/deep/deeper/e.md': { body: Buffer.from('# E'), type: 'text/markdown' },
   'docs/odd\u0001.md': { body: Buffer.from('odd'), type: 'text/plain' },
 };
-const etag = (name: string) => `"0x8DC${Buffer.from(name).toString('hex').slice(0, 10).toUpperCase()}"`;
 
-let server: Loopback;
-let issued = 0;
-let throttle: ((request: SeenRequest) => { status: number; retryAfter?: string } | undefined) | undefined;
-
-function xmlEscape(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-}
-
-/** A name XML 1.0 cannot carry (a control character) is sent percent-encoded with Encoded="true", as the service does. */
-function nameElement(name: string): string {
-  return [...name].some((c) => c.charCodeAt(0) < 0x20) ? `<Name Encoded="true">${encodeURIComponent(name)}</Name>` : `<Name>${xmlEscape(name)}</Name>`;
-}
-
-function storageError(response: ServerResponse, status: number, code: string, message: string, headers: Record<string, string> = {}): void {
-  response.writeHead(status, { 'content-type': 'application/xml', 'x-ms-error-code': code, ...headers });
-  response.end(`\uFEFF<?xml version="1.0" encoding="utf-8"?><Error><Code>${code}</Code><Message>${message}\nRequestId:5f2c-0001\nTime:2024-05-01T10:00:00.0000000Z</Message></Error>`);
-}
+let server: FakeAzureBlob;
+const etag = (name: string) => server.etag(name);
 
 beforeAll(async () => {
-  server = await startLoopback((request, response) => {
-    if (request.method === 'POST' && request.path === `/${TENANT}/oauth2/v2.0/token`) {
-      const form = new URLSearchParams(request.body);
-      if (form.get('client_id') !== CLIENT_ID || form.get('client_secret') !== CLIENT_SECRET) {
-        return sendJson(response, 401, { error: 'invalid_client', error_description: `AADSTS7000215: Invalid client secret provided.\r\nTrace ID: abc\r\nTimestamp: 2024-05-01` });
-      }
-      if (form.get('grant_type') !== 'client_credentials' || form.get('scope') !== 'https://storage.azure.com/.default') return sendJson(response, 400, { error: 'invalid_scope' });
-      return sendJson(response, 200, { token_type: 'Bearer', expires_in: 3599, access_token: `eyJ.azure-token-${++issued}` });
-    }
-    if (request.headers['x-ms-version'] !== AZURE_STORAGE_VERSION) return storageError(response, 400, 'MissingRequiredHeader', 'x-ms-version is required');
-    const bearer = /^Bearer (.+)$/.exec(request.headers.authorization ?? '')?.[1];
-    if (!(request.query.get('sig') === SIG || bearer?.startsWith('eyJ.azure-token-'))) return storageError(response, 403, 'AuthenticationFailed', 'Server failed to authenticate the request.');
-    const limited = throttle?.(request);
-    if (limited) return storageError(response, limited.status, 'ServerBusy', 'The server is busy.', limited.retryAfter ? { 'retry-after': limited.retryAfter } : {});
-    const base = `/${ACCOUNT}/${CONTAINER}`;
-    if (request.path === base && request.query.get('restype') === 'container' && request.query.get('comp') === 'list') {
-      const q = request.query;
-      const prefix = q.get('prefix') ?? '';
-      const page = listKeys(Object.keys(BLOBS), prefix, q.get('delimiter') ?? '', Number(q.get('marker') || '0'), Number(q.get('maxresults') ?? '5000'));
-      const blobs = page.keys
-        .map(
-          (name) =>
-            `<Blob>${nameElement(name)}<Properties><Last-Modified>Wed, 01 May 2024 10:00:00 GMT</Last-Modified><Etag>${etag(name)}</Etag><Content-Length>${BLOBS[name]!.body.length}</Content-Length><Content-Type>${BLOBS[name]!.type}</Content-Type><BlobType>BlockBlob</BlobType></Properties></Blob>`,
-        )
-        .join('');
-      const prefixes = page.prefixes.map((p) => `<BlobPrefix><Name>${xmlEscape(p)}</Name></BlobPrefix>`).join('');
-      response.writeHead(200, { 'content-type': 'application/xml' });
-      return response.end(
-        `\uFEFF<?xml version="1.0" encoding="utf-8"?><EnumerationResults ServiceEndpoint="${server.url}/${ACCOUNT}" ContainerName="${CONTAINER}"><Prefix>${xmlEscape(prefix)}</Prefix>${q.get('marker') ? `<Marker>${q.get('marker')}</Marker>` : ''}<MaxResults>${q.get('maxresults')}</MaxResults><Delimiter>${q.get('delimiter') ?? ''}</Delimiter><Blobs>${blobs}${prefixes}</Blobs><NextMarker>${page.next ?? ''}</NextMarker></EnumerationResults>`,
-      );
-    }
-    if (request.path.startsWith(`${base}/`)) {
-      const name = decodeURIComponent(request.path.slice(base.length + 1));
-      const blob = BLOBS[name];
-      if (!blob) return storageError(response, 404, 'BlobNotFound', 'The specified blob does not exist.');
-      response.writeHead(200, { 'content-type': blob.type, etag: etag(name), 'content-length': String(blob.body.length), 'x-ms-blob-type': 'BlockBlob' });
-      return response.end(blob.body);
-    }
-    storageError(response, 404, 'ContainerNotFound', 'The specified container does not exist.');
-  });
+  server = await startFakeAzureBlob({ account: ACCOUNT, container: CONTAINER, sig: SIG, principal: { tenantId: TENANT, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET }, blobs: BLOBS });
 });
 
 afterAll(() => server?.close());
 
 beforeEach(() => {
   server.seen.length = 0;
-  throttle = undefined;
+  server.throttle = undefined;
 });
 
 function source(extra: Partial<AzureBlobSourceOptions> = {}): AzureBlobSource {
@@ -154,7 +98,7 @@ describe('AzureBlobSource against a loopback Blob service', () => {
 
   it('keeps the SAS signature out of errors and logs', async () => {
     const logs: string[] = [];
-    throttle = (r) => (r.query.get('marker') ? undefined : { status: 503, retryAfter: '0' });
+    server.throttle = (r) => (r.query.get('marker') ? undefined : { status: 503, retryAfter: '0' });
     const error = await failure(source({ maxRetries: 1, logger: { warn: (m) => logs.push(m) } }).list({}));
     expect(error.reason).toBe('throttled');
     expect(error.message).toContain('ServerBusy');
@@ -171,15 +115,15 @@ describe('AzureBlobSource against a loopback Blob service', () => {
 
   it('uses a service principal token, fetched once and sent as a bearer token', async () => {
     const s = principal();
-    const before = issued;
+    const before = server.issued;
     await s.list({});
     await s.download('top.txt', { maxBytes: 100 });
-    expect(issued - before).toBe(1);
+    expect(server.issued - before).toBe(1);
     const token = server.seen.filter((r) => r.method === 'POST');
     expect(token).toHaveLength(1);
     expect(Object.fromEntries(new URLSearchParams(token[0]!.body))).toEqual({ grant_type: 'client_credentials', client_id: CLIENT_ID, client_secret: CLIENT_SECRET, scope: 'https://storage.azure.com/.default' });
     const reads = server.seen.filter((r) => r.method === 'GET');
-    expect(reads.every((r) => r.headers.authorization === `Bearer eyJ.azure-token-${issued}` && !r.query.has('sig'))).toBe(true);
+    expect(reads.every((r) => r.headers.authorization === `Bearer eyJ.azure-token-${server.issued}` && !r.query.has('sig'))).toBe(true);
   });
 
   it('reports a refused client secret as refused credentials, first line only, without the secret', async () => {

@@ -45,13 +45,16 @@ export class RemoteSourceError extends RuntimeError {
   readonly reason: RemoteFailure;
   readonly sourceId: string;
   readonly path: string;
+  /** What the provider said (its status, error code and message), already redacted; part of the message. */
+  readonly said: string | undefined;
 
-  constructor(reason: RemoteFailure, sourceId: string, path: string, detail: string, headers?: Record<string, string>) {
+  constructor(reason: RemoteFailure, sourceId: string, path: string, detail: string, headers?: Record<string, string>, said?: string) {
     super(CODES[reason], detail, headers ? { headers } : {});
     this.name = 'RemoteSourceError';
     this.reason = reason;
     this.sourceId = sourceId;
     this.path = path;
+    this.said = said;
   }
 }
 

@@ -1,6 +1,7 @@
 import { createHash, generateKeyPairSync } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { listKeys, sendJson, startLoopback, verifyRs256, type Loopback, type SeenRequest } from '../../../test/support/fake-remote.js';
+import { verifyRs256 } from '../../../test/support/fake-remote.js';
+import { startFakeGcs, type FakeGcs } from '../../../test/support/fake-gcs.js';
 import { RemoteSourceError } from './errors.js';
 import { GcsSource, type GcsSourceOptions } from './gcs.js';
 
@@ -22,75 +23,19 @@ const OBJECTS: Record<string, { body: Buffer; type: string }> = {
 
 const md5 = (body: Buffer) => createHash('md5').update(body).digest('base64');
 
-let server: Loopback;
-let issued = 0;
-/** Tokens the fake storage takes; a test may revoke one. */
-const valid = new Set<string>();
-let throttle: ((request: SeenRequest) => { status: number; retryAfter?: string } | undefined) | undefined;
-let tokenRefusal: string | undefined;
-
-function apiError(status: number, reason: string, message: string) {
-  return { error: { code: status, message, errors: [{ message, domain: 'global', reason }] } };
-}
+let server: FakeGcs;
 
 beforeAll(async () => {
-  server = await startLoopback(async (request, response) => {
-    if (request.method === 'POST' && request.path === '/token') {
-      const form = new URLSearchParams(request.body);
-      if (tokenRefusal) return sendJson(response, 400, { error: 'invalid_grant', error_description: tokenRefusal });
-      if (form.get('grant_type') !== 'urn:ietf:params:oauth:grant-type:jwt-bearer') return sendJson(response, 400, { error: 'unsupported_grant_type' });
-      const { claims } = await verifyRs256(form.get('assertion') ?? '', publicKey).catch(() => ({ claims: {} as Record<string, unknown> }));
-      if (claims.iss !== EMAIL || claims.aud !== `${server.url}/token` || claims.scope !== 'https://www.googleapis.com/auth/devstorage.read_only') {
-        return sendJson(response, 400, { error: 'invalid_grant', error_description: 'Invalid JWT Signature.' });
-      }
-      const token = `ya29.token-${++issued}`;
-      valid.add(token);
-      return sendJson(response, 200, { access_token: token, expires_in: 3599, token_type: 'Bearer' });
-    }
-    const bearer = /^Bearer (.+)$/.exec(request.headers.authorization ?? '')?.[1];
-    if (!bearer || !valid.has(bearer)) return sendJson(response, 401, apiError(401, 'authError', 'Invalid Credentials'), { 'www-authenticate': 'Bearer realm="https://accounts.google.com/"' });
-    const limited = throttle?.(request);
-    if (limited) return sendJson(response, limited.status, apiError(limited.status, 'rateLimitExceeded', 'Rate limit exceeded'), limited.retryAfter ? { 'retry-after': limited.retryAfter } : {});
-    const listing = new RegExp(`^/storage/v1/b/${BUCKET}/o$`).exec(request.path);
-    if (listing) {
-      const q = request.query;
-      const page = listKeys(Object.keys(OBJECTS), q.get('prefix') ?? '', q.get('delimiter') ?? '', Number(q.get('pageToken') ?? '0'), Number(q.get('maxResults') ?? '1000'));
-      return sendJson(response, 200, {
-        kind: 'storage#objects',
-        ...(page.prefixes.length ? { prefixes: page.prefixes } : {}),
-        items: page.keys.map((name) => ({
-          kind: 'storage#object',
-          name,
-          bucket: BUCKET,
-          generation: '1700000000000000',
-          size: String(OBJECTS[name]!.body.length),
-          md5Hash: md5(OBJECTS[name]!.body),
-          crc32c: 'AAAAAA==',
-          contentType: OBJECTS[name]!.type,
-          updated: '2024-05-01T10:00:00.000Z',
-        })),
-        ...(page.next !== undefined ? { nextPageToken: String(page.next) } : {}),
-      });
-    }
-    const object = new RegExp(`^/storage/v1/b/${BUCKET}/o/(.+)$`).exec(request.path);
-    if (object && request.query.get('alt') === 'media') {
-      const name = decodeURIComponent(object[1]!);
-      if (name === 'secret.txt') return sendJson(response, 403, apiError(403, 'forbidden', `${EMAIL} does not have storage.objects.get access`));
-      const found = OBJECTS[name];
-      if (!found) return sendJson(response, 404, apiError(404, 'notFound', `No such object: ${BUCKET}/${name}`));
-      response.writeHead(200, { 'content-type': found.type, 'x-goog-hash': `crc32c=AAAAAA==,md5=${md5(found.body)}`, 'x-goog-generation': '1700000000000000', 'content-length': String(found.body.length) });
-      return response.end(found.body);
-    }
-    sendJson(response, 404, apiError(404, 'notFound', 'Not Found'));
-  });
+  server = await startFakeGcs({ bucket: BUCKET, objects: OBJECTS, serviceAccount: { email: EMAIL, publicKey } });
+  server.forbidden.add('secret.txt');
 });
 
 afterAll(() => server?.close());
 
 beforeEach(() => {
   server.seen.length = 0;
-  throttle = undefined;
-  tokenRefusal = undefined;
+  server.throttle = undefined;
+  server.tokenRefusal = undefined;
 });
 
 function source(extra: Partial<GcsSourceOptions> = {}): GcsSource {
@@ -122,7 +67,7 @@ function noSecrets(text: string): void {
 describe('GcsSource against a loopback JSON API', () => {
   it('exchanges a signed service-account assertion for a token, caches it, and lists one level', async () => {
     const s = source();
-    const before = issued;
+    const before = server.issued;
     const page = await s.list({});
     expect(page.files.map((f) => f.path)).toEqual(['big.bin', 'top.txt']);
     expect(page.folders).toEqual([{ path: 'docs/', name: 'docs' }]);
@@ -130,13 +75,13 @@ describe('GcsSource against a loopback JSON API', () => {
     expect(top).toEqual({ path: 'top.txt', name: 'top.txt', size: 9, version: md5(OBJECTS['top.txt']!.body), modified_at: Date.parse('2024-05-01T10:00:00.000Z'), content_type: 'text/plain' });
     await s.list({ prefix: 'docs/' });
     await s.download('top.txt', { maxBytes: 100 });
-    expect(issued - before).toBe(1);
+    expect(server.issued - before).toBe(1);
     const token = server.seen.find((r) => r.path === '/token')!;
     const { header, claims } = await verifyRs256(new URLSearchParams(token.body).get('assertion')!, publicKey);
     expect(header).toMatchObject({ alg: 'RS256', kid: 'key-1' });
     expect((claims.exp as number) - (claims.iat as number)).toBe(3600);
     const listing = server.seen.find((r) => r.path.endsWith('/o'))!;
-    expect(listing.headers.authorization).toBe(`Bearer ya29.token-${issued}`);
+    expect(listing.headers.authorization).toBe(`Bearer ya29.token-${server.issued}`);
     expect(listing.query.get('delimiter')).toBe('/');
     expect(listing.query.get('maxResults')).toBe('100');
     expect(listing.query.has('prefix')).toBe(false);
@@ -144,7 +89,7 @@ describe('GcsSource against a loopback JSON API', () => {
 
   it('pages with pageToken and skips folder placeholder objects', async () => {
     const s = source({ accessToken: 'static-token-1', serviceAccountKey: undefined });
-    valid.add('static-token-1');
+    server.valid.add('static-token-1');
     const first = await s.list({ prefix: 'docs/', limit: 3 });
     expect(first.files.map((f) => f.path)).toEqual(['docs/a.md', 'docs/b.md']);
     expect(first.next_page).toBe('3');
@@ -185,7 +130,7 @@ describe('GcsSource against a loopback JSON API', () => {
   it('gets a new token once when the cached one is revoked, and reports a dead static token as refused credentials', async () => {
     const s = source();
     await s.list({});
-    valid.clear();
+    server.valid.clear();
     const page = await s.list({});
     expect(page.files.length).toBe(2);
     expect(server.seen.filter((r) => r.path === '/token')).toHaveLength(2);
@@ -198,7 +143,7 @@ describe('GcsSource against a loopback JSON API', () => {
   });
 
   it('reports a refused assertion without key material', async () => {
-    tokenRefusal = 'Invalid JWT Signature.';
+    server.tokenRefusal = 'Invalid JWT Signature.';
     const error = await failure(source().list({}));
     expect(error.reason).toBe('unauthorized');
     expect(error.message).toContain('invalid_grant: Invalid JWT Signature.');
@@ -208,13 +153,13 @@ describe('GcsSource against a loopback JSON API', () => {
   it('retries 429 after Retry-After and logs without secrets', async () => {
     const logs: string[] = [];
     let count = 0;
-    throttle = () => (count++ < 2 ? { status: 429, retryAfter: '0' } : undefined);
+    server.throttle = () => (count++ < 2 ? { status: 429, retryAfter: '0' } : undefined);
     const page = await source({ logger: { warn: (m) => logs.push(m) } }).list({});
     expect(page.files).toHaveLength(2);
     expect(server.seen.filter((r) => r.path.endsWith('/o'))).toHaveLength(3);
     expect(logs).toHaveLength(2);
     logs.forEach(noSecrets);
-    throttle = () => ({ status: 503 });
+    server.throttle = () => ({ status: 503 });
     const error = await failure(source({ maxRetries: 0 }).list({}));
     expect(error.reason).toBe('throttled');
     expect(error.message).toContain('rateLimitExceeded');

@@ -1,6 +1,7 @@
-import { createHash, generateKeyPairSync } from 'node:crypto';
+import { generateKeyPairSync } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { sendJson, startLoopback, verifyRs256, type Loopback, type SeenRequest } from '../../../test/support/fake-remote.js';
+import { verifyRs256 } from '../../../test/support/fake-remote.js';
+import { blobSha, startFakeGitHub, type FakeGitHub } from '../../../test/support/fake-github.js';
 import { RemoteSourceError } from './errors.js';
 import { GitHubSource, type GitHubSourceOptions } from './github.js';
 
@@ -22,126 +23,19 @@ const BRANCHES: Record<string, Record<string, string>> = {
   dev: { 'docs/new.md': '# New on dev' },
 };
 
-const blobSha = (text: string) => createHash('sha1').update(`blob ${Buffer.byteLength(text)}\0${text}`).digest('hex');
-const treeSha = (branch: string, folder: string) => createHash('sha1').update(`tree ${branch}:${folder}`).digest('hex');
-
-interface FakeEntry {
-  path: string;
-  mode: string;
-  type: 'blob' | 'tree';
-  sha: string;
-  size?: number;
-}
-
-/** Every tree of every branch by sha: one level of entries, paths relative to the folder. */
-const TREES = new Map<string, { branch: string; folder: string }>();
-const BLOBS = new Map<string, string>();
-
-function children(branch: string, folder: string): FakeEntry[] {
-  const seen = new Map<string, FakeEntry>();
-  for (const [path, text] of Object.entries(BRANCHES[branch]!)) {
-    if (!path.startsWith(folder)) continue;
-    const rest = path.slice(folder.length);
-    const cut = rest.indexOf('/');
-    if (cut === -1) seen.set(rest, { path: rest, mode: '100644', type: 'blob', sha: blobSha(text), size: Buffer.byteLength(text) });
-    else {
-      const name = rest.slice(0, cut);
-      seen.set(name, { path: name, mode: '040000', type: 'tree', sha: treeSha(branch, `${folder}${name}/`) });
-    }
-  }
-  // Git orders tree entries by name; this fake does not, so the adapter's own order is tested.
-  return [...seen.values()].toReversed();
-}
-
-function recursive(branch: string, folder: string): FakeEntry[] {
-  return children(branch, folder).flatMap((e) => (e.type === 'tree' ? [e, ...recursive(branch, `${folder}${e.path}/`).map((c) => ({ ...c, path: `${e.path}/${c.path}` }))] : [e]));
-}
-
-for (const [branch, files] of Object.entries(BRANCHES)) {
-  for (const [path, text] of Object.entries(files)) {
-    BLOBS.set(blobSha(text), text);
-    const parts = path.split('/');
-    for (let i = 0; i < parts.length; i++) {
-      const folder = parts.slice(0, i).map((p) => `${p}/`).join('');
-      TREES.set(treeSha(branch, folder), { branch, folder });
-    }
-  }
-}
-
-let server: Loopback;
-let issued = 0;
-const valid = new Set([PAT]);
-let throttle: ((request: SeenRequest) => Record<string, string> | undefined) | undefined;
-let truncateRecursive = false;
+let server: FakeGitHub;
+const treeSha = (branch: string, folder: string) => server.treeSha(branch, folder);
 
 beforeAll(async () => {
-  server = await startLoopback(async (request, response) => {
-    if (!request.path.startsWith('/api/v3/')) return sendJson(response, 404, { message: 'Not Found' });
-    const path = request.path.slice('/api/v3'.length);
-    const auth = request.headers.authorization;
-    const installation = /^\/app\/installations\/(\d+)\/access_tokens$/.exec(path);
-    if (request.method === 'POST' && installation) {
-      const jwt = /^Bearer (.+)$/.exec(auth ?? '')?.[1] ?? '';
-      const verified = await verifyRs256(jwt, publicKey).catch(() => undefined);
-      const now = Date.now() / 1000;
-      if (!verified || verified.claims.iss !== '4242' || (verified.claims.exp as number) - now > 600 || (verified.claims.iat as number) > now) {
-        return sendJson(response, 401, { message: 'A JSON web token could not be decoded', documentation_url: 'https://docs.github.com/rest' });
-      }
-      if (installation[1] !== '99') return sendJson(response, 404, { message: 'Not Found' });
-      const token = `ghs_installationToken${++issued}`;
-      valid.add(token);
-      return sendJson(response, 201, { token, expires_at: new Date(Date.now() + 3_600_000).toISOString(), permissions: { contents: 'read' } });
-    }
-    const bearer = /^Bearer (.+)$/.exec(auth ?? '')?.[1];
-    if (auth !== undefined && (!bearer || !valid.has(bearer))) return sendJson(response, 401, { message: 'Bad credentials', documentation_url: 'https://docs.github.com/rest' });
-    if (request.headers['x-github-api-version'] !== '2022-11-28') return sendJson(response, 400, { message: 'missing API version' });
-    const limited = throttle?.(request);
-    if (limited) return sendJson(response, 403, { message: 'API rate limit exceeded for installation.' }, limited);
-    const repo = /^\/repos\/([^/]+)\/([^/]+)(\/.*)?$/.exec(path);
-    if (!repo || `${repo[1]}/${repo[2]}` !== REPO) return sendJson(response, 404, { message: 'Not Found' });
-    if (auth === undefined) return sendJson(response, 404, { message: 'Not Found' }); // a private repository
-    const rest = repo[3] ?? '';
-    if (rest === '') return sendJson(response, 200, { full_name: REPO, default_branch: 'main', private: true });
-    const branch = /^\/branches\/(.+)$/.exec(rest);
-    if (branch) {
-      const name = decodeURIComponent(branch[1]!);
-      if (!BRANCHES[name]) return sendJson(response, 404, { message: 'Branch not found' });
-      return sendJson(response, 200, { name, commit: { sha: createHash('sha1').update(name).digest('hex'), commit: { tree: { sha: treeSha(name, '') } } } });
-    }
-    const tree = /^\/git\/trees\/([0-9a-f]{40})$/.exec(rest);
-    if (tree) {
-      const found = TREES.get(tree[1]!);
-      if (!found) return sendJson(response, 404, { message: 'Not Found' });
-      const entries = request.query.get('recursive') ? recursive(found.branch, found.folder) : children(found.branch, found.folder);
-      // A repository too large for one recursive tree: GitHub cuts it short and says so.
-      if (request.query.get('recursive') && truncateRecursive) return sendJson(response, 200, { sha: tree[1], tree: entries.slice(0, 2), truncated: true });
-      return sendJson(response, 200, { sha: tree[1], tree: entries, truncated: false });
-    }
-    const contents = /^\/contents\/(.+)$/.exec(rest);
-    if (contents) {
-      const file = decodeURIComponent(contents[1]!);
-      const files = BRANCHES[request.query.get('ref') ?? 'main'] ?? {};
-      if (files[file] !== undefined) return sendJson(response, 200, { type: 'file', name: file.split('/').pop(), path: file, size: Buffer.byteLength(files[file]), sha: blobSha(files[file]) });
-      if (Object.keys(files).some((p) => p.startsWith(`${file}/`))) return sendJson(response, 200, [{ type: 'file', name: 'x' }]);
-      return sendJson(response, 404, { message: 'Not Found' });
-    }
-    const blob = /^\/git\/blobs\/([0-9a-f]{40})$/.exec(rest);
-    if (blob && request.headers.accept === 'application/vnd.github.raw+json') {
-      const text = BLOBS.get(blob[1]!);
-      if (text === undefined) return sendJson(response, 404, { message: 'Not Found' });
-      response.writeHead(200, { 'content-type': 'application/vnd.github.raw', 'content-length': String(Buffer.byteLength(text)) });
-      return response.end(text);
-    }
-    sendJson(response, 404, { message: 'Not Found' });
-  });
+  server = await startFakeGitHub({ repo: REPO, token: PAT, app: { appId: '4242', installationId: '99', publicKey }, branches: BRANCHES });
 });
 
 afterAll(() => server?.close());
 
 beforeEach(() => {
   server.seen.length = 0;
-  throttle = undefined;
-  truncateRecursive = false;
+  server.throttle = undefined;
+  server.truncateRecursive = false;
 });
 
 function source(extra: Partial<GitHubSourceOptions> = {}): GitHubSource {
@@ -193,7 +87,7 @@ describe('GitHubSource against a loopback REST API', () => {
   });
 
   it('walks a repository whose recursive tree GitHub truncates level by level instead', async () => {
-    truncateRecursive = true;
+    server.truncateRecursive = true;
     const found: string[] = [];
     for await (const file of source().walk('')) found.push(file.path);
     expect(found.toSorted()).toEqual(Object.keys(BRANCHES.main!).toSorted());
@@ -240,10 +134,10 @@ describe('GitHubSource against a loopback REST API', () => {
 
   it('authenticates as a GitHub App: a signed JWT for an installation token, cached', async () => {
     const s = source({ token: undefined, app: { appId: 4242, installationId: 99, privateKey: PEM } });
-    const before = issued;
+    const before = server.issued;
     await s.list({});
     await s.download('README.md', { maxBytes: 100 });
-    expect(issued - before).toBe(1);
+    expect(server.issued - before).toBe(1);
     const exchange = server.seen.filter((r) => r.method === 'POST');
     expect(exchange).toHaveLength(1);
     expect(exchange[0]!.path).toBe('/api/v3/app/installations/99/access_tokens');
@@ -251,11 +145,11 @@ describe('GitHubSource against a loopback REST API', () => {
     expect(header.alg).toBe('RS256');
     expect(claims.iss).toBe('4242');
     const reads = server.seen.filter((r) => r.method === 'GET');
-    expect(reads.every((r) => r.headers.authorization === `Bearer ghs_installationToken${issued}`)).toBe(true);
+    expect(reads.every((r) => r.headers.authorization === `Bearer ghs_installationToken${server.issued}`)).toBe(true);
     // A revoked installation token: one fresh exchange, then the read succeeds.
-    valid.delete(`ghs_installationToken${issued}`);
+    server.valid.delete(`ghs_installationToken${server.issued}`);
     await s.download('README.md', { maxBytes: 100 });
-    expect(issued - before).toBe(2);
+    expect(server.issued - before).toBe(2);
 
     const wrong = await failure(source({ token: undefined, app: { appId: 4242, installationId: 7, privateKey: PEM } }).list({}));
     expect(wrong.reason).toBe('not_found');
@@ -274,12 +168,12 @@ describe('GitHubSource against a loopback REST API', () => {
   it('waits for the rate limit reset, and gives up past maxRetryDelayMs', async () => {
     const logs: string[] = [];
     let count = 0;
-    throttle = () => (count++ === 0 ? { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(Math.ceil(Date.now() / 1000)) } : undefined);
+    server.throttle = () => (count++ === 0 ? { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(Math.ceil(Date.now() / 1000)) } : undefined);
     const page = await source({ logger: { warn: (m) => logs.push(m) }, branch: 'main' }).list({});
     expect(page.files).toHaveLength(2);
     expect(logs).toHaveLength(1);
     expect(logs[0]).not.toContain(PAT);
-    throttle = () => ({ 'retry-after': '3600' });
+    server.throttle = () => ({ 'retry-after': '3600' });
     const error = await failure(source({ branch: 'main' }).list({}));
     expect(error.reason).toBe('throttled');
     expect(error.headers?.['retry-after']).toBe('3600');

@@ -119,7 +119,8 @@ export class SourceHttp {
 
   failure(reason: RemoteFailure, path: string, said?: string, headers?: Record<string, string>): RemoteSourceError {
     const s = this.settings;
-    return new RemoteSourceError(reason, s.sourceId, path, redact(describeFailure(reason, { id: s.sourceId, type: s.type }, path, said), s.secrets()), headers);
+    const secrets = s.secrets();
+    return new RemoteSourceError(reason, s.sourceId, path, redact(describeFailure(reason, { id: s.sourceId, type: s.type }, path, said), secrets), headers, said === undefined ? undefined : redact(said, secrets));
   }
 
   /** A refusal before any I/O, e.g. a path this source cannot read. */
@@ -170,7 +171,7 @@ export class SourceHttp {
     for (let attempt = 0; ; attempt++) {
       request.signal?.throwIfAborted();
       let authHeaders: Readonly<Record<string, string>> = {};
-      if (request.auth) authHeaders = await request.auth();
+      if (request.auth) authHeaders = await this.authorize(request.auth, request.path);
       let response: FetchedResource;
       try {
         response = await safeFetch(url.href, {
@@ -226,6 +227,22 @@ export class SourceHttp {
         reason = undefined;
       }
       throw this.failure(reason ?? failureForStatus(status), request.path, said);
+    }
+  }
+
+  /**
+   * The credential headers of a request. A token request that fails is about no file (its path
+   * is "(access token)"): the failure names the path this request was for, so an ingestion
+   * record says which file could not be read, and the token request in its detail.
+   */
+  private async authorize(auth: () => Promise<Readonly<Record<string, string>>>, path: string): Promise<Readonly<Record<string, string>>> {
+    try {
+      return await auth();
+    } catch (error) {
+      if (error instanceof RemoteSourceError && error.path !== path && /^\(.*\)$/.test(error.path)) {
+        throw this.failure(error.reason, path, `${error.path.slice(1, -1)}: ${error.said ?? 'no token'}`, error.headers);
+      }
+      throw error;
     }
   }
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { sendJson, startLoopback, type Loopback, type SeenRequest } from '../../../test/support/fake-remote.js';
+import { startFakeSharePoint, type FakeSharePoint } from '../../../test/support/fake-sharepoint.js';
 import { RemoteSourceError } from './errors.js';
 import { SharePointSource, type SharePointSourceOptions } from './sharepoint.js';
 
@@ -22,87 +22,20 @@ const ITEMS: Record<string, string | null> = {
   'docs/Notebook.one': null,
 };
 
-const idOf = (path: string) => `01${Buffer.from(path).toString('hex').toUpperCase()}`;
-const pathOf = (id: string) => Buffer.from(id.slice(2), 'hex').toString();
-
-function itemJson(path: string, name: string) {
-  const text = ITEMS[path];
-  if (path.endsWith('/') || Object.keys(ITEMS).some((p) => p.startsWith(`${path}/`))) {
-    const folder = path.endsWith('/') ? path : `${path}/`;
-    const count = new Set(Object.keys(ITEMS).filter((p) => p.startsWith(folder) && p !== folder).map((p) => p.slice(folder.length).split('/')[0])).size;
-    return { id: idOf(folder), name, folder: { childCount: count }, eTag: `"{${idOf(folder)}},1"` };
-  }
-  if (text === null) return { id: idOf(path), name, package: { type: 'oneNote' } };
-  return {
-    id: idOf(path),
-    name,
-    size: Buffer.byteLength(text!),
-    eTag: `"{${idOf(path)}},3"`,
-    cTag: `"c:{${idOf(path)}},${text!.length}"`,
-    lastModifiedDateTime: '2024-05-01T10:00:00Z',
-    file: { mimeType: name.endsWith('.md') ? 'text/markdown' : 'application/octet-stream', hashes: { quickXorHash: 'AAAA' } },
-  };
-}
-
-function childrenOf(folder: string): { path: string; name: string }[] {
-  const names = new Map<string, string>();
-  for (const key of Object.keys(ITEMS)) {
-    if (!key.startsWith(folder) || key === folder) continue;
-    const name = key.slice(folder.length).split('/')[0]!;
-    names.set(name, `${folder}${name}`);
-  }
-  return [...names.entries()].map(([name, path]) => ({ name, path })).sort((a, b) => a.name.localeCompare(b.name));
-}
-
-const graphError = (code: string, message: string) => ({ error: { code, message, innerError: { 'request-id': 'r1', date: '2024-05-01T10:00:00' } } });
-
-let server: Loopback;
-let issued = 0;
-const valid = new Set<string>();
-let throttle: ((request: SeenRequest) => string | undefined) | undefined;
-let redirectTo: ((id: string) => string) | undefined;
+let server: FakeSharePoint;
+const idOf = (path: string) => server.idOf(path);
 
 beforeAll(async () => {
-  server = await startLoopback((request, response) => {
-    if (request.method === 'POST' && request.path === `/${TENANT}/oauth2/v2.0/token`) {
-      const form = new URLSearchParams(request.body);
-      if (form.get('client_secret') !== CLIENT_SECRET) return sendJson(response, 401, { error: 'invalid_client', error_description: 'AADSTS7000215: Invalid client secret provided.\r\nTrace ID: x' });
-      if (form.get('scope') !== `${server.url}/.default` || form.get('grant_type') !== 'client_credentials' || form.get('client_id') !== CLIENT_ID) return sendJson(response, 400, { error: 'invalid_request' });
-      const token = `eyJ.graph-token-${++issued}`;
-      valid.add(token);
-      return sendJson(response, 200, { token_type: 'Bearer', expires_in: 3599, access_token: token });
-    }
-    if (request.path.startsWith('/_layouts/15/download.aspx')) {
-      if (request.headers.authorization !== undefined) return sendJson(response, 400, { error: 'credentials sent to the download URL' });
-      if (request.query.get('tempauth') !== TEMPAUTH) return sendJson(response, 401, { error: 'bad tempauth' });
-      const text = ITEMS[pathOf(request.query.get('UniqueId') ?? '')];
-      response.writeHead(200, { 'content-type': 'application/octet-stream' });
-      return response.end(text ?? '');
-    }
-    const bearer = /^Bearer (.+)$/.exec(request.headers.authorization ?? '')?.[1];
-    if (!bearer || !valid.has(bearer)) return sendJson(response, 401, graphError('InvalidAuthenticationToken', 'Access token has expired or is not yet valid.'));
-    const limited = throttle?.(request);
-    if (limited) return sendJson(response, 429, graphError('TooManyRequests', 'Please retry later.'), { 'retry-after': limited });
-    const path = decodeURIComponent(request.path);
-    if (path === '/v1.0/sites/contoso.sharepoint.com:/sites/handbook') return sendJson(response, 200, { id: SITE_ID, name: 'handbook', webUrl: 'https://contoso.sharepoint.com/sites/handbook' });
-    if (path === `/v1.0/sites/${SITE_ID}/drive`) return sendJson(response, 200, { id: DRIVE, driveType: 'documentLibrary', name: 'Documents' });
-    const content = /^\/v1\.0\/drives\/([^/]+)\/items\/([^/]+)\/content$/.exec(path);
-    if (content) {
-      response.writeHead(302, { location: redirectTo ? redirectTo(content[2]!) : `${server.url}/_layouts/15/download.aspx?UniqueId=${content[2]}&tempauth=${TEMPAUTH}` });
-      return response.end();
-    }
-    const item = /^\/v1\.0\/drives\/([^/]+)\/root(?::\/(.+?):)?(\/children)?$/.exec(path);
-    if (!item || item[1] !== DRIVE) return sendJson(response, 404, graphError('itemNotFound', 'The resource could not be found.'));
-    const target = item[2] ?? '';
-    const exists = target === '' || ITEMS[target] !== undefined || Object.keys(ITEMS).some((p) => p.startsWith(`${target}/`));
-    if (!exists) return sendJson(response, 404, graphError('itemNotFound', 'The resource could not be found.'));
-    if (!item[3]) return sendJson(response, 200, itemJson(target, target.split('/').pop()!));
-    const all = childrenOf(target === '' ? '' : `${target}/`);
-    const top = Number(request.query.get('$top') ?? '200');
-    const start = Number(request.query.get('$skiptoken') ? Buffer.from(request.query.get('$skiptoken')!, 'base64url').toString().split(':')[1] : '0');
-    const page = all.slice(start, start + top).map((c) => itemJson(c.path, c.name));
-    const next = start + top < all.length ? `${server.url}${request.path}?$top=${top}&$skiptoken=${Buffer.from(`Paged=TRUE&p_ID:${start + top}`).toString('base64url')}` : undefined;
-    return sendJson(response, 200, { '@odata.context': 'x', value: page, ...(next ? { '@odata.nextLink': next } : {}) });
+  server = await startFakeSharePoint({
+    tenantId: TENANT,
+    clientId: CLIENT_ID,
+    clientSecret: CLIENT_SECRET,
+    hostname: 'contoso.sharepoint.com',
+    sitePath: '/sites/handbook',
+    siteId: SITE_ID,
+    driveId: DRIVE,
+    tempauth: TEMPAUTH,
+    items: ITEMS,
   });
 });
 
@@ -110,8 +43,8 @@ afterAll(() => server?.close());
 
 beforeEach(() => {
   server.seen.length = 0;
-  throttle = undefined;
-  redirectTo = undefined;
+  server.throttle = undefined;
+  server.redirectTo = undefined;
 });
 
 function source(extra: Partial<SharePointSourceOptions> = {}): SharePointSource {
@@ -162,7 +95,7 @@ describe('SharePointSource against a loopback Microsoft Graph', () => {
     ]);
     expect(server.seen.filter((r) => r.method === 'POST')).toHaveLength(1);
     const listing = server.seen.at(-1)!;
-    expect(listing.headers.authorization).toBe(`Bearer eyJ.graph-token-${issued}`);
+    expect(listing.headers.authorization).toBe(`Bearer eyJ.graph-token-${server.issued}`);
     expect(listing.query.get('$top')).toBe('100');
   });
 
@@ -209,7 +142,7 @@ describe('SharePointSource against a loopback Microsoft Graph', () => {
     expect([big.reason, big.message]).toEqual(['too_large', 'Remote source "handbook" (sharepoint) has a file larger than allowed for "big.bin" (5000 bytes, limit 1000 bytes)']);
     expect(server.seen.some((r) => r.path.endsWith('/content'))).toBe(false);
     expect((await failure(source().download('docs', { maxBytes: 10 }))).message).toContain('is a folder');
-    redirectTo = () => `http://files.example/download?tempauth=${TEMPAUTH}`;
+    server.redirectTo = () => `http://files.example/download?tempauth=${TEMPAUTH}`;
     const plain = await failure(source().download('docs/a.md', { maxBytes: 100 }));
     expect(plain.reason).toBe('bad_answer');
     expect(plain.message).toContain('only https is followed');
@@ -221,6 +154,12 @@ describe('SharePointSource against a loopback Microsoft Graph', () => {
     expect(missing.message).toBe('Remote source "handbook" (sharepoint) found nothing at "docs/none.md" (HTTP 404 itemNotFound: The resource could not be found.)');
     const secret = await failure(source({ clientSecret: 'wrong~secret~value' }).list({}));
     expect([secret.reason, secret.status]).toEqual(['unauthorized', 403]);
+    // The failed token request names the path it was for, not "(access token)".
+    const file = await failure(source({ clientSecret: 'wrong~secret~value' }).download('docs/a.md', { maxBytes: 100 }));
+    expect(file.message).toBe(
+      'Remote source "handbook" (sharepoint) refused the configured credentials for "docs/a.md" (access token: HTTP 401 invalid_client: AADSTS7000215: Invalid client secret provided.)',
+    );
+    expect(file.path).toBe('docs/a.md');
     expect(secret.message).not.toContain('wrong~secret~value');
     expect(secret.message).not.toContain('Trace ID');
     expect(() => source().check('docs/a?.md')).toThrow('has a character SharePoint refuses');
@@ -229,7 +168,7 @@ describe('SharePointSource against a loopback Microsoft Graph', () => {
   it('gets a new token once when Graph says the cached one expired', async () => {
     const s = source();
     await s.list({});
-    valid.clear();
+    server.valid.clear();
     await s.list({});
     expect(server.seen.filter((r) => r.method === 'POST')).toHaveLength(2);
   });
@@ -237,7 +176,7 @@ describe('SharePointSource against a loopback Microsoft Graph', () => {
   it('retries 429 after Retry-After, logging without secrets', async () => {
     const logs: string[] = [];
     let count = 0;
-    throttle = () => (count++ === 0 ? '1' : undefined);
+    server.throttle = () => (count++ === 0 ? '1' : undefined);
     const started = Date.now();
     await source({ driveId: DRIVE, logger: { warn: (m) => logs.push(m) } }).list({});
     expect(Date.now() - started).toBeGreaterThanOrEqual(950);
