@@ -31,6 +31,8 @@ import { ReaderRegistry, defaultReaders } from './readers/registry.js';
 import { UrlReader } from './readers/url.js';
 import { joinParts, stampParts } from './paged.js';
 import type { Chunk, Document, Metadata } from './types.js';
+import { chunkOffloaded } from './workers/chunking.js';
+import { sharedOffload, type Offload } from './workers/offload.js';
 import { filterKeysOf, parseFilters, type FilterInput } from './vector-stores/filter-language.js';
 import { SEARCH_TYPES, type MetadataFilters, type SearchType, type StoredChunk, type VectorStore } from './vector-stores/vector-store.js';
 
@@ -57,6 +59,8 @@ export interface KnowledgeOptions {
   maxContentBytes?: number;
   /** How `insert({ url })` fetches; see UrlFetchOptions. */
   urlFetch?: UrlFetchOptions;
+  /** Where large documents are chunked; default the process's worker pool (see workers/chunking). */
+  offload?: Offload;
 }
 
 /**
@@ -192,6 +196,7 @@ export class Knowledge implements SearchableKnowledge, ConfigurableKnowledge {
   readonly maxResults: number;
   readonly maxContentBytes: number;
   readonly urlFetch: UrlFetchOptions;
+  private readonly offload: Offload | undefined;
   private created: Promise<void> | undefined;
   private runtimeModel: Model | undefined;
   /** Metadata keys of stored chunks, for refusing unknown filter keys; undefined until read. */
@@ -212,6 +217,7 @@ export class Knowledge implements SearchableKnowledge, ConfigurableKnowledge {
     this.maxResults = options.maxResults ?? 10;
     this.maxContentBytes = options.maxContentBytes ?? 50 * 1024 * 1024;
     this.urlFetch = { ...options.urlFetch };
+    this.offload = options.offload;
   }
 
   /**
@@ -376,7 +382,8 @@ export class Knowledge implements SearchableKnowledge, ConfigurableKnowledge {
     const { name, metadata, contentId } = c;
     const context: ChunkContext = { embedder: this.embedder, model: this.chunkModel, sourceName: c.sourceName, signal: c.signal };
     const chunks: Chunk[] = [];
-    for (const part of parts) chunks.push(...(await chunkDocuments(part.documents, part.reader, part.chunker, metadata, c.sourceId, context)));
+    const offload = this.offload ?? sharedOffload();
+    for (const part of parts) chunks.push(...(await chunkDocuments(part.documents, part.reader, part.chunker, metadata, c.sourceId, context, offload)));
     if (chunks.length === 0) throw unprocessable(`"${name}" has no content to index`);
     const seen = new Map<string, number>();
     for (const chunk of chunks) {
@@ -550,13 +557,14 @@ async function chunkDocuments(
   metadata: Metadata,
   sourceId: string | undefined,
   context: ChunkContext,
+  offload: Offload,
 ): Promise<Chunk[]> {
   const joined = reader.pagedBy ? joinParts(documents, reader.pagedBy, sourceId) : undefined;
-  if (joined) return stampParts(joined, await chunker.chunk({ ...joined.document, meta_data: { ...joined.document.meta_data, ...metadata } }, context));
+  if (joined) return stampParts(joined, await chunkOffloaded(offload, chunker, { ...joined.document, meta_data: { ...joined.document.meta_data, ...metadata } }, context));
   const chunks: Chunk[] = [];
   for (const doc of documents) {
     context.signal?.throwIfAborted();
-    chunks.push(...(await chunker.chunk({ ...doc, meta_data: { ...doc.meta_data, ...metadata } }, context)));
+    chunks.push(...(await chunkOffloaded(offload, chunker, { ...doc, meta_data: { ...doc.meta_data, ...metadata } }, context)));
   }
   return chunks;
 }
