@@ -6,6 +6,7 @@ import { benchChunkers } from './chunkers.js';
 import { benchCli } from './cli.js';
 import { benchCluster } from './cluster.js';
 import { benchHttp } from './http.js';
+import { benchKnowledge } from './knowledge.js';
 import { benchRuns } from './runs.js';
 
 await benchHttp();
@@ -14,3 +15,4 @@ await benchAuth();
 await benchCli();
 await benchCluster();
 await benchChunkers();
+await benchKnowledge();

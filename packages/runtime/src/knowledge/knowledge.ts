@@ -20,7 +20,7 @@ import { basename } from 'node:path';
 import type { SearchableKnowledge } from '../agent/agent.js';
 import { RuntimeError } from '../errors.js';
 import type { Model } from '../model/model.js';
-import type { ChunkContext, Chunker } from './chunkers/chunker.js';
+import { append, type ChunkContext, type Chunker } from './chunkers/chunker.js';
 import { CHUNKER_NEEDS, createChunker } from './chunkers/registry.js';
 import type { Embedder } from './embedders/embedder.js';
 import type { Reranker } from './rerankers/reranker.js';
@@ -383,7 +383,7 @@ export class Knowledge implements SearchableKnowledge, ConfigurableKnowledge {
     const context: ChunkContext = { embedder: this.embedder, model: this.chunkModel, sourceName: c.sourceName, signal: c.signal };
     const chunks: Chunk[] = [];
     const offload = this.offload ?? sharedOffload();
-    for (const part of parts) chunks.push(...(await chunkDocuments(part.documents, part.reader, part.chunker, metadata, c.sourceId, context, offload)));
+    for (const part of parts) append(chunks, await chunkDocuments(part.documents, part.reader, part.chunker, metadata, c.sourceId, context, offload));
     if (chunks.length === 0) throw unprocessable(`"${name}" has no content to index`);
     const seen = new Map<string, number>();
     for (const chunk of chunks) {
@@ -564,7 +564,7 @@ async function chunkDocuments(
   const chunks: Chunk[] = [];
   for (const doc of documents) {
     context.signal?.throwIfAborted();
-    chunks.push(...(await chunkOffloaded(offload, chunker, { ...doc, meta_data: { ...doc.meta_data, ...metadata } }, context)));
+    append(chunks, await chunkOffloaded(offload, chunker, { ...doc, meta_data: { ...doc.meta_data, ...metadata } }, context));
   }
   return chunks;
 }

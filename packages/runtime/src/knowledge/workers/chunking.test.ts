@@ -14,7 +14,9 @@ import { MarkdownChunker } from '../chunkers/markdown.js';
 import { RecursiveChunker } from '../chunkers/recursive.js';
 import { RowChunker } from '../chunkers/row.js';
 import { SemanticChunker } from '../chunkers/semantic.js';
+import { Knowledge } from '../knowledge.js';
 import type { Document } from '../types.js';
+import { SqliteVectorStore } from '../vector-stores/sqlite.js';
 import { OFFLOAD_MIN_CHARS, chunkInWorker, chunkOffloaded, chunkerFromSpec, chunkerSpec } from './chunking.js';
 import { WorkerPool } from './pool.js';
 
@@ -87,4 +89,21 @@ describe('chunking in a worker', () => {
     expect(Array.isArray(chunkOffloaded(pool, chunker, small))).toBe(true);
     expect(Array.isArray(chunkOffloaded('inline', chunker, big))).toBe(true);
   });
+
+  it('lets a Knowledge store a document of 200k chunks chunked in a worker, the same as inline', async () => {
+    // 2 MB of words in 10-character windows: more chunks than a spread call can pass as arguments.
+    const text = 'alpha beta gamma delta '.repeat(90_000);
+    const inline = new FixedSizeChunker({ chunkSize: 10 }).chunk({ content: text, name: 'many', meta_data: {} });
+    expect(inline.length).toBeGreaterThan(150_000);
+    const store = new SqliteVectorStore({ path: ':memory:' });
+    try {
+      const knowledge = new Knowledge({ id: 'many', store, offload: pool });
+      const result = await knowledge.insert({ text, name: 'many', chunker: 'FixedSizeChunker', chunkSize: 10 });
+      expect(result.chunks).toBe(inline.length);
+      const hits = await knowledge.search('gamma', { limit: 3 });
+      expect(hits).toHaveLength(3);
+    } finally {
+      await store.close();
+    }
+  }, 60_000);
 });
