@@ -92,13 +92,13 @@ describe('chunking in a worker', () => {
 
   it('lets a Knowledge store a document of 200k chunks chunked in a worker, the same as inline', async () => {
     // 2 MB of words in 10-character windows: more chunks than a spread call can pass as arguments.
-    const text = 'alpha beta gamma delta '.repeat(90_000);
-    const inline = new FixedSizeChunker({ chunkSize: 10 }).chunk({ content: text, name: 'many', meta_data: {} });
+    const words = 'alpha beta gamma delta '.repeat(90_000);
+    const inline = new FixedSizeChunker({ chunkSize: 10 }).chunk({ content: words, name: 'many', meta_data: {} });
     expect(inline.length).toBeGreaterThan(150_000);
     const store = new SqliteVectorStore({ path: ':memory:' });
     try {
       const knowledge = new Knowledge({ id: 'many', store, offload: pool });
-      const result = await knowledge.insert({ text, name: 'many', chunker: 'FixedSizeChunker', chunkSize: 10 });
+      const result = await knowledge.insert({ text: words, name: 'many', chunker: 'FixedSizeChunker', chunkSize: 10 });
       expect(result.chunks).toBe(inline.length);
       const hits = await knowledge.search('gamma', { limit: 3 });
       expect(hits).toHaveLength(3);
