@@ -41,10 +41,11 @@ function version(word: 'oldword' | 'newword', count = N): StoredChunk[] {
   }));
 }
 
+/** Chunks of each version one search finds (one query, so one snapshot of the store). */
 async function counts(store: VectorStore): Promise<[number, number]> {
-  const old = await store.search({ searchType: 'keyword', query: 'oldword', limit: N + 10 });
-  const fresh = await store.search({ searchType: 'keyword', query: 'newword', limit: N + 10 });
-  return [old.length, fresh.length];
+  const hits = await store.search({ searchType: 'keyword', query: 'oldword newword', limit: 2 * N + 10 });
+  const old = hits.filter((h) => h.chunk.id.startsWith('oldword')).length;
+  return [old, hits.length - old];
 }
 
 const stores: { kind: string; available: boolean; open(table: string): Promise<VectorStore> }[] = [
