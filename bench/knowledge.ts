@@ -287,15 +287,27 @@ async function load(store: VectorStore, size: number, embedder: RandomProjection
   return { ids, texts, matrix };
 }
 
-async function searchFigures(label: string, store: VectorStore, size: number, queryCount: number, embedder: RandomProjectionEmbedder, seed: number) {
+interface Workload {
+  size: number;
+  loaded: Loaded;
+  queries: { query: string; target: string; vector: Float32Array }[];
+}
+
+async function workload(store: VectorStore, size: number, queryCount: number, embedder: RandomProjectionEmbedder, seed: number): Promise<Workload> {
   const corpus = new Corpus(seed);
   const loaded = await load(store, size, embedder, corpus);
-  const d = embedder.dimensions;
+  const next = random(seed + 1);
   const queries = Array.from({ length: queryCount }, () => {
-    const target = Math.floor(Math.random() * size);
+    const target = Math.floor(next() * size);
     const query = corpus.query(loaded.texts[target]!);
     return { query, target: loaded.ids[target]!, vector: embedder.vector(query) };
   });
+  return { size, loaded, queries };
+}
+
+async function searchFigures(label: string, store: VectorStore, work: Workload, embedder: RandomProjectionEmbedder) {
+  const { size, loaded, queries } = work;
+  const d = embedder.dimensions;
   // Warm up statements and caches.
   for (const q of queries.slice(0, 3)) for (const searchType of TYPES) await store.search({ searchType, query: q.query, vector: Array.from(q.vector), limit: 10 });
 
@@ -580,16 +592,23 @@ export async function benchKnowledge(options: KnowledgeBenchOptions = {}): Promi
     for (const size of sizes) {
       const sqlite = new SqliteVectorStore({ path: join(dir, `search-${size}.db`) });
       try {
-        search.push(await searchFigures('SQLite', sqlite, size, queryCount, embedder, size));
+        search.push(await searchFigures('SQLite', sqlite, await workload(sqlite, size, queryCount, embedder, size), embedder));
       } finally {
         await sqlite.close();
       }
       if (pg) {
         const table = `bench_knowledge_${size}`;
         await dropPostgres(pg, table);
-        const store = new PostgresVectorStore({ db: pg, table });
         try {
-          search.push(await searchFigures('PostgreSQL', store, size, queryCount, embedder, size));
+          const exact = new PostgresVectorStore({ db: pg, table });
+          const work = await workload(exact, size, queryCount, embedder, size);
+          search.push(await searchFigures('PostgreSQL', exact, work, embedder));
+          // The same rows through an HNSW index (pgvector's m and ef_construction, ef_search 100).
+          const hnsw = new PostgresVectorStore({ db: pg, table, hnsw: {} });
+          const t = performance.now();
+          await hnsw.create();
+          notes.push(`PostgreSQL HNSW index over ${size} chunks built in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+          search.push(await searchFigures('PG HNSW', hnsw, work, embedder));
         } finally {
           await dropPostgres(pg, table);
         }

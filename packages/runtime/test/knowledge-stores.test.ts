@@ -60,6 +60,26 @@ const kinds: { kind: string; available: boolean; setup(): Promise<StoreUnderTest
       };
     },
   },
+  {
+    // The same contract through pgvector's HNSW index (approximate, exact fallback under filters).
+    kind: 'postgres with HNSW',
+    available: postgresTestDatabase.available,
+    async setup() {
+      const database: TestDatabase = await postgresTestDatabase.create();
+      const db: Db = database.open();
+      return {
+        open: async (table) => {
+          const store = new PostgresVectorStore({ db, hnsw: { m: 8, efConstruction: 32, efSearch: 40 }, ...(table ? { table } : {}) });
+          await store.create();
+          return store;
+        },
+        cleanup: async () => {
+          await db.close();
+          await database.cleanup();
+        },
+      };
+    },
+  },
 ];
 
 const TEXTS: [string, string, Record<string, unknown>][] = [

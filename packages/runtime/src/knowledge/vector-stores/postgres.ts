@@ -29,6 +29,21 @@ export interface PostgresVectorStoreOptions {
   description?: string;
   /** Text search configuration for the tsvector; default `english`. */
   language?: string;
+  /**
+   * An HNSW index for vector search (approximate), instead of the exact scan. Off by default:
+   * exact search is right for up to ~10k chunks; see bench/knowledge.ts for latency and recall.
+   */
+  hnsw?: HnswOptions | undefined;
+}
+
+/** pgvector's HNSW settings (see its README); the defaults are pgvector's, ef_search raised for recall. */
+export interface HnswOptions {
+  /** Links per node; default 16. */
+  m?: number;
+  /** Candidate list while building; default 64. */
+  efConstruction?: number;
+  /** Candidate list while searching (`hnsw.ef_search`); default 100. Higher: better recall, slower. */
+  efSearch?: number;
 }
 
 interface Row {
@@ -55,6 +70,12 @@ export class PostgresVectorStore implements VectorStore {
   /** `"schema".vector`, once create() found where pgvector is installed. */
   private vectorType: string | undefined;
   private cosine: string | undefined;
+  private vectorSchemaName: string | undefined;
+  private readonly hnsw: Required<HnswOptions> | undefined;
+  /** pgvector 0.8+ can keep scanning the graph past filtered-out candidates. */
+  private iterativeScan = false;
+  /** The dimension the HNSW index was built for, once it exists. */
+  private hnswDims: number | undefined;
 
   constructor(options: PostgresVectorStoreOptions) {
     if (options.db.kind !== 'postgres') throw new TypeError('PostgresVectorStore needs a PostgreSQL Db');
@@ -63,7 +84,17 @@ export class PostgresVectorStore implements VectorStore {
     this.language = /^[a-z_]+$/.test(options.language ?? 'english') ? (options.language ?? 'english') : 'english';
     this.id = options.id ?? `postgres-${this.table}`;
     this.name = options.name ?? 'PgVector';
-    this.description = options.description ?? 'PostgreSQL with pgvector: exact cosine and tsvector keyword search';
+    this.description = options.description ?? `PostgreSQL with pgvector: ${options.hnsw ? 'HNSW' : 'exact'} cosine and tsvector keyword search`;
+    if (options.hnsw) {
+      const { m = 16, efConstruction = 64, efSearch = 100 } = options.hnsw;
+      const check = (name: string, value: number, min: number, max: number) => {
+        if (!Number.isInteger(value) || value < min || value > max) throw new TypeError(`PostgresVectorStore: hnsw.${name} must be a whole number from ${min} to ${max}, got ${value}`);
+      };
+      check('m', m, 2, 100);
+      check('efConstruction', efConstruction, 4, 1000);
+      check('efSearch', efSearch, 1, 1000);
+      this.hnsw = { m, efConstruction, efSearch };
+    }
   }
 
   async create(): Promise<void> {
@@ -87,6 +118,28 @@ export class PostgresVectorStore implements VectorStore {
     )`);
     await this.db.execute(`CREATE INDEX IF NOT EXISTS ${t}_chunks_fts ON ${t}_chunks USING GIN (fts)`);
     await this.db.execute(`CREATE TABLE IF NOT EXISTS ${t}_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`);
+    this.vectorSchemaName = q;
+    if (this.hnsw) {
+      const version = (await this.db.query<{ v: string }>(`SELECT extversion AS v FROM pg_extension WHERE extname = 'vector'`))[0]?.v ?? '0';
+      const [major = 0, minor = 0] = version.split('.').map(Number);
+      this.iterativeScan = major > 0 || minor >= 8;
+      const stored = (await this.db.query<{ value: string }>(`SELECT value FROM ${t}_meta WHERE key = 'embedder'`))[0]?.value;
+      const dims = Number(stored?.split(':').pop());
+      if (Number.isInteger(dims) && dims > 0) await this.createHnsw(dims);
+    }
+  }
+
+  /**
+   * The HNSW index, on the column cast to its dimension (an index needs one; the column takes any).
+   * Built once; on a large table the first build takes a while.
+   */
+  private async createHnsw(dims: number): Promise<void> {
+    if (!this.hnsw || this.hnswDims === dims || dims > 2000) return;
+    const { vectorType } = this.ready();
+    await this.db.execute(
+      `CREATE INDEX IF NOT EXISTS ${this.table}_chunks_hnsw ON ${this.table}_chunks USING hnsw ((embedding::${vectorType}(${dims})) ${this.vectorSchemaName}.vector_cosine_ops) WITH (m = ${this.hnsw.m}, ef_construction = ${this.hnsw.efConstruction})`,
+    );
+    this.hnswDims = dims;
   }
 
   /** Installs pgvector if needed (tolerating a concurrent install) and returns its schema. */
@@ -130,6 +183,8 @@ export class PostgresVectorStore implements VectorStore {
         await tx.execute(`INSERT INTO ${t}_chunks (content_id, chunk_id, name, content, meta_data, filters, embedding, created_at) VALUES ${rows.join(', ')}`, params);
       }
     });
+    const dims = chunks.find((c) => c.embedding)?.embedding?.length;
+    if (dims !== undefined && this.hnsw && this.hnswDims === undefined) await this.createHnsw(dims);
   }
 
   private async checkEmbedder(tx: SqlClient, chunks: readonly StoredChunk[], embedderId: string | undefined): Promise<void> {
@@ -156,6 +211,11 @@ export class PostgresVectorStore implements VectorStore {
   }
 
   private async vectorSearch(vector: number[], limit: number, filters: Filter | undefined): Promise<SearchHit[]> {
+    if (this.hnsw && this.hnswDims === vector.length) {
+      const approximate = await this.hnswSearch(vector, limit, filters, this.hnsw.efSearch);
+      // A filter can leave the index's candidates short of `limit`: then scan exactly.
+      if (approximate.length >= limit) return approximate;
+    }
     const { vectorType, cosine } = this.ready();
     const params: SqlValue[] = [vectorLiteral(vector), limit];
     const where = filterSql(filters, params);
@@ -164,6 +224,25 @@ export class PostgresVectorStore implements VectorStore {
        FROM ${this.table}_chunks WHERE embedding IS NOT NULL ${where} ORDER BY score LIMIT $2`,
       params,
     );
+    return rows.map((r) => toHit(r, Math.min(1, Math.max(0, 1 - Number(r.score)))));
+  }
+
+  /** Through the HNSW index: the ORDER BY must be the indexed expression for the planner to use it. */
+  private async hnswSearch(vector: number[], limit: number, filters: Filter | undefined, efSearch: number): Promise<SearchHit[]> {
+    const { vectorType, cosine } = this.ready();
+    const typed = `${vectorType}(${vector.length})`;
+    const params: SqlValue[] = [vectorLiteral(vector), limit];
+    const where = filterSql(filters, params);
+    const rows = await this.db.transaction(async (tx) => {
+      await tx.execute(`SET LOCAL hnsw.ef_search = ${efSearch}`);
+      // pgvector 0.8: keep scanning the graph while a filter rejects candidates.
+      if (this.iterativeScan) await tx.execute(`SET LOCAL hnsw.iterative_scan = strict_order`);
+      return tx.query<Row>(
+        `SELECT chunk_id, content_id, name, content, meta_data, (embedding::${typed} ${cosine} $1::${typed}) AS score
+         FROM ${this.table}_chunks WHERE embedding IS NOT NULL ${where} ORDER BY embedding::${typed} ${cosine} $1::${typed} LIMIT $2`,
+        params,
+      );
+    });
     return rows.map((r) => toHit(r, Math.min(1, Math.max(0, 1 - Number(r.score)))));
   }
 
