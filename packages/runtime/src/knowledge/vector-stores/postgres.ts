@@ -87,12 +87,9 @@ export class PostgresVectorStore implements VectorStore {
     this.description = options.description ?? `PostgreSQL with pgvector: ${options.hnsw ? 'HNSW' : 'exact'} cosine and tsvector keyword search`;
     if (options.hnsw) {
       const { m = 16, efConstruction = 64, efSearch = 100 } = options.hnsw;
-      const check = (name: string, value: number, min: number, max: number) => {
-        if (!Number.isInteger(value) || value < min || value > max) throw new TypeError(`PostgresVectorStore: hnsw.${name} must be a whole number from ${min} to ${max}, got ${value}`);
-      };
-      check('m', m, 2, 100);
-      check('efConstruction', efConstruction, 4, 1000);
-      check('efSearch', efSearch, 1, 1000);
+      checkSetting('m', m, 2, 100);
+      checkSetting('efConstruction', efConstruction, 4, 1000);
+      checkSetting('efSearch', efSearch, 1, 1000);
       this.hnsw = { m, efConstruction, efSearch };
     }
   }
@@ -280,6 +277,10 @@ export class PostgresVectorStore implements VectorStore {
 
 /** Rows per INSERT: 8 parameters each, well under PostgreSQL's 65,535 per statement. */
 const INSERT_BATCH = 500;
+
+function checkSetting(name: string, value: number, min: number, max: number): void {
+  if (!Number.isInteger(value) || value < min || value > max) throw new TypeError(`PostgresVectorStore: hnsw.${name} must be a whole number from ${min} to ${max}, got ${value}`);
+}
 
 function vectorLiteral(vector: readonly number[]): string {
   return `[${vector.join(',')}]`;
