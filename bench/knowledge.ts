@@ -159,7 +159,7 @@ export class RandomProjectionEmbedder implements Embedder {
 }
 
 /** A synthetic vocabulary with a Zipf-like word frequency, and texts drawn from it. */
-class Corpus {
+export class Corpus {
   private readonly vocabulary: string[];
   private readonly next: () => number;
 
@@ -590,11 +590,22 @@ export async function benchKnowledge(options: KnowledgeBenchOptions = {}): Promi
     if (postgresUrl) pg = openDb(postgresUrl);
     else notes.push('PostgreSQL skipped: set TEST_POSTGRES_URL (or a postgres:// DATABASE_URL) to measure it');
     for (const size of sizes) {
-      const sqlite = new SqliteVectorStore({ path: join(dir, `search-${size}.db`) });
+      const path = join(dir, `search-${size}.db`);
+      const sqlite = new SqliteVectorStore({ path });
+      let work: Workload;
       try {
-        search.push(await searchFigures('SQLite', sqlite, await workload(sqlite, size, queryCount, embedder, size), embedder));
+        work = await workload(sqlite, size, queryCount, embedder, size);
+        search.push(await searchFigures('SQLite', sqlite, work, embedder));
       } finally {
         await sqlite.close();
+      }
+      // The same file through the binary-quantized candidate index (built when the store opens).
+      const quantized = new SqliteVectorStore({ path, quantizedCandidates: {} });
+      try {
+        await quantized.create();
+        search.push(await searchFigures('SQLite BQ', quantized, work, embedder));
+      } finally {
+        await quantized.close();
       }
       if (pg) {
         const table = `bench_knowledge_${size}`;

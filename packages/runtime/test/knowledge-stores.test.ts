@@ -42,6 +42,27 @@ const kinds: { kind: string; available: boolean; setup(): Promise<StoreUnderTest
     },
   },
   {
+    // The same contract through the binary-quantized candidate index (exact fallback under filters).
+    kind: 'sqlite with quantized candidates',
+    available: true,
+    async setup() {
+      const dir = mkdtempSync(join(tmpdir(), 'svc-kstore-bq-'));
+      const stores: VectorStore[] = [];
+      return {
+        open: async (table) => {
+          const store = new SqliteVectorStore({ path: join(dir, 'knowledge.db'), quantizedCandidates: { min: 2, perResult: 2 }, ...(table ? { table } : {}) });
+          await store.create();
+          stores.push(store);
+          return store;
+        },
+        cleanup: async () => {
+          for (const s of stores) await s.close();
+          rmSync(dir, { recursive: true, force: true });
+        },
+      };
+    },
+  },
+  {
     kind: 'postgres',
     available: postgresTestDatabase.available,
     async setup() {

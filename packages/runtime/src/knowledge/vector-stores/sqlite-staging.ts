@@ -19,12 +19,14 @@
  * an old and a new version of the same content would break; they keep the single-transaction
  * write (`staged` false), and a new table gets versions.
  *
- * **Candidate index.** `{t}_vec_bits` is a `vec0` table of the vectors quantized to one bit per
- * dimension (created with the first vectors, when the dimension is a multiple of 8). Measured at
- * 100k 384-d vectors (shared 2-core machine; see bench/knowledge.ts): exact cosine scan ~95 ms
- * p50, vec0 float k-NN ~65 ms, 100 Hamming candidates reranked by exact cosine ~6-13 ms with
- * recall@10 1.0 on clustered data (50 candidates: 0.84). So a search reranks
- * max(CANDIDATES_MIN, CANDIDATES_PER_RESULT x limit) candidates.
+ * **Candidate index** (the store's `quantizedCandidates` option). `{t}_vec_bits` is a `vec0`
+ * table of the vectors quantized to one bit per dimension (created with the first vectors, when
+ * the dimension is a multiple of 8). Measured at 100k 384-d vectors (shared 2-core machine):
+ * exact cosine scan ~95 ms p50, vec0 float k-NN ~65 ms, an int8 scan ~90 ms (the per-row cost,
+ * not the vector size, dominates a scan), 100-200 Hamming candidates reranked by exact cosine
+ * ~6-20 ms. Recall is the catch: 1.0 on well-clustered vectors, but 0.48 (200 candidates) to
+ * 0.92 (4000, at ~175 ms) on the bench's bag-of-words vectors, whose neighbours are close
+ * together. Hence off by default.
  */
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type Database from 'better-sqlite3';

@@ -17,7 +17,7 @@ import { SemanticChunker } from '../chunkers/semantic.js';
 import { Knowledge } from '../knowledge.js';
 import type { Document } from '../types.js';
 import { SqliteVectorStore } from '../vector-stores/sqlite.js';
-import { OFFLOAD_MIN_CHARS, chunkInWorker, chunkOffloaded, chunkerFromSpec, chunkerSpec } from './chunking.js';
+import { OFFLOAD_MIN_CHARS, chunkInWorker, chunkOffloaded, chunkerFromSpec, chunkerSpec, packChunks, unpackChunks } from './chunking.js';
 import { WorkerPool } from './pool.js';
 
 const RUNS = Number(process.env.PROPERTY_RUNS ?? 60);
@@ -31,7 +31,7 @@ const token = fc.oneof(
   { weight: 1, arbitrary: fc.string({ maxLength: 8 }) },
 );
 const text = fc.array(token, { maxLength: 150 }).map((parts) => parts.join(''));
-const doc = fc.record({
+const arbitraryDoc = fc.record({
   content: text,
   name: fc.option(fc.constantFrom('doc', 'app.py', 'x y'), { nil: undefined }),
   id: fc.option(fc.constantFrom('d1', 'page'), { nil: undefined }),
@@ -53,7 +53,7 @@ const chunkers: fc.Arbitrary<Chunker> = fc.oneof(
 describe('chunking in a worker', () => {
   it('gives exactly the inline chunks for every text-only chunker', async () => {
     await fc.assert(
-      fc.asyncProperty(chunkers, doc, fc.constantFrom(undefined, 'app.py', 'notes.md'), async (chunker, document, sourceName) => {
+      fc.asyncProperty(chunkers, arbitraryDoc, fc.constantFrom(undefined, 'app.py', 'notes.md'), async (chunker, document, sourceName) => {
         const spec = chunkerSpec(chunker);
         expect(spec).toBeDefined();
         const inline = await chunker.chunk(structuredClone(document), { sourceName });
@@ -63,6 +63,25 @@ describe('chunking in a worker', () => {
       { numRuns: RUNS },
     );
   }, 120_000);
+
+  it('packs chunks for the trip back and rebuilds them exactly, metadata values of the document included', async () => {
+    const when = new Date(0);
+    const nested = { a: [1, 2] };
+    const doc: Document = { content: 'One. Two. Three. Four.', name: 'n', id: 'd', meta_data: { when, nested, chunk: 'mine', caf\u00e9: '\ud83d' } };
+    const chunks = new RecursiveChunker({ chunkSize: 8 }).chunk(doc);
+    const packed = packChunks(doc, chunks);
+    expect(Array.isArray(packed)).toBe(false);
+    const back = await unpackChunks(doc, structuredClone(packed) as Exclude<typeof packed, unknown[]>);
+    expect(back).toStrictEqual(chunks);
+    // The document's own values, not copies: as an inline chunker would have shared them.
+    expect(back[0]!.meta_data.when).toBe(when);
+    expect(back[1]!.meta_data.nested).toBe(nested);
+    expect(back.map((c) => Object.keys(c.meta_data))).toEqual(chunks.map((c) => Object.keys(c.meta_data)));
+    // Chunks of another shape go back as they are.
+    const odd = chunks.map((c) => ({ ...c, meta_data: { ...c.meta_data, extra: new Date(1) } }));
+    expect(packChunks(doc, odd)).toStrictEqual(odd);
+    expect(packChunks(doc, [{ ...chunks[0]!, name: 'other' }])).toStrictEqual([{ ...chunks[0]!, name: 'other' }]);
+  });
 
   it('rebuilds each chunker with the same settings', () => {
     const md = new MarkdownChunker({ chunkSize: 50, overlap: 5, splitOnHeadings: 2 });
