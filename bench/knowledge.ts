@@ -592,10 +592,10 @@ export async function benchKnowledge(options: KnowledgeBenchOptions = {}): Promi
     for (const size of sizes) {
       const path = join(dir, `search-${size}.db`);
       const sqlite = new SqliteVectorStore({ path });
-      let work: Workload;
+      let sqliteWork: Workload;
       try {
-        work = await workload(sqlite, size, queryCount, embedder, size);
-        search.push(await searchFigures('SQLite', sqlite, work, embedder));
+        sqliteWork = await workload(sqlite, size, queryCount, embedder, size);
+        search.push(await searchFigures('SQLite', sqlite, sqliteWork, embedder));
       } finally {
         await sqlite.close();
       }
@@ -603,7 +603,7 @@ export async function benchKnowledge(options: KnowledgeBenchOptions = {}): Promi
       const quantized = new SqliteVectorStore({ path, quantizedCandidates: {} });
       try {
         await quantized.create();
-        search.push(await searchFigures('SQLite BQ', quantized, work, embedder));
+        search.push(await searchFigures('SQLite BQ', quantized, sqliteWork, embedder));
       } finally {
         await quantized.close();
       }
