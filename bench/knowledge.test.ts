@@ -32,8 +32,9 @@ describe('bench/knowledge', () => {
     for (const figures of report.search) expect(figures.recall10, figures.store).toBeGreaterThanOrEqual(figures.store === 'SQLite' || figures.store === 'PostgreSQL' ? 1 : 0.1);
     const [sqlite] = report.search;
     for (const type of ['vector', 'keyword', 'hybrid'] as const) expect(sqlite!.latency[type].p99).toBeGreaterThan(0);
-    // Known-item queries are four words of their chunk: exact search ranks most of them first.
-    expect(sqlite!.quality.exact.mrr10).toBeGreaterThan(0.5);
+    // Known-item queries are three words of their chunk and two others: far better than chance
+    // (MRR@10 ~0.002 among 1500 chunks) by vector, and nearly always first by keyword.
+    expect(sqlite!.quality.exact.mrr10).toBeGreaterThan(0.2);
     expect(sqlite!.quality.keyword.ndcg10).toBeGreaterThan(0.5);
     expect(sqlite!.quality.hybrid.ndcg10).toBeLessThanOrEqual(1);
   }, 240_000);

@@ -107,11 +107,21 @@ function fnv1a(text: string): number {
 
 const WORD = /[\p{L}\p{N}]+/gu;
 
+/** Words belong to one of this many topics (by their hash), which shapes both corpus and vectors. */
+const TOPICS = 64;
+
+export function topicOf(word: string): number {
+  return fnv1a(`topic:${word}`) % TOPICS;
+}
+
 /**
- * Random projection of a bag of words: each word maps to a fixed pseudo-random dense vector
- * (seeded by its hash), a text to the normalised sum over its words. Texts sharing words are
- * close, the vectors are dense like a real model's, and it runs in a few microseconds a text.
- * It yields to the event loop between batches, as waiting for a remote embedder would.
+ * Random projection of a bag of words: each word maps to a fixed dense vector, its topic's
+ * pseudo-random direction plus a pseudo-random part of its own (both seeded by hashes), and a
+ * text to the normalised sum over its words. Texts sharing words are close, texts on one topic
+ * are near each other, and the vectors are dense: a cheap stand-in for a model's embeddings,
+ * whose neighbourhoods also have structure (pure random vectors have none, and no approximate
+ * index does well on them). It runs in a few microseconds a text and yields to the event loop
+ * between batches, as waiting for a remote embedder would.
  */
 export class RandomProjectionEmbedder implements Embedder {
   readonly id: string;
@@ -127,9 +137,10 @@ export class RandomProjectionEmbedder implements Embedder {
   private wordVector(word: string): Float32Array {
     let v = this.words.get(word);
     if (!v) {
-      const next = random(fnv1a(word));
+      const own = random(fnv1a(word));
+      const topic = random(0x7f4a7c15 + topicOf(word));
       v = new Float32Array(this.dimensions);
-      for (let i = 0; i < v.length; i++) v[i] = next() * 2 - 1;
+      for (let i = 0; i < v.length; i++) v[i] = (topic() * 2 - 1) + 0.8 * (own() * 2 - 1);
       if (this.words.size < 200_000) this.words.set(word, v);
     }
     return v;
@@ -158,9 +169,10 @@ export class RandomProjectionEmbedder implements Embedder {
   }
 }
 
-/** A synthetic vocabulary with a Zipf-like word frequency, and texts drawn from it. */
+/** A synthetic vocabulary with a Zipf-like word frequency, and texts drawn from it, mostly on one topic each. */
 export class Corpus {
   private readonly vocabulary: string[];
+  private readonly byTopic: string[][];
   private readonly next: () => number;
 
   constructor(seed = 7, size = 30_000) {
@@ -174,16 +186,24 @@ export class Corpus {
       words.add(w);
     }
     this.vocabulary = [...words];
+    this.byTopic = Array.from({ length: TOPICS }, () => []);
+    for (const w of this.vocabulary) this.byTopic[topicOf(w)]!.push(w);
   }
 
-  word(): string {
-    // u^2.5 puts most draws on the first words: a few very common words and a long tail.
-    return this.vocabulary[Math.floor(this.vocabulary.length * this.next() ** 2.5)]!;
+  /** A word of `topic`, else of the whole vocabulary; u^2.5 makes a few words common and most rare. */
+  word(topic?: number): string {
+    const list = topic === undefined ? this.vocabulary : this.byTopic[topic]!;
+    return list[Math.floor(list.length * this.next() ** 2.5)]!;
   }
 
+  /** A text mostly (70 %) of one topic's words. */
   text(words: number): string {
+    const topic = Math.floor(this.next() * TOPICS);
     const out: string[] = [];
-    for (let i = 0; i < words; i++) out.push(i % 12 === 11 ? `${this.word()}.` : this.word());
+    for (let i = 0; i < words; i++) {
+      const w = this.word(this.next() < 0.7 ? topic : undefined);
+      out.push(i % 12 === 11 ? `${w}.` : w);
+    }
     return out.join(' ');
   }
 
@@ -559,7 +579,7 @@ export async function benchKnowledge(options: KnowledgeBenchOptions = {}): Promi
     const ingest = await ingestFigures(dir, options.ingestChars ?? 2_000_000, embedder, pool);
     write(
       [
-        `Knowledge ingest (SQLite, RecursiveChunker 500, ${dimensions}-d local embedder; ${ingest.mb.toFixed(1)} MB of text, the same text as a ${(ingest.pdfBytes / 1e6).toFixed(1)} MB PDF)`,
+        `Knowledge ingest (SQLite, RecursiveChunker 500, ${dimensions}-d local embedder; ${ingest.mb.toFixed(1)} MB of text, the same text as a ${(ingest.pdfBytes / 1e6).toFixed(2)} MB PDF)`,
         `${'pipeline'.padEnd(34)} ${pad('chunks', 8)} ${pad('chunks/s', 10)}`,
         `${'store write alone (baseline)'.padEnd(34)} ${pad(String(ingest.text.chunks), 8)} ${pad(ingest.storeOnly.toFixed(0), 10)}`,
         `${'text: read, chunk, embed, store'.padEnd(34)} ${pad(String(ingest.text.chunks), 8)} ${pad(ingest.text.perSecond.toFixed(0), 10)}`,
