@@ -7,6 +7,7 @@ import { benchCli } from './cli.js';
 import { benchCluster } from './cluster.js';
 import { benchEmbedding } from './embedding.js';
 import { benchHttp } from './http.js';
+import { benchKnowledge } from './knowledge.js';
 import { benchRuns } from './runs.js';
 
 await benchHttp();
@@ -16,3 +17,4 @@ await benchCli();
 await benchCluster();
 await benchChunkers();
 await benchEmbedding();
+await benchKnowledge();

@@ -53,6 +53,35 @@ const kinds: { kind: string; available: boolean; setup(): Promise<StoreUnderTest
     },
   },
   {
+    // The same contract through the binary-quantized candidate index (exact fallback under filters).
+    kind: 'sqlite with quantized candidates',
+    available: true,
+    async setup() {
+      const dir = mkdtempSync(join(tmpdir(), 'svc-kstore-bq-'));
+      const stores: VectorStore[] = [];
+      return {
+        open: async (table) => {
+          const store = new SqliteVectorStore({ path: join(dir, 'knowledge.db'), quantizedCandidates: { min: 2, perResult: 2 }, ...(table ? { table } : {}) });
+          await store.create();
+          stores.push(store);
+          return store;
+        },
+        exec: async (sql) => {
+          const raw = new Database(join(dir, 'knowledge.db'));
+          try {
+            raw.exec(sql);
+          } finally {
+            raw.close();
+          }
+        },
+        cleanup: async () => {
+          for (const s of stores) await s.close();
+          rmSync(dir, { recursive: true, force: true });
+        },
+      };
+    },
+  },
+  {
     kind: 'postgres',
     available: postgresTestDatabase.available,
     async setup() {
@@ -61,6 +90,29 @@ const kinds: { kind: string; available: boolean; setup(): Promise<StoreUnderTest
       return {
         open: async (table) => {
           const store = new PostgresVectorStore({ db, ...(table ? { table } : {}) });
+          await store.create();
+          return store;
+        },
+        exec: async (sql) => {
+          await db.execute(sql);
+        },
+        cleanup: async () => {
+          await db.close();
+          await database.cleanup();
+        },
+      };
+    },
+  },
+  {
+    // The same contract through pgvector's HNSW index (approximate, exact fallback under filters).
+    kind: 'postgres with HNSW',
+    available: postgresTestDatabase.available,
+    async setup() {
+      const database: TestDatabase = await postgresTestDatabase.create();
+      const db: Db = database.open();
+      return {
+        open: async (table) => {
+          const store = new PostgresVectorStore({ db, hnsw: { m: 8, efConstruction: 32, efSearch: 40 }, ...(table ? { table } : {}) });
           await store.create();
           return store;
         },

@@ -20,7 +20,7 @@ import { basename } from 'node:path';
 import type { SearchableKnowledge } from '../agent/agent.js';
 import { ConfigurationError, RuntimeError } from '../errors.js';
 import type { Model } from '../model/model.js';
-import type { ChunkContext, Chunker } from './chunkers/chunker.js';
+import { append, type ChunkContext, type Chunker } from './chunkers/chunker.js';
 import { CHUNKER_NEEDS, createChunker } from './chunkers/registry.js';
 import type { Embedder } from './embedders/embedder.js';
 import { EmbedderGate, isReindexable } from './vector-stores/reindex.js';
@@ -44,6 +44,8 @@ import { checkUniqueIds, isRemoteSource, type RemoteSource } from './sources/rem
 import { UrlReader } from './readers/url.js';
 import { joinParts, stampParts } from './paged.js';
 import type { Chunk, Document, Metadata } from './types.js';
+import { chunkOffloaded } from './workers/chunking.js';
+import { sharedOffload, type Offload } from './workers/offload.js';
 import { filterKeysOf, parseFilters, type FilterInput } from './vector-stores/filter-language.js';
 import { SEARCH_TYPES, type MetadataFilters, type SearchType, type StoredChunk, type VectorStore } from './vector-stores/vector-store.js';
 
@@ -76,6 +78,8 @@ export interface KnowledgeOptions {
    * Ids must be unique within this knowledge base.
    */
   contentSources?: readonly RemoteSource[];
+  /** Where large documents are chunked; default the process's worker pool (see workers/chunking). */
+  offload?: Offload;
 }
 
 /**
@@ -220,6 +224,7 @@ export class Knowledge implements SearchableKnowledge, ConfigurableKnowledge {
   readonly maxContentBytes: number;
   readonly urlFetch: UrlFetchOptions;
   readonly contentSources: readonly RemoteSource[];
+  private readonly offload: Offload | undefined;
   private created: Promise<void> | undefined;
   private runtimeModel: Model | undefined;
   /**
@@ -244,6 +249,7 @@ export class Knowledge implements SearchableKnowledge, ConfigurableKnowledge {
     this.maxResults = options.maxResults ?? 10;
     this.maxContentBytes = options.maxContentBytes ?? 50 * 1024 * 1024;
     this.urlFetch = { ...options.urlFetch };
+    this.offload = options.offload;
     const sources = options.contentSources ?? [];
     if (!Array.isArray(sources)) throw new ConfigurationError(`Knowledge "${this.id}": contentSources must be an array`);
     for (const [index, source] of sources.entries()) {
@@ -492,7 +498,8 @@ export class Knowledge implements SearchableKnowledge, ConfigurableKnowledge {
     const { name, metadata, contentId } = c;
     const context: ChunkContext = { embedder: this.embedder, model: this.chunkModel, sourceName: c.sourceName, signal: c.signal };
     const chunks: Chunk[] = [];
-    for (const part of parts) chunks.push(...(await chunkDocuments(part.documents, part.reader, part.chunker, metadata, c.sourceId, context)));
+    const offload = this.offload ?? sharedOffload();
+    for (const part of parts) append(chunks, await chunkDocuments(part.documents, part.reader, part.chunker, metadata, c.sourceId, context, offload));
     if (chunks.length === 0) throw unprocessable(`"${name}" has no content to index`);
     const seen = new Map<string, number>();
     for (const chunk of chunks) {
@@ -701,13 +708,14 @@ async function chunkDocuments(
   metadata: Metadata,
   sourceId: string | undefined,
   context: ChunkContext,
+  offload: Offload,
 ): Promise<Chunk[]> {
   const joined = reader.pagedBy ? joinParts(documents, reader.pagedBy, sourceId) : undefined;
-  if (joined) return stampParts(joined, await chunker.chunk({ ...joined.document, meta_data: { ...joined.document.meta_data, ...metadata } }, context));
+  if (joined) return stampParts(joined, await chunkOffloaded(offload, chunker, { ...joined.document, meta_data: { ...joined.document.meta_data, ...metadata } }, context));
   const chunks: Chunk[] = [];
   for (const doc of documents) {
     context.signal?.throwIfAborted();
-    chunks.push(...(await chunker.chunk({ ...doc, meta_data: { ...doc.meta_data, ...metadata } }, context)));
+    append(chunks, await chunkOffloaded(offload, chunker, { ...doc, meta_data: { ...doc.meta_data, ...metadata } }, context));
   }
   return chunks;
 }

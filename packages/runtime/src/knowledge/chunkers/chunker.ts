@@ -113,7 +113,7 @@ export function pack(parts: readonly string[], size: number, joiner: string, spl
   for (const part of parts) {
     if (part.length > size) {
       flush();
-      out.push(...split(part));
+      append(out, split(part));
       continue;
     }
     const separator = current.length > 0 ? joiner.length : 0;
@@ -123,6 +123,14 @@ export function pack(parts: readonly string[], size: number, joiner: string, spl
   }
   flush();
   return out;
+}
+
+/**
+ * Appends `items` to `target`. `target.push(...items)` passes every item as an argument and
+ * overflows the stack at around 100k of them (a 10 MB text in 100-character chunks).
+ */
+export function append<T>(target: T[], items: readonly T[]): void {
+  for (const item of items) target.push(item);
 }
 
 /** Last-resort split on word boundaries, hard-cutting single words longer than `size`. */

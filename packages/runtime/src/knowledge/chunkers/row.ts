@@ -15,8 +15,8 @@ export interface RowChunkerOptions {
 
 export class RowChunker implements Chunker {
   readonly type = 'RowChunker' as const;
-  private readonly skipHeader: boolean;
-  private readonly cleanRows: boolean;
+  readonly skipHeader: boolean;
+  readonly cleanRows: boolean;
 
   constructor(options: RowChunkerOptions = {}) {
     this.skipHeader = options.skipHeader ?? false;

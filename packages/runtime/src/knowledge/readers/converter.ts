@@ -118,7 +118,8 @@ export class ConverterReader implements Reader {
     const where = this.offload ?? sharedOffload();
     if (where === 'inline') return convertFile(data, name, this.settings.limits, undefined);
     // A copy the worker can own (moving a view would move, or clone, its whole backing buffer).
-    const own = data.slice();
+    // Not data.slice(): on a Buffer that is a view, and moving it would empty the caller's Buffer.
+    const own = new Uint8Array(data);
     const payload: ConvertPayload = { name, data: own, limits: this.settings.limits };
     return where.run<ConvertResult>('convert', payload, { signal, label: `converter reader: "${name}"`, transfer: [own.buffer as ArrayBuffer], timeoutMs: this.timeoutMs });
   }

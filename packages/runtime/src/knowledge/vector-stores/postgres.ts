@@ -30,6 +30,21 @@ export interface PostgresVectorStoreOptions {
   description?: string;
   /** Text search configuration for the tsvector; default `english`. */
   language?: string;
+  /**
+   * An HNSW index for vector search (approximate), instead of the exact scan. Off by default:
+   * exact search is right for up to ~10k chunks; see bench/knowledge.ts for latency and recall.
+   */
+  hnsw?: HnswOptions | undefined;
+}
+
+/** pgvector's HNSW settings (see its README); the defaults are pgvector's, ef_search raised for recall. */
+export interface HnswOptions {
+  /** Links per node; default 16. */
+  m?: number;
+  /** Candidate list while building; default 64. */
+  efConstruction?: number;
+  /** Candidate list while searching (`hnsw.ef_search`); default 100. Higher: better recall, slower. */
+  efSearch?: number;
 }
 
 interface Row {
@@ -56,6 +71,12 @@ export class PostgresVectorStore implements VectorStore, ReindexableStore {
   /** `"schema".vector`, once create() found where pgvector is installed. */
   private vectorType: string | undefined;
   private cosine: string | undefined;
+  private vectorSchemaName: string | undefined;
+  private readonly hnsw: Required<HnswOptions> | undefined;
+  /** pgvector 0.8+ can keep scanning the graph past filtered-out candidates. */
+  private iterativeScan = false;
+  /** The dimension the HNSW index was built for, once it exists. */
+  private hnswDims: number | undefined;
 
   constructor(options: PostgresVectorStoreOptions) {
     if (options.db.kind !== 'postgres') throw new TypeError('PostgresVectorStore needs a PostgreSQL Db');
@@ -64,7 +85,14 @@ export class PostgresVectorStore implements VectorStore, ReindexableStore {
     this.language = /^[a-z_]+$/.test(options.language ?? 'english') ? (options.language ?? 'english') : 'english';
     this.id = options.id ?? `postgres-${this.table}`;
     this.name = options.name ?? 'PgVector';
-    this.description = options.description ?? 'PostgreSQL with pgvector: exact cosine and tsvector keyword search';
+    this.description = options.description ?? `PostgreSQL with pgvector: ${options.hnsw ? 'HNSW' : 'exact'} cosine and tsvector keyword search`;
+    if (options.hnsw) {
+      const { m = 16, efConstruction = 64, efSearch = 100 } = options.hnsw;
+      checkSetting('m', m, 2, 100);
+      checkSetting('efConstruction', efConstruction, 4, 1000);
+      checkSetting('efSearch', efSearch, 1, 1000);
+      this.hnsw = { m, efConstruction, efSearch };
+    }
   }
 
   async create(): Promise<void> {
@@ -98,6 +126,15 @@ export class PostgresVectorStore implements VectorStore, ReindexableStore {
       embedding ${this.vectorType} NOT NULL,
       PRIMARY KEY (content_id, chunk_id)
     )`);
+    this.vectorSchemaName = q;
+    if (this.hnsw) {
+      const version = (await this.db.query<{ v: string }>(`SELECT extversion AS v FROM pg_extension WHERE extname = 'vector'`))[0]?.v ?? '0';
+      const [major = 0, minor = 0] = version.split('.').map(Number);
+      this.iterativeScan = major > 0 || minor >= 8;
+      const stored = (await this.db.query<{ value: string }>(`SELECT value FROM ${t}_meta WHERE key = 'embedder'`))[0]?.value;
+      const dims = Number(stored?.split(':').pop());
+      if (Number.isInteger(dims) && dims > 0) await this.createHnsw(dims);
+    }
   }
 
   /**
@@ -112,6 +149,19 @@ export class PostgresVectorStore implements VectorStore, ReindexableStore {
       [table],
     );
     if (present.length < 2) await this.db.execute(`ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS knowledge_id TEXT, ADD COLUMN IF NOT EXISTS user_id TEXT`);
+  }
+
+  /**
+   * The HNSW index, on the column cast to its dimension (an index needs one; the column takes any).
+   * Built once; on a large table the first build takes a while.
+   */
+  private async createHnsw(dims: number): Promise<void> {
+    if (!this.hnsw || this.hnswDims === dims || dims > 2000) return;
+    const { vectorType } = this.ready();
+    await this.db.execute(
+      `CREATE INDEX IF NOT EXISTS ${this.table}_chunks_hnsw ON ${this.table}_chunks USING hnsw ((embedding::${vectorType}(${dims})) ${this.vectorSchemaName}.vector_cosine_ops) WITH (m = ${this.hnsw.m}, ef_construction = ${this.hnsw.efConstruction})`,
+    );
+    this.hnswDims = dims;
   }
 
   /** Installs pgvector if needed (tolerating a concurrent install) and returns its schema. */
@@ -140,17 +190,21 @@ export class PostgresVectorStore implements VectorStore, ReindexableStore {
   async upsert(contentId: string, chunks: readonly StoredChunk[], embedderId?: string, owner: ChunkOwner = {}): Promise<void> {
     const { vectorType } = this.ready();
     const t = this.table;
+    let searched = false;
     await this.db.transaction(async (tx) => {
       const route = await this.checkEmbedder(tx, chunks, embedderId);
+      searched = route.main;
       await tx.execute(`DELETE FROM ${t}_chunks WHERE content_id = $1`, [contentId]);
       await tx.execute(`DELETE FROM ${t}_reindex WHERE content_id = $1`, [contentId]);
       const now = Math.floor(Date.now() / 1000);
-      for (const c of chunks) {
-        const vector = c.embedding ? vectorLiteral(c.embedding) : null;
-        await tx.execute(
-          `INSERT INTO ${t}_chunks (content_id, chunk_id, name, content, meta_data, filters, embedding, created_at, knowledge_id, user_id)
-           VALUES ($1, $2, $3, $4, $5::jsonb, $6::jsonb, $7::${vectorType}, $8, $9, $10)`,
-          [
+      // Many rows per statement: one round trip per row made 100k chunks take minutes.
+      for (let start = 0; start < chunks.length; start += INSERT_BATCH) {
+        const params: SqlValue[] = [];
+        const staged: SqlValue[] = [];
+        const rows = chunks.slice(start, start + INSERT_BATCH).map((c) => {
+          const vector = c.embedding ? vectorLiteral(c.embedding) : null;
+          if (route.stage && vector) staged.push(contentId, c.id, vector);
+          const n = params.push(
             contentId,
             c.id,
             c.name ?? null,
@@ -161,11 +215,24 @@ export class PostgresVectorStore implements VectorStore, ReindexableStore {
             now,
             owner.knowledgeId ?? null,
             owner.userId ?? null,
-          ],
+          );
+          const p = (i: number) => `$${n - 10 + i}`;
+          return `(${p(1)}, ${p(2)}, ${p(3)}, ${p(4)}, ${p(5)}::jsonb, ${p(6)}::jsonb, ${p(7)}::${vectorType}, ${p(8)}, ${p(9)}, ${p(10)})`;
+        });
+        await tx.execute(
+          `INSERT INTO ${t}_chunks (content_id, chunk_id, name, content, meta_data, filters, embedding, created_at, knowledge_id, user_id) VALUES ${rows.join(', ')}`,
+          params,
         );
-        if (route.stage && vector) await tx.execute(`INSERT INTO ${t}_reindex (content_id, chunk_id, embedding) VALUES ($1, $2, $3::${vectorType})`, [contentId, c.id, vector]);
+        // A reindex in progress gets this content's vectors in its staging table too.
+        if (staged.length > 0) {
+          const values = Array.from({ length: staged.length / 3 }, (_, i) => `($${i * 3 + 1}, $${i * 3 + 2}, $${i * 3 + 3}::${vectorType})`);
+          await tx.execute(`INSERT INTO ${t}_reindex (content_id, chunk_id, embedding) VALUES ${values.join(', ')}`, staged);
+        }
       }
     });
+    const dims = chunks.find((c) => c.embedding)?.embedding?.length;
+    // Vectors staged for a reindex to another dimension are not the ones the index serves.
+    if (dims !== undefined && searched && this.hnsw && this.hnswDims === undefined) await this.createHnsw(dims);
   }
 
   private async checkEmbedder(tx: SqlClient, chunks: readonly StoredChunk[], embedderId: string | undefined): Promise<{ main: boolean; stage: boolean }> {
@@ -209,6 +276,11 @@ export class PostgresVectorStore implements VectorStore, ReindexableStore {
   }
 
   private async vectorSearch(vector: number[], limit: number, filters: Filter | undefined, visibleTo: string | undefined): Promise<SearchHit[]> {
+    if (this.hnsw && this.hnswDims === vector.length) {
+      const approximate = await this.hnswSearch(vector, limit, filters, visibleTo, this.hnsw.efSearch);
+      // A filter can leave the index's candidates short of `limit`: then scan exactly.
+      if (approximate.length >= limit) return approximate;
+    }
     const { vectorType, cosine } = this.ready();
     const params: SqlValue[] = [vectorLiteral(vector), limit];
     const where = filterSql(filters, visibleTo, params);
@@ -220,7 +292,26 @@ export class PostgresVectorStore implements VectorStore, ReindexableStore {
     return rows.map((r) => toHit(r, Math.min(1, Math.max(0, 1 - Number(r.score)))));
   }
 
-  private async keywordSearch(query: string, limit: number, filters: Filter | undefined, visibleTo: string | undefined): Promise<SearchHit[]> {
+  /** Through the HNSW index: the ORDER BY must be the indexed expression for the planner to use it. */
+  private async hnswSearch(vector: number[], limit: number, filters: Filter | undefined, visibleTo: string | undefined, efSearch: number): Promise<SearchHit[]> {
+    const { vectorType, cosine } = this.ready();
+    const typed = `${vectorType}(${vector.length})`;
+    const params: SqlValue[] = [vectorLiteral(vector), limit];
+    const where = filterSql(filters, visibleTo, params);
+    const rows = await this.db.transaction(async (tx) => {
+      await tx.execute(`SET LOCAL hnsw.ef_search = ${efSearch}`);
+      // pgvector 0.8: keep scanning the graph while a filter rejects candidates.
+      if (this.iterativeScan) await tx.execute(`SET LOCAL hnsw.iterative_scan = strict_order`);
+      return tx.query<Row>(
+        `SELECT chunk_id, content_id, name, content, meta_data, (embedding::${typed} ${cosine} $1::${typed}) AS score
+         FROM ${this.table}_chunks WHERE embedding IS NOT NULL ${where} ORDER BY embedding::${typed} ${cosine} $1::${typed} LIMIT $2`,
+        params,
+      );
+    });
+    return rows.map((r) => toHit(r, Math.min(1, Math.max(0, 1 - Number(r.score)))));
+  }
+
+    private async keywordSearch(query: string, limit: number, filters: Filter | undefined, visibleTo: string | undefined): Promise<SearchHit[]> {
     const tokens = queryTokens(query);
     if (tokens.length === 0) return [];
     // Tokens are letters and digits only, so joining them with `|` is a safe OR query.
@@ -316,7 +407,7 @@ export class PostgresVectorStore implements VectorStore, ReindexableStore {
 
   async finishReindex(target: string): Promise<boolean> {
     const t = this.table;
-    return this.db.transaction(async (tx) => {
+    const swapped = await this.db.transaction(async (tx): Promise<number | null | false> => {
       const meta = await tx.query<{ key: string; value: string }>(`SELECT key, value FROM ${t}_meta ORDER BY key FOR UPDATE`);
       if (meta.find((m) => m.key === 'reindex')?.value !== target) return false;
       // Writers of chunks wait until the swap is done, so none slips in between the check and it.
@@ -328,6 +419,8 @@ export class PostgresVectorStore implements VectorStore, ReindexableStore {
       const dimsOf = this.ready().vectorType.replace(/\.vector$/, '.vector_dims');
       const dims = await tx.query<{ dims: number }>(`SELECT DISTINCT ${dimsOf}(embedding) AS dims FROM ${t}_reindex`);
       if (dims.length > 1) throw embedderConflict(target, 'vectors of mixed lengths');
+      // An HNSW index is built for one dimension (its expression casts to it): another one goes.
+      if (dims[0] && Number(dims[0].dims) !== this.hnswDims) await tx.execute(`DROP INDEX IF EXISTS ${t}_chunks_hnsw`);
       const chunks = await tx.execute(
         `UPDATE ${t}_chunks c SET embedding = r.embedding FROM ${t}_reindex r WHERE r.content_id = c.content_id AND r.chunk_id = c.chunk_id`,
       );
@@ -339,15 +432,26 @@ export class PostgresVectorStore implements VectorStore, ReindexableStore {
       else await tx.execute(`INSERT INTO ${t}_meta (key, value) VALUES ('embedder', $1) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`, [`${target}:${dimensions}`]);
       const done = JSON.stringify({ embedder: target, dimensions, chunks, finished_at: Math.floor(Date.now() / 1000) });
       await tx.execute(`INSERT INTO ${t}_meta (key, value) VALUES ('reindex_done', $1) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`, [done]);
-      return true;
+      return dimensions;
     });
+    if (swapped === false) return false;
+    if (swapped !== null && swapped !== this.hnswDims) {
+      this.hnswDims = undefined;
+      if (this.hnsw) await this.createHnsw(swapped);
+    }
+    return true;
   }
 
   /** The Db belongs to the caller (usually the runtime), which closes it. */
   async close(): Promise<void> {}
 }
 
+/** Rows per INSERT: 10 parameters each, well under PostgreSQL's 65,535 per statement. */
+const INSERT_BATCH = 500;
 
+function checkSetting(name: string, value: number, min: number, max: number): void {
+  if (!Number.isInteger(value) || value < min || value > max) throw new TypeError(`PostgresVectorStore: hnsw.${name} must be a whole number from ${min} to ${max}, got ${value}`);
+}
 
 function vectorLiteral(vector: readonly number[]): string {
   return `[${vector.join(',')}]`;

@@ -67,7 +67,9 @@ export interface ReadPayload {
  * buffer of their own and moved (cloning a view would copy its whole backing buffer).
  */
 export function readInWorker(pool: WorkerPool, id: OffloadedReader, input: ReaderInput, options: ReadOptions | undefined, readerOptions?: Record<string, unknown>): Promise<Document[]> {
-  const data = typeof input.data === 'string' ? input.data : input.data.slice();
+  // A copy in a buffer of its own: a Buffer's slice() is a view, and moving its backing buffer
+  // would empty the caller's Buffer (and every other view of a pooled one).
+  const data = typeof input.data === 'string' ? input.data : new Uint8Array(input.data);
   const payload: ReadPayload = { reader: id, options: readerOptions, name: input.name, data };
   return pool.run<Document[]>('read', payload, {
     signal: options?.signal,

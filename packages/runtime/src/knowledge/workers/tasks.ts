@@ -5,6 +5,7 @@
  * - `convert`: the converter reader's conversion of one file (readers/converter/convert.ts).
  * - `read`: one of the heavy byte readers (pdf, docx, excel, pptx) reading a file, as it would
  *   on the main thread (see offload.ts).
+ * - `chunk`: a text-only chunker splitting one large document (see chunking.ts).
  */
 import { RuntimeError } from '../../errors.js';
 
@@ -13,6 +14,7 @@ type Task = (payload: never) => Promise<unknown>;
 const TASKS: Record<string, () => Promise<Task>> = {
   convert: async () => (await import('../readers/converter/convert.js')).convertTask as Task,
   read: async () => (await import('./offload.js')).readTask as Task,
+  chunk: async () => (await import('./chunking.js')).chunkTask as Task,
 };
 
 export async function runTask(name: string, payload: unknown): Promise<unknown> {
