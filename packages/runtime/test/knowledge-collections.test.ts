@@ -18,6 +18,7 @@ import { eventually } from './support/eventually.js';
 import { startFakeEmbeddings, type FakeEmbeddings } from './support/fake-embeddings.js';
 import { startFakeS3, S3_KEY, type FakeS3 } from './support/fake-s3.js';
 import { call } from './support/http.js';
+import { sign, signingKey } from './support/jwt.js';
 import { settled } from './support/knowledge-content.js';
 import { startRuntimeOn, type StartedRuntime } from './support/runtime.js';
 
@@ -161,6 +162,48 @@ for (const kind of testDatabaseKinds) {
         expect(await db.query('SELECT id FROM svc_knowledge_contents WHERE parent_id = $1', [id])).toEqual([]);
       } finally {
         await db.close();
+      }
+    });
+
+    it('under user isolation a collection and its children belong to the uploader: others see none of it', async () => {
+      const key = await signingKey('RS256', 'collections');
+      const knowledge = testKnowledge(embeddings.url, knowledgePath, database.url, { readers: defaultReaders(s3Env()) });
+      const isolated = await startRuntimeOn(database, {
+        knowledge: [knowledge],
+        authorization: true,
+        authorization_config: { verification_keys: [key.publicPem], user_isolation: true },
+      });
+      try {
+        const scopes = ['knowledge:read', 'knowledge:write', 'knowledge:delete'];
+        const alice = await sign(key, { claims: { sub: 'alice', scopes } });
+        const bob = await sign(key, { claims: { sub: 'bob', scopes } });
+        const as = (token: string) => ({ token });
+        const res = await call(isolated.url, 'POST', '/knowledge/content', { ...as(alice), body: { url: `s3://${BUCKET}/river/`, reader_id: 'bucket', chunk_size: 300 } });
+        expect(res.status, JSON.stringify(res.body)).toBe(202);
+        const status = await eventually(async () => {
+          const s = (await call(isolated.url, 'GET', `/knowledge/content/${res.body.id}/status`, as(alice))).body as Json;
+          return s.status === 'processing' ? undefined : s;
+        }, 20_000, 'the prefix to be read');
+        expect(status.status).toBe('completed');
+        const children = (await call(isolated.url, 'GET', `/knowledge/content?parent_id=${res.body.id}&limit=100`, as(alice))).body.data as Json[];
+        expect(children.length).toBe(4);
+        expect(children.every((c) => c.user_id === 'alice')).toBe(true);
+        const search = async (token: string, query: string) =>
+          (await call(isolated.url, 'POST', '/knowledge/search', { ...as(token), body: { query, search_type: 'keyword' } })).body.data as Json[];
+        expect((await search(alice, 'otterbank')).map((h) => h.content_id)).toEqual([children.find((c) => c.name === 'river/alpha.md')!.id]);
+        // Bob sees neither the collection, nor its children, nor their chunks.
+        expect(await search(bob, 'otterbank')).toEqual([]);
+        expect((await call(isolated.url, 'GET', `/knowledge/content?parent_id=${res.body.id}`, as(bob))).status).toBe(404);
+        expect((await call(isolated.url, 'GET', `/knowledge/content/${children[0]!.id}`, as(bob))).status).toBe(404);
+        const bobsList = (await call(isolated.url, 'GET', '/knowledge/content?limit=100', as(bob))).body.data as Json[];
+        expect(bobsList.map((r) => r.id)).not.toContain(res.body.id);
+        expect((await call(isolated.url, 'DELETE', `/knowledge/content/${res.body.id}`, as(bob))).status).toBe(404);
+        // Alice's delete takes the children and their chunks with it.
+        expect((await call(isolated.url, 'DELETE', `/knowledge/content/${res.body.id}`, as(alice))).status).toBe(204);
+        expect(await search(alice, 'otterbank')).toEqual([]);
+        for (const child of children) expect((await call(isolated.url, 'GET', `/knowledge/content/${child.id}`, as(alice))).status).toBe(404);
+      } finally {
+        await isolated.stop();
       }
     });
 
