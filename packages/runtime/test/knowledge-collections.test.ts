@@ -177,31 +177,30 @@ for (const kind of testDatabaseKinds) {
         const scopes = ['knowledge:read', 'knowledge:write', 'knowledge:delete'];
         const alice = await sign(key, { claims: { sub: 'alice', scopes } });
         const bob = await sign(key, { claims: { sub: 'bob', scopes } });
-        const as = (token: string) => ({ token });
-        const res = await call(isolated.url, 'POST', '/knowledge/content', { ...as(alice), body: { url: `s3://${BUCKET}/river/`, reader_id: 'bucket', chunk_size: 300 } });
+        const res = await call(isolated.url, 'POST', '/knowledge/content', { token: alice, body: { url: `s3://${BUCKET}/river/`, reader_id: 'bucket', chunk_size: 300 } });
         expect(res.status, JSON.stringify(res.body)).toBe(202);
         const status = await eventually(async () => {
-          const s = (await call(isolated.url, 'GET', `/knowledge/content/${res.body.id}/status`, as(alice))).body as Json;
+          const s = (await call(isolated.url, 'GET', `/knowledge/content/${res.body.id}/status`, { token: alice })).body as Json;
           return s.status === 'processing' ? undefined : s;
         }, 20_000, 'the prefix to be read');
         expect(status.status).toBe('completed');
-        const children = (await call(isolated.url, 'GET', `/knowledge/content?parent_id=${res.body.id}&limit=100`, as(alice))).body.data as Json[];
+        const children = (await call(isolated.url, 'GET', `/knowledge/content?parent_id=${res.body.id}&limit=100`, { token: alice })).body.data as Json[];
         expect(children.length).toBe(4);
         expect(children.every((c) => c.user_id === 'alice')).toBe(true);
-        const search = async (token: string, query: string) =>
-          (await call(isolated.url, 'POST', '/knowledge/search', { ...as(token), body: { query, search_type: 'keyword' } })).body.data as Json[];
-        expect((await search(alice, 'otterbank')).map((h) => h.content_id)).toEqual([children.find((c) => c.name === 'river/alpha.md')!.id]);
+        const searchAs = async (token: string, query: string) =>
+          (await call(isolated.url, 'POST', '/knowledge/search', { token: token, body: { query, search_type: 'keyword' } })).body.data as Json[];
+        expect((await searchAs(alice, 'otterbank')).map((h) => h.content_id)).toEqual([children.find((c) => c.name === 'river/alpha.md')!.id]);
         // Bob sees neither the collection, nor its children, nor their chunks.
-        expect(await search(bob, 'otterbank')).toEqual([]);
-        expect((await call(isolated.url, 'GET', `/knowledge/content?parent_id=${res.body.id}`, as(bob))).status).toBe(404);
-        expect((await call(isolated.url, 'GET', `/knowledge/content/${children[0]!.id}`, as(bob))).status).toBe(404);
-        const bobsList = (await call(isolated.url, 'GET', '/knowledge/content?limit=100', as(bob))).body.data as Json[];
+        expect(await searchAs(bob, 'otterbank')).toEqual([]);
+        expect((await call(isolated.url, 'GET', `/knowledge/content?parent_id=${res.body.id}`, { token: bob })).status).toBe(404);
+        expect((await call(isolated.url, 'GET', `/knowledge/content/${children[0]!.id}`, { token: bob })).status).toBe(404);
+        const bobsList = (await call(isolated.url, 'GET', '/knowledge/content?limit=100', { token: bob })).body.data as Json[];
         expect(bobsList.map((r) => r.id)).not.toContain(res.body.id);
-        expect((await call(isolated.url, 'DELETE', `/knowledge/content/${res.body.id}`, as(bob))).status).toBe(404);
+        expect((await call(isolated.url, 'DELETE', `/knowledge/content/${res.body.id}`, { token: bob })).status).toBe(404);
         // Alice's delete takes the children and their chunks with it.
-        expect((await call(isolated.url, 'DELETE', `/knowledge/content/${res.body.id}`, as(alice))).status).toBe(204);
-        expect(await search(alice, 'otterbank')).toEqual([]);
-        for (const child of children) expect((await call(isolated.url, 'GET', `/knowledge/content/${child.id}`, as(alice))).status).toBe(404);
+        expect((await call(isolated.url, 'DELETE', `/knowledge/content/${res.body.id}`, { token: alice })).status).toBe(204);
+        expect(await searchAs(alice, 'otterbank')).toEqual([]);
+        for (const child of children) expect((await call(isolated.url, 'GET', `/knowledge/content/${child.id}`, { token: alice })).status).toBe(404);
       } finally {
         await isolated.stop();
       }
