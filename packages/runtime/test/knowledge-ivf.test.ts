@@ -82,11 +82,10 @@ describe('SQLite IVF index', () => {
   it('trains once, in the worker pool, without holding the event loop; a second process on the file picks the centroids up', async () => {
     const a = await store();
     const b = await store();
-    await a.upsert('doc', chunksFor('doc', 800, 1), 'e');
     const delay = monitorEventLoopDelay({ resolution: 5 });
     delay.enable();
-    await Promise.all([a.ivfSettled(), b.ivfSettled()]);
-    // b's write starts its own training attempt, which must find the index already claimed or trained.
+    await a.upsert('doc', chunksFor('doc', 800, 1), 'e');
+    // a is training now; b's write starts its own attempt, which must find a's claim and leave it.
     await b.upsert('doc2', chunksFor('doc2', 16, 2), 'e');
     await Promise.all([a.ivfSettled(), b.ivfSettled()]);
     delay.disable();
@@ -118,6 +117,19 @@ describe('SQLite IVF index', () => {
       expect(ids(got)).toEqual(ids(want));
     }
     expect(again.ivf?.searches).toBe(16);
+    // A large write after training gets its lists at insert (computed in the pool): nothing left without one.
+    const assigned = pool.tasks.filter((t) => t === 'ivf-assign').length;
+    await again.upsert('more', chunksFor('more', 600, 12), 'e');
+    expect(pool.tasks.filter((t) => t === 'ivf-assign').length).toBe(assigned + 1);
+    const raw = new Database(join(dir, 'k.db'));
+    try {
+      const missing = raw.prepare('SELECT count(*) AS n FROM svc_knowledge_chunks c WHERE NOT EXISTS (SELECT 1 FROM svc_knowledge_ivf_lists l WHERE l.rowid = c.rowid)').get() as { n: number };
+      expect(missing.n).toBe(0);
+    } finally {
+      raw.close();
+    }
+    const vector = vectorNear(6, noise(77));
+    expect(ids(await again.search({ searchType: 'vector', query: '', vector, limit: 10 }))).toEqual(ids(await exact.search({ searchType: 'vector', query: '', vector, limit: 10 })));
   });
 
   it('falls back to the exact scan under filters and owner scope, keeping exactly `limit` hits', async () => {

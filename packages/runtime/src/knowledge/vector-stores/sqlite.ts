@@ -234,8 +234,10 @@ export class SqliteVectorStore implements VectorStore, ReindexableStore {
     );
     let old: number | undefined;
     try {
+      const lists = this.ivf && route.main ? await this.ivf.precompute(chunks.map((c) => c.embedding)) : undefined;
       for (let start = 0; start < chunks.length; start += WRITE_BATCH) {
-        this.run((db) => db.transaction(() => this.insertRows(db, contentId, chunks.slice(start, start + WRITE_BATCH), version, route, owner))());
+        const pre = lists && { generation: lists.generation, lists: lists.lists.subarray(start, start + WRITE_BATCH) };
+        this.run((db) => db.transaction(() => this.insertRows(db, contentId, chunks.slice(start, start + WRITE_BATCH), version, route, owner, pre))());
         if (start + WRITE_BATCH < chunks.length) await yieldToLoop();
       }
       old = this.run((db) => db.transaction(() => publishVersion(db, this.table, contentId, version))());
@@ -264,7 +266,15 @@ export class SqliteVectorStore implements VectorStore, ReindexableStore {
    * their owner; a vector goes to the searched column or, during a reindex to another embedder,
    * to the staging table only (`route`).
    */
-  private insertRows(db: Database.Database, contentId: string, chunks: readonly StoredChunk[], version: number, route: { main: boolean; stage: boolean }, owner: ChunkOwner): void {
+  private insertRows(
+    db: Database.Database,
+    contentId: string,
+    chunks: readonly StoredChunk[],
+    version: number,
+    route: { main: boolean; stage: boolean },
+    owner: ChunkOwner,
+    lists?: { generation: string; lists: Int32Array },
+  ): void {
     const t = this.table;
     const columns = 'content_id, chunk_id, name, content, meta_data, filters, embedding, created_at, knowledge_id, user_id';
     const insert = this.staged
@@ -275,7 +285,7 @@ export class SqliteVectorStore implements VectorStore, ReindexableStore {
     const stage = route.stage ? db.prepare(`INSERT OR REPLACE INTO ${t}_reindex (content_id, chunk_id, embedding) VALUES (?, ?, ?)`) : undefined;
     const list = this.ivf && route.main ? db.prepare(`INSERT OR REPLACE INTO ${t}_ivf_lists (rowid, list) VALUES (?, ?)`) : undefined;
     const now = Math.floor(Date.now() / 1000);
-    for (const c of chunks) {
+    for (const [i, c] of chunks.entries()) {
       const blob = c.embedding ? Buffer.from(new Float32Array(c.embedding).buffer) : null;
       const values = [contentId, c.id, c.name ?? null, c.content, JSON.stringify(c.meta_data), JSON.stringify(c.filters), route.main ? blob : null, now, owner.knowledgeId ?? null, owner.userId ?? null];
       const info = insert.run(...(this.staged ? [...values, version] : values));
@@ -283,7 +293,7 @@ export class SqliteVectorStore implements VectorStore, ReindexableStore {
       if (bits && blob) bits.run(BigInt(info.lastInsertRowid), blob);
       if (stage && blob) stage.run(contentId, c.id, blob);
       if (list && c.embedding) {
-        const at = this.ivf!.listFor(db, new Float32Array(c.embedding));
+        const at = this.ivf!.listFor(db, new Float32Array(c.embedding), lists && { generation: lists.generation, list: lists.lists[i]! });
         if (at !== undefined) list.run(info.lastInsertRowid, at);
       }
     }
