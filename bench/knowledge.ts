@@ -636,7 +636,7 @@ export async function benchKnowledge(options: KnowledgeBenchOptions = {}): Promi
         await quantized.close();
       }
       // The same file through the IVF index, trained in the pool when the store opens (trainAt
-      // lowered so the smaller sizes are measured too; the default is 20k).
+      // lowered so sizes below the default 10k are measured too).
       const ivf = new SqliteVectorStore({ path, ivf: { trainAt: 1000, ...ivfFromEnv() }, offload: pool });
       try {
         const t = performance.now();

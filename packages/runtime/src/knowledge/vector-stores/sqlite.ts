@@ -8,7 +8,11 @@
  * `quantizedCandidates` the vectors are also kept binary-quantized (one bit per dimension) in a
  * sqlite-vec `vec0` table: a search takes the nearest candidates by Hamming distance there and
  * ranks them by exact cosine, falling back to the exact scan if fewer than `limit` survive the
- * filter. See sqlite-staging.ts for the numbers and for how writes are staged.
+ * filter. See sqlite-staging.ts for the numbers and for how writes are staged. With `ivf` the
+ * vectors are also partitioned into k-means lists (sqlite-ivf.ts), trained in the worker pool
+ * once the store is large enough; a search runs the same exact cosine over the nearest lists'
+ * rows only, with the same fallback. Every store opening the file should use the same option:
+ * one without it drops the index when it opens (nothing it writes would get a list).
  *
  * Writes are staged (sqlite-staging.ts): a content's new chunks are written in small
  * transactions under a version number that searches do not see yet, then made visible in one
@@ -75,8 +79,8 @@ export interface SqliteVectorStoreOptions {
    * Vector search through an inverted-file index (sqlite-ivf.ts): k-means centroids trained in
    * the knowledge worker pool once the store holds `trainAt` chunks; a search runs exact cosine
    * over the rows of the `probes` lists nearest to the query, falling back to the exact scan when
-   * fewer than `limit` of them pass the filter. Exact search until trained. Defaults: lists 256,
-   * probes 24, trainAt 20000 (see docs/ARCHITECTURE.md "Knowledge performance" for the sweep).
+   * fewer than `limit` of them pass the filter. Exact search until trained. Defaults: lists 512,
+   * probes 12, trainAt 10000 (see docs/ARCHITECTURE.md "Knowledge performance" for the sweep).
    */
   ivf?: { lists?: number; probes?: number; trainAt?: number } | undefined;
   /** Where IVF training runs; default the process's knowledge worker pool. */
