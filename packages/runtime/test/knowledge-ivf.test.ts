@@ -181,6 +181,25 @@ describe('SQLite IVF index', () => {
     }
   });
 
+  it('stops training when the store closes, releasing its claim, and the next store trains', async () => {
+    const s = new SqliteVectorStore({ path: join(dir, 'k.db'), ivf: { lists: CLUSTERS, probes: 1, trainAt: 400 }, offload: pool });
+    await s.create();
+    await s.upsert('doc', chunksFor('doc', 800, 13), 'e');
+    await s.close();
+    expect(s.ivf?.trainings).toBe(1);
+    const raw = new Database(join(dir, 'k.db'));
+    try {
+      expect(raw.prepare("SELECT key FROM svc_knowledge_meta WHERE key LIKE 'ivf_%'").pluck().all()).toEqual([]);
+    } finally {
+      raw.close();
+    }
+    const next = await store();
+    await next.ivfSettled();
+    expect(next.ivf?.trainings).toBe(1);
+    await next.search({ searchType: 'vector', query: '', vector: vectorNear(1, noise(5), 0), limit: 10 });
+    expect(next.ivf?.searches).toBe(1);
+  });
+
   it('drops the index when a reindex swaps the vectors, and trains again on the new ones', async () => {
     const s = await store();
     await s.upsert('doc', chunksFor('doc', 800, 10), 'e');

@@ -83,13 +83,16 @@ interface Centroids {
 }
 
 /** Runs a task in the pool, or inline when the process has no pool (KNOWLEDGE_WORKERS=0). */
-async function inPool<T>(offload: Offload, task: 'ivf-train' | 'ivf-assign', payload: TrainPayload | AssignPayload): Promise<T> {
+async function inPool<T>(offload: Offload, task: 'ivf-train' | 'ivf-assign', payload: TrainPayload | AssignPayload, signal?: AbortSignal): Promise<T> {
+  signal?.throwIfAborted();
   if (offload === 'inline') return (task === 'ivf-train' ? trainCentroids(payload as TrainPayload) : assignLists(payload as AssignPayload)) as T;
-  return offload.run<T>(task, payload, { label: `IVF ${task === 'ivf-train' ? 'training' : 'assignment'}`, timeoutMs: 600_000 });
+  return offload.run<T>(task, payload, { label: `IVF ${task === 'ivf-train' ? 'training' : 'assignment'}`, timeoutMs: 600_000, signal });
 }
 
 export class IvfIndex {
   private cached: Centroids | undefined;
+  /** Stops a training when the store closes (it may have minutes to go at 100k+ chunks). */
+  private readonly stopping = new AbortController();
   private training: Promise<void> | undefined;
   /** Training runs of this process (tests check it trains once). */
   trainings = 0;
@@ -146,7 +149,7 @@ export class IvfIndex {
     if (!c || vectors.length < POOL_ASSIGN_MIN) return undefined;
     const packed = new Float32Array(vectors.length * c.dims);
     for (const [i, v] of vectors.entries()) if (v && v.length === c.dims) packed.set(v, i * c.dims);
-    const lists = await inPool<Int32Array>(this.offload(), 'ivf-assign', { centroids: c.data, vectors: packed, dims: c.dims });
+    const lists = await inPool<Int32Array>(this.offload(), 'ivf-assign', { centroids: c.data, vectors: packed, dims: c.dims }, this.stopping.signal);
     return { generation: c.generation, lists };
   }
 
@@ -157,6 +160,11 @@ export class IvfIndex {
     return nearestLists(c.data, query, c.dims, this.settings.probes);
   }
 
+  /** Abandons training (the store is closing); the claim is released, another store or process trains later. */
+  stop(): void {
+    this.stopping.abort(new Error('the store is closing'));
+  }
+
   /** The training under way in this process, if any (tests and the bench wait on it). */
   settled(): Promise<void> {
     return this.training ?? Promise.resolve();
@@ -164,7 +172,7 @@ export class IvfIndex {
 
   /** Starts training (or finishing an interrupted assignment) when due; never throws, search stays exact on failure. */
   maybeTrain(): Promise<void> {
-    if (this.training) return this.training;
+    if (this.training || this.stopping.signal.aborted) return this.training ?? Promise.resolve();
     // The usual case after every write: trained already, nothing to lock.
     if (meta(this.db(), this.t, 'ivf_ready') !== undefined) return Promise.resolve();
     const run = this.train().catch(() => {
@@ -201,7 +209,7 @@ export class IvfIndex {
       this.trainings++;
       const sample = await this.sample();
       if (!sample) throw new Error('no vectors to train on');
-      const data = await inPool<Float32Array>(this.offload(), 'ivf-train', { vectors: sample.vectors, dims: sample.dims, lists: this.settings.lists, iterations: ITERATIONS, seed: 1 });
+      const data = await inPool<Float32Array>(this.offload(), 'ivf-train', { vectors: sample.vectors, dims: sample.dims, lists: this.settings.lists, iterations: ITERATIONS, seed: 1 }, this.stopping.signal);
       const published = this.db().transaction(() => {
         const db = this.db();
         if (meta(db, t, 'ivf_training') !== this.owner || meta(db, t, 'ivf_generation') !== undefined) return false;
@@ -236,6 +244,7 @@ export class IvfIndex {
       if (rows.length < ASSIGN_BATCH) break;
       last = rows[rows.length - 1]![0];
       await yieldToLoop();
+      this.stopping.signal.throwIfAborted();
     }
     if (picked.length === 0) return undefined;
     const dims = picked[0]!.length / 4;
@@ -261,7 +270,7 @@ export class IvfIndex {
         if (rows.length > 0) {
           const vectors = new Float32Array(rows.length * c.dims);
           rows.forEach(([, b], i) => vectors.set(new Float32Array(b.buffer, b.byteOffset, c.dims), i * c.dims));
-          const lists = await inPool<Int32Array>(this.offload(), 'ivf-assign', { centroids: c.data, vectors, dims: c.dims });
+          const lists = await inPool<Int32Array>(this.offload(), 'ivf-assign', { centroids: c.data, vectors, dims: c.dims }, this.stopping.signal);
           const current = this.db().transaction(() => {
             const db = this.db();
             // A reindex swapped the vectors meanwhile: these lists belong to old centroids.
@@ -276,6 +285,7 @@ export class IvfIndex {
         }
         const more = rows.length > 0;
         await yieldToLoop();
+        this.stopping.signal.throwIfAborted();
         if (!more) break;
       }
       // Ready only when nothing is left without a list, checked in the transaction that says so.

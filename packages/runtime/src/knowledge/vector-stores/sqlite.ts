@@ -552,7 +552,9 @@ export class SqliteVectorStore implements VectorStore, ReindexableStore {
   }
 
   async close(): Promise<void> {
-    // Training must not touch a closed handle: let it finish (it checks out on error).
+    // Training must not touch a closed handle: stop it (between batches, or its worker task)
+    // and let it release its claim before the handle goes.
+    this.ivf?.stop();
     await this.ivf?.settled();
     this.db?.close();
     this.db = undefined;
