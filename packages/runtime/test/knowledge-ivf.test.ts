@@ -101,6 +101,33 @@ describe('SQLite IVF index', () => {
     expect(b.ivf?.searches).toBe(before + 1);
   });
 
+  it("leaves training to another live process that claimed it, and takes over a dead process's claim", async () => {
+    const s = await store({ trainAt: 100_000 });
+    await s.upsert('doc', chunksFor('doc', 800, 14), 'e');
+    const claim = (owner: string) => {
+      const raw = new Database(join(dir, 'k.db'));
+      try {
+        raw.prepare("INSERT INTO svc_knowledge_meta (key, value) VALUES ('ivf_training', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value").run(owner);
+      } finally {
+        raw.close();
+      }
+    };
+    // The parent process (alive) claimed it: this store must not train.
+    claim(`${process.ppid}:other`);
+    const waiting = new SqliteVectorStore({ path: join(dir, 'k.db'), ivf: { lists: CLUSTERS, probes: 1, trainAt: 400 }, offload: pool });
+    await waiting.create();
+    open.push(waiting);
+    await waiting.ivfSettled();
+    expect(waiting.ivf?.trainings).toBe(0);
+    // A claimer whose process is gone (a pid above the kernel's limit) left it: the next attempt trains.
+    claim('4194305:dead');
+    await waiting.upsert('doc2', chunksFor('doc2', 8, 15), 'e');
+    await waiting.ivfSettled();
+    expect(waiting.ivf?.trainings).toBe(1);
+    await waiting.search({ searchType: 'vector', query: '', vector: vectorNear(4, noise(6), 0), limit: 10 });
+    expect(waiting.ivf?.searches).toBe(1);
+  });
+
   it('returns the exact top k on well-separated data, through the lists', async () => {
     const ivf = await store();
     await ivf.upsert('doc', chunksFor('doc', 800, 3), 'e');
