@@ -238,7 +238,8 @@ export class SqliteVectorStore implements VectorStore, ReindexableStore {
     );
     let old: number | undefined;
     try {
-      const lists = this.ivf && route.main ? await this.ivf.precompute(chunks.map((c) => c.embedding)) : undefined;
+      // A busy or failing pool must not fail the write: the lists are then computed at insert.
+      const lists = this.ivf && route.main ? await this.ivf.precompute(chunks.map((c) => c.embedding)).catch(() => undefined) : undefined;
       for (let start = 0; start < chunks.length; start += WRITE_BATCH) {
         const pre = lists && { generation: lists.generation, lists: lists.lists.subarray(start, start + WRITE_BATCH) };
         this.run((db) => db.transaction(() => this.insertRows(db, contentId, chunks.slice(start, start + WRITE_BATCH), version, route, owner, pre))());
