@@ -307,13 +307,13 @@ async function load(store: VectorStore, size: number, embedder: RandomProjection
   return { ids, texts, matrix };
 }
 
-interface Workload {
+export interface Workload {
   size: number;
   loaded: Loaded;
   queries: { query: string; target: string; vector: Float32Array }[];
 }
 
-async function workload(store: VectorStore, size: number, queryCount: number, embedder: RandomProjectionEmbedder, seed: number): Promise<Workload> {
+export async function workload(store: VectorStore, size: number, queryCount: number, embedder: RandomProjectionEmbedder, seed: number): Promise<Workload> {
   const corpus = new Corpus(seed);
   const loaded = await load(store, size, embedder, corpus);
   const next = random(seed + 1);
@@ -325,7 +325,7 @@ async function workload(store: VectorStore, size: number, queryCount: number, em
   return { size, loaded, queries };
 }
 
-async function searchFigures(label: string, store: VectorStore, work: Workload, embedder: RandomProjectionEmbedder) {
+export async function searchFigures(label: string, store: VectorStore, work: Workload, embedder: RandomProjectionEmbedder) {
   const { size, loaded, queries } = work;
   const d = embedder.dimensions;
   // Warm up statements and caches.
@@ -564,6 +564,14 @@ function sizesFromEnv(env: NodeJS.ProcessEnv = process.env): number[] | undefine
   return sizes;
 }
 
+/** `BENCH_KNOWLEDGE_IVF=lists:probes` overrides the IVF defaults (for sweeps). */
+function ivfFromEnv(): { lists?: number; probes?: number } {
+  const raw = process.env.BENCH_KNOWLEDGE_IVF?.trim();
+  if (!raw) return {};
+  const [lists, probes] = raw.split(':').map(Number);
+  return { ...(lists ? { lists } : {}), ...(probes ? { probes } : {}) };
+}
+
 export async function benchKnowledge(options: KnowledgeBenchOptions = {}): Promise<KnowledgeBenchReport> {
   const write = options.write ?? ((text: string) => process.stdout.write(text));
   const sizes = options.sizes ?? sizesFromEnv() ?? [10_000, 100_000];
@@ -626,6 +634,18 @@ export async function benchKnowledge(options: KnowledgeBenchOptions = {}): Promi
         search.push(await searchFigures('SQLite BQ', quantized, sqliteWork, embedder));
       } finally {
         await quantized.close();
+      }
+      // The same file through the IVF index, trained in the pool when the store opens (trainAt
+      // lowered so sizes below the default 10k are measured too).
+      const ivf = new SqliteVectorStore({ path, ivf: { trainAt: 1000, ...ivfFromEnv() }, offload: pool });
+      try {
+        const t = performance.now();
+        await ivf.create();
+        await ivf.ivfSettled();
+        notes.push(`SQLite IVF (${ivf.ivf?.settings.lists} lists, ${ivf.ivf?.settings.probes} probes) over ${size} chunks trained and assigned in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+        search.push(await searchFigures('SQLite IVF', ivf, sqliteWork, embedder));
+      } finally {
+        await ivf.close();
       }
       if (pg) {
         const table = `bench_knowledge_${size}`;

@@ -82,6 +82,43 @@ const kinds: { kind: string; available: boolean; setup(): Promise<StoreUnderTest
     },
   },
   {
+    // The same contract through the IVF index: trained (inline, 2 lists, 1 probe) as soon as the
+    // store holds 2 chunks, and each write waits for the training it started, so the searches
+    // after it go through the lists (exact fallback under filters or too few rows).
+    kind: 'sqlite with ivf',
+    available: true,
+    async setup() {
+      const dir = mkdtempSync(join(tmpdir(), 'svc-kstore-ivf-'));
+      const stores: VectorStore[] = [];
+      return {
+        open: async (table) => {
+          const store = new SqliteVectorStore({ path: join(dir, 'knowledge.db'), ivf: { lists: 2, probes: 1, trainAt: 2 }, offload: 'inline', ...(table ? { table } : {}) });
+          await store.create();
+          await store.ivfSettled();
+          const upsert = store.upsert.bind(store);
+          store.upsert = async (...args) => {
+            await upsert(...args);
+            await store.ivfSettled();
+          };
+          stores.push(store);
+          return store;
+        },
+        exec: async (sql) => {
+          const raw = new Database(join(dir, 'knowledge.db'));
+          try {
+            raw.exec(sql);
+          } finally {
+            raw.close();
+          }
+        },
+        cleanup: async () => {
+          for (const s of stores) await s.close();
+          rmSync(dir, { recursive: true, force: true });
+        },
+      };
+    },
+  },
+  {
     kind: 'postgres',
     available: postgresTestDatabase.available,
     async setup() {

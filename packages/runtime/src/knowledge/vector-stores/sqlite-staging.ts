@@ -116,12 +116,15 @@ export async function purgeVersion(db: Database.Database, t: string, version: nu
   const fts = db.prepare(`DELETE FROM ${t}_fts WHERE rowid = ?`);
   const chunk = db.prepare(`DELETE FROM ${t}_chunks WHERE rowid = ?`);
   const bit = bits ? db.prepare(`DELETE FROM ${t}_vec_bits WHERE rowid = ?`) : undefined;
+  // The IVF lists (sqlite-ivf.ts) must not keep a removed row, whose rowid a new chunk may take.
+  const list = db.prepare(`SELECT 1 FROM sqlite_master WHERE name = ?`).get(`${t}_ivf_lists`) ? db.prepare(`DELETE FROM ${t}_ivf_lists WHERE rowid = ?`) : undefined;
   for (;;) {
     const removed = db.transaction(() => {
       const rowids = select.all(version) as (number | bigint)[];
       for (const rowid of rowids) {
         fts.run(rowid);
         bit?.run(BigInt(rowid));
+        list?.run(rowid);
         chunk.run(rowid);
       }
       return rowids.length;
@@ -148,7 +151,7 @@ export async function purgeAbandoned(db: Database.Database, t: string): Promise<
   return purged;
 }
 
-function processAlive(pid: number): boolean {
+export function processAlive(pid: number): boolean {
   if (!Number.isInteger(pid) || pid <= 0) return false;
   try {
     process.kill(pid, 0);

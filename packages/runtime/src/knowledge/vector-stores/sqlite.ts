@@ -8,7 +8,11 @@
  * `quantizedCandidates` the vectors are also kept binary-quantized (one bit per dimension) in a
  * sqlite-vec `vec0` table: a search takes the nearest candidates by Hamming distance there and
  * ranks them by exact cosine, falling back to the exact scan if fewer than `limit` survive the
- * filter. See sqlite-staging.ts for the numbers and for how writes are staged.
+ * filter. See sqlite-staging.ts for the numbers and for how writes are staged. With `ivf` the
+ * vectors are also partitioned into k-means lists (sqlite-ivf.ts), trained in the worker pool
+ * once the store is large enough; a search runs the same exact cosine over the nearest lists'
+ * rows only, with the same fallback. Every store opening the file should use the same option:
+ * one without it drops the index when it opens (nothing it writes would get a list).
  *
  * Writes are staged (sqlite-staging.ts): a content's new chunks are written in small
  * transactions under a version number that searches do not see yet, then made visible in one
@@ -34,6 +38,8 @@ import { sqliteFilter } from './filter-sql.js';
 import { queryTokens } from './filters.js';
 import { embedderConflict, searchWith } from './search.js';
 import { checkTableName } from './identifiers.js';
+import { IVF_DEFAULTS, IvfIndex, createIvfTables, dropIvf, hasIvf } from './sqlite-ivf.js';
+import { sharedOffload, type Offload } from '../workers/offload.js';
 import {
   CANDIDATES_MIN,
   CANDIDATES_PER_RESULT,
@@ -69,6 +75,16 @@ export interface SqliteVectorStoreOptions {
    * bag-of-words vectors), so it is a choice to make with the bench on your own vectors.
    */
   quantizedCandidates?: { perResult?: number; min?: number } | undefined;
+  /**
+   * Vector search through an inverted-file index (sqlite-ivf.ts): k-means centroids trained in
+   * the knowledge worker pool once the store holds `trainAt` chunks; a search runs exact cosine
+   * over the rows of the `probes` lists nearest to the query, falling back to the exact scan when
+   * fewer than `limit` of them pass the filter. Exact search until trained. Defaults: lists 512,
+   * probes 12, trainAt 10000 (see docs/ARCHITECTURE.md "Knowledge performance" for the sweep).
+   */
+  ivf?: { lists?: number; probes?: number; trainAt?: number } | undefined;
+  /** Where IVF training runs; default the process's knowledge worker pool. */
+  offload?: Offload | undefined;
 }
 
 interface Row {
@@ -93,6 +109,8 @@ export class SqliteVectorStore implements VectorStore, ReindexableStore {
   /** Whether the binary-quantized candidate index exists. */
   private bits = false;
   private readonly candidates: { perResult: number; min: number } | undefined;
+  /** The IVF index, when the option is on. */
+  readonly ivf: IvfIndex | undefined;
 
   /** The store's file is its own database, so its id is the store id. */
   get dbId(): string {
@@ -111,6 +129,14 @@ export class SqliteVectorStore implements VectorStore, ReindexableStore {
         throw new TypeError('SqliteVectorStore: quantizedCandidates.perResult and .min must be whole numbers of at least 1 (min at most 4096)');
       }
       this.candidates = { perResult, min };
+    }
+    if (options.ivf) {
+      const settings = { ...IVF_DEFAULTS, ...Object.fromEntries(Object.entries(options.ivf).filter(([, v]) => v !== undefined)) };
+      for (const [key, value] of Object.entries(settings)) {
+        if (!Number.isInteger(value) || value < 1) throw new TypeError(`SqliteVectorStore: ivf.${key} must be a whole number of at least 1`);
+      }
+      const offload = options.offload;
+      this.ivf = new IvfIndex(() => this.handle(), this.table, settings, () => offload ?? sharedOffload());
     }
     if (options.path !== ':memory:') mkdirSync(dirname(options.path), { recursive: true });
     const db = new Database(options.path);
@@ -174,9 +200,13 @@ export class SqliteVectorStore implements VectorStore, ReindexableStore {
         if (dims !== undefined && !hasBitIndex(db, t)) createBitIndex(db, t, dims);
       }
       this.bits = hasBitIndex(db, t);
+      // Like the candidate index: lists nobody keeps current would miss new rows.
+      if (this.ivf) createIvfTables(db, t);
+      else if (hasIvf(db, t)) db.transaction(() => dropIvf(db, t)).immediate();
     });
     if (this.bits) await this.run((db) => backfillBitIndex(db, t));
     if (this.staged) await this.run((db) => purgeAbandoned(db, t));
+    void this.ivf?.maybeTrain();
   }
 
   /** The dimension of the stored vectors, from the embedder record (`id:dims`). */
@@ -195,6 +225,7 @@ export class SqliteVectorStore implements VectorStore, ReindexableStore {
           this.insertRows(db, contentId, chunks, 0, route, owner);
         })();
       });
+      void this.ivf?.maybeTrain();
       return;
     }
     const { version, route } = this.run((db) =>
@@ -207,8 +238,11 @@ export class SqliteVectorStore implements VectorStore, ReindexableStore {
     );
     let old: number | undefined;
     try {
+      // A busy or failing pool must not fail the write: the lists are then computed at insert.
+      const lists = this.ivf && route.main ? await this.ivf.precompute(chunks.map((c) => c.embedding)).catch(() => undefined) : undefined;
       for (let start = 0; start < chunks.length; start += WRITE_BATCH) {
-        this.run((db) => db.transaction(() => this.insertRows(db, contentId, chunks.slice(start, start + WRITE_BATCH), version, route, owner))());
+        const pre = lists && { generation: lists.generation, lists: lists.lists.subarray(start, start + WRITE_BATCH) };
+        this.run((db) => db.transaction(() => this.insertRows(db, contentId, chunks.slice(start, start + WRITE_BATCH), version, route, owner, pre))());
         if (start + WRITE_BATCH < chunks.length) await yieldToLoop();
       }
       old = this.run((db) => db.transaction(() => publishVersion(db, this.table, contentId, version))());
@@ -218,6 +252,8 @@ export class SqliteVectorStore implements VectorStore, ReindexableStore {
       throw e;
     }
     if (old !== undefined) await this.purge(old);
+    // Not awaited: training takes seconds in the pool; searches stay exact until it is done.
+    void this.ivf?.maybeTrain();
   }
 
   private async purge(version: number): Promise<void> {
@@ -235,7 +271,15 @@ export class SqliteVectorStore implements VectorStore, ReindexableStore {
    * their owner; a vector goes to the searched column or, during a reindex to another embedder,
    * to the staging table only (`route`).
    */
-  private insertRows(db: Database.Database, contentId: string, chunks: readonly StoredChunk[], version: number, route: { main: boolean; stage: boolean }, owner: ChunkOwner): void {
+  private insertRows(
+    db: Database.Database,
+    contentId: string,
+    chunks: readonly StoredChunk[],
+    version: number,
+    route: { main: boolean; stage: boolean },
+    owner: ChunkOwner,
+    lists?: { generation: string; lists: Int32Array },
+  ): void {
     const t = this.table;
     const columns = 'content_id, chunk_id, name, content, meta_data, filters, embedding, created_at, knowledge_id, user_id';
     const insert = this.staged
@@ -244,14 +288,19 @@ export class SqliteVectorStore implements VectorStore, ReindexableStore {
     const index = db.prepare(`INSERT INTO ${t}_fts (rowid, content) VALUES (?, ?)`);
     const bits = this.bits && route.main ? db.prepare(`INSERT INTO ${t}_vec_bits (rowid, embedding) VALUES (?, vec_quantize_binary(?))`) : undefined;
     const stage = route.stage ? db.prepare(`INSERT OR REPLACE INTO ${t}_reindex (content_id, chunk_id, embedding) VALUES (?, ?, ?)`) : undefined;
+    const list = this.ivf && route.main ? db.prepare(`INSERT OR REPLACE INTO ${t}_ivf_lists (rowid, list) VALUES (?, ?)`) : undefined;
     const now = Math.floor(Date.now() / 1000);
-    for (const c of chunks) {
+    for (const [i, c] of chunks.entries()) {
       const blob = c.embedding ? Buffer.from(new Float32Array(c.embedding).buffer) : null;
       const values = [contentId, c.id, c.name ?? null, c.content, JSON.stringify(c.meta_data), JSON.stringify(c.filters), route.main ? blob : null, now, owner.knowledgeId ?? null, owner.userId ?? null];
       const info = insert.run(...(this.staged ? [...values, version] : values));
       index.run(info.lastInsertRowid, c.content);
       if (bits && blob) bits.run(BigInt(info.lastInsertRowid), blob);
       if (stage && blob) stage.run(contentId, c.id, blob);
+      if (list && c.embedding) {
+        const at = this.ivf!.listFor(db, new Float32Array(c.embedding), lists && { generation: lists.generation, list: lists.lists[i]! });
+        if (at !== undefined) list.run(info.lastInsertRowid, at);
+      }
     }
   }
 
@@ -340,6 +389,12 @@ export class SqliteVectorStore implements VectorStore, ReindexableStore {
   }
 
   async finishReindex(target: string): Promise<boolean> {
+    const swapped = this.swapReindexed(target);
+    if (swapped) void this.ivf?.maybeTrain();
+    return swapped;
+  }
+
+  private swapReindexed(target: string): boolean {
     const t = this.table;
     return this.run((db) =>
       db.transaction(() => {
@@ -361,6 +416,8 @@ export class SqliteVectorStore implements VectorStore, ReindexableStore {
           db.exec(`DROP TABLE IF EXISTS ${t}_vec_bits`);
           this.bits = false;
         }
+        // The centroids and lists describe the old vectors: dropped here, trained again after.
+        dropIvf(db, t);
         db.prepare(`DELETE FROM ${t}_reindex`).run();
         db.prepare(`DELETE FROM ${t}_meta WHERE key IN ('reindex', 'embedder')`).run();
         const dimensions = dims[0]?.dims ?? null;
@@ -381,6 +438,7 @@ export class SqliteVectorStore implements VectorStore, ReindexableStore {
       const bit = db.prepare(`DELETE FROM ${t}_vec_bits WHERE rowid = ?`);
       for (const rowid of db.prepare(`SELECT rowid FROM ${t}_chunks WHERE content_id = ?${owned}`).pluck().all(...params) as (number | bigint)[]) bit.run(BigInt(rowid));
     }
+    if (this.ivf) db.prepare(`DELETE FROM ${t}_ivf_lists WHERE rowid IN (SELECT rowid FROM ${t}_chunks WHERE content_id = ?${owned})`).run(...params);
     const deleted = db.prepare(`DELETE FROM ${t}_chunks WHERE content_id = ?${owned}`).run(...params).changes;
     // A content has one owner: when its chunks went, so do the vectors a reindex staged for it.
     if (ownedBy === undefined || deleted > 0) db.prepare(`DELETE FROM ${t}_reindex WHERE content_id = ?`).run(contentId);
@@ -423,8 +481,11 @@ export class SqliteVectorStore implements VectorStore, ReindexableStore {
   private vectorSearch(vector: number[], limit: number, filter: Filter | undefined, visibleTo: string | undefined): SearchHit[] {
     const where = filterSql(filter, visibleTo);
     const blob = Buffer.from(new Float32Array(vector).buffer);
-    const candidates = this.bits ? this.candidateSearch(blob, limit, where) : undefined;
+    const query = new Float32Array(vector);
+    const probes = this.ivf ? this.run((db) => this.ivf!.probe(db, query)) : undefined;
+    const candidates = probes ? this.listSearch(blob, probes, limit, where) : this.bits ? this.candidateSearch(blob, limit, where) : undefined;
     // Too few candidates survived the filter (or there is no index): scan every row.
+    if (probes && candidates && candidates.length >= limit) this.ivf!.searches++;
     const rows =
       candidates && candidates.length >= limit
         ? candidates
@@ -438,6 +499,14 @@ export class SqliteVectorStore implements VectorStore, ReindexableStore {
           );
     // Cosine distance is in [0, 2]; similarity is clamped to [0, 1] as agno reports it.
     return rows.map((r) => toHit(r, Math.min(1, Math.max(0, 1 - r.score))));
+  }
+
+  /** Exact cosine over the rows of the probed IVF lists only (the same WHERE as the full scan). */
+  private listSearch(blob: Buffer, probes: readonly number[], limit: number, where: { sql: string; params: Bind[] }): Row[] {
+    const sql = `SELECT chunk_id, content_id, name, content, meta_data, vec_distance_cosine(c.embedding, ?) AS score
+      FROM ${this.table}_ivf_lists l JOIN ${this.table}_chunks c ON c.rowid = l.rowid
+      WHERE l.list IN (${probes.map(() => '?').join(', ')}) AND c.embedding IS NOT NULL AND ${this.visible()} ${where.sql} ORDER BY score LIMIT ?`;
+    return this.run((db) => db.prepare(sql).all(blob, ...probes, ...where.params, limit) as Row[]);
   }
 
   /** The nearest candidates by Hamming distance of the quantized vectors, ranked by exact cosine. */
@@ -478,7 +547,16 @@ export class SqliteVectorStore implements VectorStore, ReindexableStore {
     return this.run((db) => (db.prepare(sql).all(...where.params) as { key: string }[]).map((r) => r.key));
   }
 
+  /** Resolves when IVF training started by this store (if any) has finished. */
+  async ivfSettled(): Promise<void> {
+    await this.ivf?.settled();
+  }
+
   async close(): Promise<void> {
+    // Training must not touch a closed handle: stop it (between batches, or its worker task)
+    // and let it release its claim before the handle goes.
+    this.ivf?.stop();
+    await this.ivf?.settled();
     this.db?.close();
     this.db = undefined;
   }

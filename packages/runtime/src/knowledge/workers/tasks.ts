@@ -6,6 +6,8 @@
  * - `read`: one of the heavy byte readers (pdf, docx, excel, pptx) reading a file, as it would
  *   on the main thread (see offload.ts).
  * - `chunk`: a text-only chunker splitting one large document (see chunking.ts).
+ * - `ivf-train` / `ivf-assign`: k-means and list assignment of the SQLite store's IVF index
+ *   (vector-stores/ivf-kmeans.ts).
  */
 import { RuntimeError } from '../../errors.js';
 
@@ -15,6 +17,8 @@ const TASKS: Record<string, () => Promise<Task>> = {
   convert: async () => (await import('../readers/converter/convert.js')).convertTask as Task,
   read: async () => (await import('./offload.js')).readTask as Task,
   chunk: async () => (await import('./chunking.js')).chunkTask as Task,
+  'ivf-train': async () => (await import('../vector-stores/ivf-kmeans.js')).trainTask as Task,
+  'ivf-assign': async () => (await import('../vector-stores/ivf-kmeans.js')).assignTask as Task,
 };
 
 export async function runTask(name: string, payload: unknown): Promise<unknown> {

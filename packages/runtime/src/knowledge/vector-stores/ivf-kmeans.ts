@@ -1,0 +1,135 @@
+/**
+ * @module knowledge/vector-stores/ivf-kmeans
+ * The arithmetic of the SQLite store's inverted-file index (sqlite-ivf.ts): spherical k-means
+ * (cosine: vectors and centroids normalised, nearest = largest dot product) and the assignment
+ * of vectors to their nearest centroid. Pure functions over packed Float32Arrays, so they run in
+ * a worker of the knowledge pool (`ivf-train` / `ivf-assign` tasks, see workers/tasks.ts):
+ * training 256 lists on ~16k 384-d vectors is seconds of CPU, and assigning 100k vectors as much
+ * again, which the event loop must not carry.
+ */
+
+export interface TrainPayload {
+  /** `count` vectors of `dims` floats, back to back. */
+  vectors: Float32Array;
+  dims: number;
+  lists: number;
+  iterations: number;
+  seed: number;
+}
+
+export interface AssignPayload {
+  centroids: Float32Array;
+  vectors: Float32Array;
+  dims: number;
+}
+
+/** A small deterministic generator (mulberry32), so a training run can be repeated in tests. */
+function random(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function normalise(v: Float32Array, at: number, dims: number): void {
+  let norm = 0;
+  for (let d = 0; d < dims; d++) norm += v[at + d]! * v[at + d]!;
+  if (norm === 0) return;
+  const inv = 1 / Math.sqrt(norm);
+  for (let d = 0; d < dims; d++) v[at + d]! *= inv;
+}
+
+/** The index of the centroid with the largest dot product with `vectors[at..at+dims]` (cosine order, whatever the vector's length). */
+export function nearestList(centroids: Float32Array, vectors: Float32Array, at: number, dims: number): number {
+  const lists = centroids.length / dims;
+  let best = 0;
+  let bestDot = -Infinity;
+  for (let l = 0; l < lists; l++) {
+    const base = l * dims;
+    let dot = 0;
+    for (let d = 0; d < dims; d++) dot += centroids[base + d]! * vectors[at + d]!;
+    if (dot > bestDot) {
+      bestDot = dot;
+      best = l;
+    }
+  }
+  return best;
+}
+
+/** The `probes` centroids nearest to `query` (largest dot product), nearest first. */
+export function nearestLists(centroids: Float32Array, query: Float32Array, dims: number, probes: number): number[] {
+  const lists = centroids.length / dims;
+  const scores = new Float64Array(lists);
+  for (let l = 0; l < lists; l++) {
+    const base = l * dims;
+    let dot = 0;
+    for (let d = 0; d < dims; d++) dot += centroids[base + d]! * query[d]!;
+    scores[l] = dot;
+  }
+  const order = Array.from({ length: lists }, (_, l) => l);
+  order.sort((a, b) => scores[b]! - scores[a]!);
+  return order.slice(0, Math.min(probes, lists));
+}
+
+/** Spherical k-means on the sample; returns `lists` unit centroids (fewer when the sample is smaller). */
+export function trainCentroids(payload: TrainPayload): Float32Array {
+  const { dims, iterations } = payload;
+  const vectors = Float32Array.from(payload.vectors);
+  const count = vectors.length / dims;
+  for (let i = 0; i < count; i++) normalise(vectors, i * dims, dims);
+  const lists = Math.max(1, Math.min(payload.lists, count));
+  const rand = random(payload.seed);
+  // Initial centroids: distinct random sample members.
+  const picked = new Set<number>();
+  while (picked.size < lists) picked.add(Math.floor(rand() * count));
+  const centroids = new Float32Array(lists * dims);
+  [...picked].forEach((v, l) => centroids.set(vectors.subarray(v * dims, (v + 1) * dims), l * dims));
+  const assigned = new Int32Array(count);
+  for (let iteration = 0; iteration < iterations; iteration++) {
+    let moved = 0;
+    for (let i = 0; i < count; i++) {
+      const l = nearestList(centroids, vectors, i * dims, dims);
+      if (iteration === 0 || l !== assigned[i]) moved++;
+      assigned[i] = l;
+    }
+    const sums = new Float64Array(lists * dims);
+    const sizes = new Int32Array(lists);
+    for (let i = 0; i < count; i++) {
+      const l = assigned[i]!;
+      sizes[l]!++;
+      for (let d = 0; d < dims; d++) sums[l * dims + d]! += vectors[i * dims + d]!;
+    }
+    for (let l = 0; l < lists; l++) {
+      if (sizes[l] === 0) {
+        // An empty list takes a random member instead of staying a dead centroid.
+        const v = Math.floor(rand() * count);
+        centroids.set(vectors.subarray(v * dims, (v + 1) * dims), l * dims);
+        continue;
+      }
+      for (let d = 0; d < dims; d++) centroids[l * dims + d] = sums[l * dims + d]!;
+      normalise(centroids, l * dims, dims);
+    }
+    if (moved === 0) break;
+  }
+  return centroids;
+}
+
+/** The nearest list of each vector. */
+export function assignLists(payload: AssignPayload): Int32Array {
+  const count = payload.vectors.length / payload.dims;
+  const out = new Int32Array(count);
+  for (let i = 0; i < count; i++) out[i] = nearestList(payload.centroids, payload.vectors, i * payload.dims, payload.dims);
+  return out;
+}
+
+export async function trainTask(payload: TrainPayload): Promise<Float32Array> {
+  return trainCentroids(payload);
+}
+
+export async function assignTask(payload: AssignPayload): Promise<Int32Array> {
+  return assignLists(payload);
+}
