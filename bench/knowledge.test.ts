@@ -22,7 +22,7 @@ describe('bench/knowledge', () => {
     // PostgreSQL is measured, exact and through HNSW, when the test run has one.
     const postgres = Boolean(process.env.TEST_POSTGRES_URL);
     expect(text.includes('PostgreSQL skipped')).toBe(!postgres);
-    expect(report.search.map((s) => s.store)).toEqual(postgres ? ['SQLite', 'SQLite BQ', 'PostgreSQL', 'PG HNSW'] : ['SQLite', 'SQLite BQ']);
+    expect(report.search.map((s) => s.store)).toEqual(postgres ? ['SQLite', 'SQLite BQ', 'SQLite IVF', 'PostgreSQL', 'PG HNSW'] : ['SQLite', 'SQLite BQ', 'SQLite IVF']);
     expect(report.ingest.text).toBeGreaterThan(0);
     expect(report.ingest.pdf).toBeGreaterThan(0);
     expect(report.ingest.storeOnly).toBeGreaterThan(0);
