@@ -5,8 +5,9 @@
  */
 import { httpSettings, postForJson, type HttpOptions, type HttpSettings } from '../../model/http.js';
 import { ollamaBaseUrl, OLLAMA_DEFAULT_HOST } from '../../model/ollama-chat-model.js';
-import { checkVectors, type EmbedOptions, type Embedder } from './embedder.js';
-import { embedInBatches, resolveEmbeddingLimits, sharedLimiter, type BatchPlan, type BatchResult, type EmbeddingLimiter, type EmbeddingLimitOptions, type EmbeddingLimits } from './limits.js';
+import { BatchedEmbedder } from './batched-embedder.js';
+import { checkVectors, type Embedder } from './embedder.js';
+import type { BatchResult, EmbeddingLimitOptions } from './limits.js';
 
 export const OLLAMA_DEFAULT_EMBEDDING_MODEL = 'nomic-embed-text';
 
@@ -16,43 +17,24 @@ export interface OllamaEmbedderOptions extends Omit<HttpOptions, 'maxRetries' | 
   host?: string | undefined;
 }
 
-export class OllamaEmbedder implements Embedder {
+export class OllamaEmbedder extends BatchedEmbedder implements Embedder {
   readonly provider = 'ollama';
   readonly model: string;
   readonly id: string;
-  readonly limits: EmbeddingLimits;
   readonly #url: string;
   readonly #http: HttpSettings;
-  readonly #plan: BatchPlan;
 
   constructor(options: OllamaEmbedderOptions = {}) {
-    this.model = options.model ?? OLLAMA_DEFAULT_EMBEDDING_MODEL;
-    this.id = `ollama:${this.model}`;
-    this.#url = `${ollamaBaseUrl(options.host ?? OLLAMA_DEFAULT_HOST)}/api/embed`;
-    this.limits = resolveEmbeddingLimits('ollama', options);
+    const model = options.model ?? OLLAMA_DEFAULT_EMBEDDING_MODEL;
+    const url = `${ollamaBaseUrl(options.host ?? OLLAMA_DEFAULT_HOST)}/api/embed`;
+    super('ollama', url, model, options);
+    this.model = model;
+    this.id = `ollama:${model}`;
+    this.#url = url;
     this.#http = httpSettings('ollama', { ...options, maxRetries: 0 });
-    const limiter = sharedLimiter('ollama', this.#url, this.model, this.limits);
-    this.#plan = { limiter, limits: this.limits, send: (batch, signal) => this.request(batch, signal) };
   }
 
-  get batchSize(): number {
-    return this.limits.batchSize;
-  }
-
-  get maxConcurrency(): number {
-    return this.#plan.limiter.concurrency;
-  }
-
-  /** The limits in force for this endpoint and model, shared with every embedder using them. */
-  get limiter(): EmbeddingLimiter {
-    return this.#plan.limiter;
-  }
-
-  embed(texts: readonly string[], signal?: AbortSignal, options?: EmbedOptions): Promise<number[][]> {
-    return embedInBatches(this.#plan, texts, signal, options?.interactive === true);
-  }
-
-  private async request(batch: readonly string[], signal: AbortSignal | undefined): Promise<BatchResult> {
+  protected async request(batch: readonly string[], signal: AbortSignal | undefined): Promise<BatchResult> {
     const headers = { 'content-type': 'application/json', accept: 'application/json' };
     const json = (await postForJson(this.#http, { url: this.#url, headers, body: { model: this.model, input: batch }, signal })) as {
       embeddings?: unknown;

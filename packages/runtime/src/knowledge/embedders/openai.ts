@@ -7,8 +7,9 @@
  */
 import { httpSettings, postForJson, type HttpOptions, type HttpSettings } from '../../model/http.js';
 import { ModelError } from '../../model/model.js';
-import { checkVectors, type EmbedOptions, type Embedder } from './embedder.js';
-import { embedInBatches, resolveEmbeddingLimits, sharedLimiter, type BatchPlan, type BatchResult, type EmbeddingLimiter, type EmbeddingLimitOptions, type EmbeddingLimits } from './limits.js';
+import { BatchedEmbedder } from './batched-embedder.js';
+import { checkVectors, type Embedder } from './embedder.js';
+import type { BatchResult, EmbeddingLimitOptions } from './limits.js';
 
 export const OPENAI_DEFAULT_EMBEDDING_MODEL = 'text-embedding-3-small';
 const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
@@ -28,55 +29,36 @@ interface EmbeddingsResponse {
   usage?: { prompt_tokens?: unknown };
 }
 
-export class OpenAIEmbedder implements Embedder {
+export class OpenAIEmbedder extends BatchedEmbedder implements Embedder {
   readonly provider = 'openai';
   readonly model: string;
   readonly id: string;
-  readonly limits: EmbeddingLimits;
   readonly #apiKey: string | undefined;
   readonly #url: string;
   readonly #dimensions: number | undefined;
   readonly #http: HttpSettings;
-  readonly #plan: BatchPlan;
 
   constructor(options: OpenAIEmbedderOptions = {}) {
     if (!options.apiKey && !options.baseURL) {
       throw new ModelError('openai', 'MODEL_NOT_CONFIGURED', 'openai embeddings: give an apiKey, or a baseURL for a keyless OpenAI-compatible server');
     }
-    this.model = options.model ?? OPENAI_DEFAULT_EMBEDDING_MODEL;
-    this.id = `openai:${this.model}${options.dimensions ? `:${options.dimensions}` : ''}`;
+    const model = options.model ?? OPENAI_DEFAULT_EMBEDDING_MODEL;
+    const url = `${(options.baseURL ?? OPENAI_DEFAULT_BASE_URL).replace(/\/+$/, '')}/embeddings`;
+    super('openai', url, model, options);
+    this.model = model;
+    this.id = `openai:${model}${options.dimensions ? `:${options.dimensions}` : ''}`;
     this.#apiKey = options.apiKey || undefined;
-    this.#url = `${(options.baseURL ?? OPENAI_DEFAULT_BASE_URL).replace(/\/+$/, '')}/embeddings`;
+    this.#url = url;
     this.#dimensions = options.dimensions;
-    this.limits = resolveEmbeddingLimits('openai', options);
     // Retries happen in limits.ts, where they wait their turn like any other request.
     this.#http = httpSettings('openai', { ...options, maxRetries: 0 });
-    const limiter = sharedLimiter('openai', this.#url, this.model, this.limits);
-    this.#plan = { limiter, limits: this.limits, send: (batch, signal) => this.request(batch, signal) };
   }
 
-  get batchSize(): number {
-    return this.limits.batchSize;
-  }
-
-  get maxConcurrency(): number {
-    return this.#plan.limiter.concurrency;
-  }
-
-  /** The limits in force for this endpoint and model, shared with every embedder using them. */
-  get limiter(): EmbeddingLimiter {
-    return this.#plan.limiter;
-  }
-
-  embed(texts: readonly string[], signal?: AbortSignal, options?: EmbedOptions): Promise<number[][]> {
-    return embedInBatches(this.#plan, texts, signal, options?.interactive === true);
-  }
-
-  private async request(batch: readonly string[], signal: AbortSignal | undefined): Promise<BatchResult> {
+  protected async request(batch: readonly string[], signal: AbortSignal | undefined): Promise<BatchResult> {
     const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
     if (this.#apiKey) headers.authorization = `Bearer ${this.#apiKey}`;
     const body = { model: this.model, input: batch, encoding_format: 'float', ...(this.#dimensions ? { dimensions: this.#dimensions } : {}) };
-    const limiter = this.#plan.limiter;
+    const limiter = this.limiter;
     const json = (await postForJson(this.#http, { url: this.#url, headers, body, signal, onResponse: (h) => limiter.observeHeaders(h) })) as EmbeddingsResponse;
     // The API does not promise input order; `index` does.
     const data = Array.isArray(json?.data) ? [...json.data].sort((a, b) => Number(a.index ?? 0) - Number(b.index ?? 0)) : undefined;
