@@ -39,7 +39,7 @@ import { isUniqueViolation } from '../storage/sql-errors.js';
 import { ContentStore, type ContentRecord } from './content-store.js';
 import type { CollectionKnowledge } from './collection-job.js';
 import { ingestHandler, ingestKind, ingestRef, type IngestPayload } from './ingest-job.js';
-import { findSource, parseSourceParams, type RemoteLocation } from './remote-content.js';
+import { findSource, isFolder, parseSourceParams, type RemoteLocation } from './remote-content.js';
 import { badRequest } from './errors.js';
 import type { InsertChoices, InsertOptions, InsertResult, KnowledgeHit, KnowledgeSearchOptions, SourceLocation } from './knowledge.js';
 import type { FailedChild, SourceChild } from './readers/reader.js';
@@ -605,7 +605,7 @@ export function knowledgeContentRoutes(ctx: ServerContext): RouteDefinition[] {
         const params = parseSourceParams(body.source_params);
         // The source checks the path and params without I/O (outside its prefix, params it does not take...).
         const path = source.check(body.path, params);
-        const folder = path === '' || path.endsWith('/');
+        const folder = isFolder(path);
         const metadata = parseMetadata(body.metadata);
         const choices: InsertChoices = {
           ...(body.name !== undefined ? { name: body.name } : {}),

@@ -10,7 +10,7 @@ import { RuntimeError } from '../errors.js';
 import type { Job } from '../jobs/job-store.js';
 import type { JobHandler } from '../jobs/job-worker.js';
 import type { Logger } from '../server/logger.js';
-import { failUnfinishedChildren, ingestCollection } from './collection-job.js';
+import { failUnfinishedChildren, ingestCollection, type CollectionKnowledge } from './collection-job.js';
 import type { ContentKnowledge } from './content-routes.js';
 import type { ContentRecord, ContentStore } from './content-store.js';
 import type { InsertChoices, InsertOptions } from './knowledge.js';
@@ -60,10 +60,10 @@ export function ingestHandler(knowledge: ContentKnowledge, store: ContentStore, 
         return;
       }
       const collection = p.source === 'url' ? knowledge.collectionReader?.(p.choices, { url: p.url! }) : undefined;
-      if (collection !== undefined && knowledge.children && knowledge.insertChild) {
+      if (collection !== undefined && knowledge.children && readsChildren(knowledge)) {
         const notes: string[] = [];
         await ingestCollection({
-          knowledge: { id: knowledge.id, insertChild: knowledge.insertChild.bind(knowledge), remove: knowledge.remove.bind(knowledge) },
+          knowledge,
           store,
           parent: record,
           choices: p.choices,
@@ -126,13 +126,12 @@ export function ingestHandler(knowledge: ContentKnowledge, store: ContentStore, 
  */
 async function ingestRemote(knowledge: ContentKnowledge, store: ContentStore, record: ContentRecord, p: IngestPayload, signal: AbortSignal, log: Logger): Promise<void> {
   const location = p.remote!;
-  if (!knowledge.insertChild) throw new RuntimeError('INTERNAL_SERVER_ERROR', `Knowledge base "${knowledge.id}" cannot read remote content`);
+  if (!readsChildren(knowledge)) throw new RuntimeError('INTERNAL_SERVER_ERROR', `Knowledge base "${knowledge.id}" cannot read remote content`);
   const source = findSource(knowledge.contentSources, location.source_id);
-  const insertChild = knowledge.insertChild.bind(knowledge);
-  if (isFolder(location)) {
+  if (isFolder(location.path)) {
     const notes: string[] = [];
     await ingestCollection({
-      knowledge: { id: knowledge.id, insertChild, remove: knowledge.remove.bind(knowledge) },
+      knowledge,
       store,
       parent: record,
       choices: p.choices,
@@ -147,7 +146,7 @@ async function ingestRemote(knowledge: ContentKnowledge, store: ContentStore, re
   const name = location.path.slice(location.path.lastIndexOf('/') + 1);
   const file = { path: location.path, name };
   const content = await downloadFile(source, file, location.params, knowledge.maxContentBytes, signal);
-  const result = await insertChild(content, {
+  const result = await knowledge.insertChild(content, {
     ...p.choices,
     key: location.path,
     contentId: p.content_id,
@@ -165,4 +164,9 @@ async function ingestRemote(knowledge: ContentKnowledge, store: ContentStore, re
   });
   // Deleted while it was being processed: its chunks must not outlive the record.
   if (!updated) await knowledge.remove(p.content_id);
+}
+
+/** Whether a knowledge base can store items read one by one (Knowledge can). */
+function readsChildren(knowledge: ContentKnowledge): knowledge is ContentKnowledge & CollectionKnowledge {
+  return typeof knowledge.insertChild === 'function';
 }

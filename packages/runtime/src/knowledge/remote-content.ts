@@ -24,8 +24,8 @@ export interface RemoteLocation {
 /** Files a folder ingestion reads at most; a larger folder is truncated with a note. */
 export const MAX_FOLDER_FILES = 10_000;
 
-export function isFolder(location: RemoteLocation): boolean {
-  return location.path === '' || location.path.endsWith('/');
+export function isFolder(path: string): boolean {
+  return path === '' || path.endsWith('/');
 }
 
 /** The source a request names, or the 400 users of the reference implementation know. */
