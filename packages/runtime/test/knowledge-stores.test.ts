@@ -9,8 +9,8 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseFilters } from '../src/knowledge/vector-stores/filter-language.js';
 import { RuntimeError } from '../src/errors.js';
-import { PostgresVectorStore } from '../src/knowledge/vector-stores/postgres.js';
-import { SqliteVectorStore } from '../src/knowledge/vector-stores/sqlite.js';
+import { PostgresVectorStore, type PostgresVectorStoreOptions } from '../src/knowledge/vector-stores/postgres.js';
+import { SqliteVectorStore, type SqliteVectorStoreOptions } from '../src/knowledge/vector-stores/sqlite.js';
 import type { SearchRequest, StoredChunk, VectorStore } from '../src/knowledge/vector-stores/vector-store.js';
 import type { Db } from '../src/storage/db.js';
 import { postgresTestDatabase, type TestDatabase } from './support/databases.js';
@@ -23,17 +23,21 @@ interface StoreUnderTest {
   cleanup(): Promise<void>;
 }
 
-const kinds: { kind: string; available: boolean; setup(): Promise<StoreUnderTest> }[] = [
-  {
-    kind: 'sqlite',
+type StoreKind = { kind: string; available: boolean; setup(): Promise<StoreUnderTest> };
+
+/** A SQLite store on a scratch file; `prepare` may adjust each store it opens. */
+function sqliteKind(kind: string, options: Partial<SqliteVectorStoreOptions>, prepare?: (store: SqliteVectorStore) => Promise<void>): StoreKind {
+  return {
+    kind,
     available: true,
     async setup() {
       const dir = mkdtempSync(join(tmpdir(), 'svc-kstore-'));
       const stores: VectorStore[] = [];
       return {
         open: async (table) => {
-          const store = new SqliteVectorStore({ path: join(dir, 'knowledge.db'), ...(table ? { table } : {}) });
+          const store = new SqliteVectorStore({ path: join(dir, 'knowledge.db'), ...options, ...(table ? { table } : {}) });
           await store.create();
+          await prepare?.(store);
           stores.push(store);
           return store;
         },
@@ -51,82 +55,20 @@ const kinds: { kind: string; available: boolean; setup(): Promise<StoreUnderTest
         },
       };
     },
-  },
-  {
-    // The same contract through the binary-quantized candidate index (exact fallback under filters).
-    kind: 'sqlite with quantized candidates',
-    available: true,
-    async setup() {
-      const dir = mkdtempSync(join(tmpdir(), 'svc-kstore-bq-'));
-      const stores: VectorStore[] = [];
-      return {
-        open: async (table) => {
-          const store = new SqliteVectorStore({ path: join(dir, 'knowledge.db'), quantizedCandidates: { min: 2, perResult: 2 }, ...(table ? { table } : {}) });
-          await store.create();
-          stores.push(store);
-          return store;
-        },
-        exec: async (sql) => {
-          const raw = new Database(join(dir, 'knowledge.db'));
-          try {
-            raw.exec(sql);
-          } finally {
-            raw.close();
-          }
-        },
-        cleanup: async () => {
-          for (const s of stores) await s.close();
-          rmSync(dir, { recursive: true, force: true });
-        },
-      };
-    },
-  },
-  {
-    // The same contract through the IVF index: trained (inline, 2 lists, 1 probe) as soon as the
-    // store holds 2 chunks, and each write waits for the training it started, so the searches
-    // after it go through the lists (exact fallback under filters or too few rows).
-    kind: 'sqlite with ivf',
-    available: true,
-    async setup() {
-      const dir = mkdtempSync(join(tmpdir(), 'svc-kstore-ivf-'));
-      const stores: VectorStore[] = [];
-      return {
-        open: async (table) => {
-          const store = new SqliteVectorStore({ path: join(dir, 'knowledge.db'), ivf: { lists: 2, probes: 1, trainAt: 2 }, offload: 'inline', ...(table ? { table } : {}) });
-          await store.create();
-          await store.ivfSettled();
-          const upsert = store.upsert.bind(store);
-          store.upsert = async (...args) => {
-            await upsert(...args);
-            await store.ivfSettled();
-          };
-          stores.push(store);
-          return store;
-        },
-        exec: async (sql) => {
-          const raw = new Database(join(dir, 'knowledge.db'));
-          try {
-            raw.exec(sql);
-          } finally {
-            raw.close();
-          }
-        },
-        cleanup: async () => {
-          for (const s of stores) await s.close();
-          rmSync(dir, { recursive: true, force: true });
-        },
-      };
-    },
-  },
-  {
-    kind: 'postgres',
+  };
+}
+
+/** A PostgreSQL store in a scratch database. */
+function postgresKind(kind: string, options: Partial<PostgresVectorStoreOptions>): StoreKind {
+  return {
+    kind,
     available: postgresTestDatabase.available,
     async setup() {
       const database: TestDatabase = await postgresTestDatabase.create();
       const db: Db = database.open();
       return {
         open: async (table) => {
-          const store = new PostgresVectorStore({ db, ...(table ? { table } : {}) });
+          const store = new PostgresVectorStore({ db, ...options, ...(table ? { table } : {}) });
           await store.create();
           return store;
         },
@@ -139,30 +81,27 @@ const kinds: { kind: string; available: boolean; setup(): Promise<StoreUnderTest
         },
       };
     },
-  },
-  {
-    // The same contract through pgvector's HNSW index (approximate, exact fallback under filters).
-    kind: 'postgres with HNSW',
-    available: postgresTestDatabase.available,
-    async setup() {
-      const database: TestDatabase = await postgresTestDatabase.create();
-      const db: Db = database.open();
-      return {
-        open: async (table) => {
-          const store = new PostgresVectorStore({ db, hnsw: { m: 8, efConstruction: 32, efSearch: 40 }, ...(table ? { table } : {}) });
-          await store.create();
-          return store;
-        },
-        exec: async (sql) => {
-          await db.execute(sql);
-        },
-        cleanup: async () => {
-          await db.close();
-          await database.cleanup();
-        },
-      };
-    },
-  },
+  };
+}
+
+const kinds: StoreKind[] = [
+  sqliteKind('sqlite', {}),
+  // The same contract through the binary-quantized candidate index (exact fallback under filters).
+  sqliteKind('sqlite with quantized candidates', { quantizedCandidates: { min: 2, perResult: 2 } }),
+  // The same contract through the IVF index: trained (inline, 2 lists, 1 probe) as soon as the
+  // store holds 2 chunks, and each write waits for the training it started, so the searches
+  // after it go through the lists (exact fallback under filters or too few rows).
+  sqliteKind('sqlite with ivf', { ivf: { lists: 2, probes: 1, trainAt: 2 }, offload: 'inline' }, async (store) => {
+    await store.ivfSettled();
+    const upsert = store.upsert.bind(store);
+    store.upsert = async (...args) => {
+      await upsert(...args);
+      await store.ivfSettled();
+    };
+  }),
+  postgresKind('postgres', {}),
+  // The same contract through pgvector's HNSW index (approximate, exact fallback under filters).
+  postgresKind('postgres with HNSW', { hnsw: { m: 8, efConstruction: 32, efSearch: 40 } }),
 ];
 
 const TEXTS: [string, string, Record<string, unknown>][] = [
