@@ -4,7 +4,7 @@
  */
 import { parentPort } from 'node:worker_threads';
 import { RuntimeError } from '../../src/errors.js';
-import { serializeError, type TaskMessage, type TaskReply } from '../../src/knowledge/workers/pool.js';
+import { serializeError, type ReadyMessage, type TaskMessage, type TaskReply } from '../../src/knowledge/workers/pool.js';
 
 const tasks: Record<string, (payload: never) => unknown> = {
   echo: (payload: unknown) => payload,
@@ -48,3 +48,4 @@ port.on('message', (message: TaskMessage) => {
     port.postMessage(reply);
   })();
 });
+port.postMessage({ ready: true } satisfies ReadyMessage);

@@ -61,6 +61,17 @@ describe('WorkerPool', () => {
     expect(await p.run<number>('spin', 400, { timeoutMs: 5000 })).toBeGreaterThanOrEqual(400);
   });
 
+  it("does not count a worker's boot against a task's time limit", async () => {
+    const p = new WorkerPool({ entry: new URL('../../../test/support/slow-boot-worker.ts', import.meta.url), size: 1, taskTimeoutMs: 300 });
+    try {
+      expect(await p.run('echo', 'fine')).toBe('fine');
+      // Booted now: the limit applies in full.
+      expect((await failure(p.run('loop', null))).message).toMatch(/did not finish within 0.3 s/);
+    } finally {
+      await p.close();
+    }
+  });
+
   it('cancels: an aborted running task terminates its worker, an aborted waiting task never starts', async () => {
     const p = pool({ size: 1 });
     const before = await p.run<number>('threadId', null);

@@ -57,6 +57,11 @@ export interface RunOptions {
 /** What the worker sends back for one task. */
 export type TaskReply = { id: number; ok: true; value: unknown } | { id: number; ok: false; error: SerializedError };
 
+/** What a worker posts once it has loaded and listens for tasks. */
+export interface ReadyMessage {
+  ready: true;
+}
+
 export interface SerializedError {
   /** A RuntimeError's code, when it was one. */
   code?: string;
@@ -90,7 +95,15 @@ interface Slot {
   idleTimer: NodeJS.Timeout | undefined;
   /** Set once the pool has decided to stop this worker, so its exit is not treated as a crash. */
   retiring: boolean;
+  /**
+   * Set when the worker said it listens. Until then a task's time limit is not running: booting
+   * a thread (and, under tsx, compiling its modules) takes seconds on a loaded machine, and that
+   * is not the conversion's time. `BOOT_ALLOWANCE_MS` still bounds a worker that never boots.
+   */
+  ready: boolean;
 }
+
+const BOOT_ALLOWANCE_MS = 30_000;
 
 const DEFAULTS = { maxQueue: 64, taskTimeoutMs: 120_000, memoryMb: 2048, idleMs: 30_000 };
 
@@ -180,8 +193,8 @@ export class WorkerPool {
     const resourceLimits: ResourceLimits = { maxOldGenerationSizeMb: this.memoryMb };
     const worker = startWorker(this.entry, resourceLimits);
     this.started++;
-    const slot: Slot = { worker, current: undefined, timer: undefined, idleTimer: undefined, retiring: false };
-    worker.on('message', (reply: TaskReply) => this.onReply(slot, reply));
+    const slot: Slot = { worker, current: undefined, timer: undefined, idleTimer: undefined, retiring: false, ready: false };
+    worker.on('message', (reply: TaskReply | ReadyMessage) => ('ready' in reply ? this.onReady(slot) : this.onReply(slot, reply)));
     worker.on('error', (error: Error) => this.onCrash(slot, error));
     worker.on('exit', (code) => this.onExit(slot, code));
     this.slots.add(slot);
@@ -193,13 +206,7 @@ export class WorkerPool {
     slot.idleTimer = undefined;
     slot.current = pending;
     slot.worker.ref();
-    const timeoutMs = pending.options.timeoutMs ?? this.taskTimeoutMs;
-    slot.timer = setTimeout(() => {
-      const seconds = Math.round(timeoutMs / 100) / 10;
-      const error = new RuntimeError('VALIDATION_ERROR', `${pending.options.label ?? 'The conversion'} did not finish within ${seconds} s and was stopped (the conversion time limit)`);
-      this.settle(pending, error);
-      void this.retire(slot, error);
-    }, timeoutMs);
+    this.armTimer(slot, pending, slot.ready ? 0 : BOOT_ALLOWANCE_MS);
     const message: TaskMessage = { id: pending.id, task: pending.task, payload: pending.payload };
     try {
       slot.worker.postMessage(message, pending.options.transfer ?? []);
@@ -208,6 +215,24 @@ export class WorkerPool {
       this.settle(pending, cause);
       this.release(slot);
     }
+  }
+
+  /** Stops the task (and its worker) when it runs past its time limit, plus `allowanceMs` while the worker boots. */
+  private armTimer(slot: Slot, pending: Pending, allowanceMs: number): void {
+    if (slot.timer) clearTimeout(slot.timer);
+    const timeoutMs = pending.options.timeoutMs ?? this.taskTimeoutMs;
+    slot.timer = setTimeout(() => {
+      const seconds = Math.round(timeoutMs / 100) / 10;
+      const error = new RuntimeError('VALIDATION_ERROR', `${pending.options.label ?? 'The conversion'} did not finish within ${seconds} s and was stopped (the conversion time limit)`);
+      this.settle(pending, error);
+      void this.retire(slot, error);
+    }, timeoutMs + allowanceMs);
+  }
+
+  /** The worker listens now: a task sent while it booted gets its plain time limit from here. */
+  private onReady(slot: Slot): void {
+    slot.ready = true;
+    if (slot.current) this.armTimer(slot, slot.current, 0);
   }
 
   private onReply(slot: Slot, reply: TaskReply): void {

@@ -5,7 +5,7 @@
  * their modules are imported on first use, so a worker only loads the libraries it needs.
  */
 import { parentPort } from 'node:worker_threads';
-import { serializeError, type TaskMessage, type TaskReply } from './pool.js';
+import { serializeError, type ReadyMessage, type TaskMessage, type TaskReply } from './pool.js';
 import { runTask } from './tasks.js';
 
 const port = parentPort;
@@ -22,4 +22,6 @@ port.on('message', (message: TaskMessage) => {
     port.postMessage(reply);
   })();
 });
+// Task time limits start from here, not from the thread's start (see pool.ts `ready`).
+port.postMessage({ ready: true } satisfies ReadyMessage);
 
