@@ -8,6 +8,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { dropIvf } from '../packages/runtime/src/knowledge/vector-stores/sqlite-ivf.js';
 import { SqliteVectorStore } from '../packages/runtime/src/knowledge/vector-stores/sqlite.js';
 import { WorkerPool } from '../packages/runtime/src/knowledge/workers/pool.js';
 import { RandomProjectionEmbedder, searchFigures, workload } from './knowledge.js';
@@ -25,7 +27,7 @@ const embedder = new RandomProjectionEmbedder(dimensions);
 try {
   for (const size of sizes) {
     const path = join(dir, `sweep-${size}.db`);
-    const exact = new SqliteVectorStore({ path });
+    const exact = new SqliteVectorStore({ path, ivf: false });
     await exact.create();
     const work = await workload(exact, size, 100, embedder, size);
     const base = await searchFigures('exact', exact, work, embedder);
@@ -40,13 +42,13 @@ try {
         const trained = (performance.now() - t) / 1000;
         const f = await searchFigures('ivf', store, work, embedder);
         out(`${size} lists ${lists} probes ${probes}: vector p50/p99 ${f.latency.vector.p50.toFixed(1)}/${f.latency.vector.p99.toFixed(1)} ms recall ${f.recall10.toFixed(3)}${i === 0 ? ` (trained in ${trained.toFixed(1)} s)` : ''}`);
-        // The next `lists` trains afresh: opening without the option drops the index.
+        await store.close();
+        // The next `lists` trains afresh.
         if (i === probesValues.length - 1) {
-          await store.close();
-          const plain = new SqliteVectorStore({ path });
-          await plain.create();
-          await plain.close();
-        } else await store.close();
+          const raw = new Database(path);
+          raw.transaction(() => dropIvf(raw, exact.table)).immediate();
+          raw.close();
+        }
       }
     }
   }

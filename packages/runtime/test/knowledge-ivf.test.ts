@@ -2,7 +2,8 @@
  * The SQLite store's IVF index (sqlite-ivf.ts): trained once, in the worker pool, then searched
  * through the probed lists with the same answers as the exact scan on well-separated data, with
  * the exact fallback under filters and owner scope, never showing hidden or deleted rows, and
- * trained again after a reindex swaps the vectors.
+ * trained again after a reindex swaps the vectors; on by default, and kept current by a store
+ * that opts out of searching through it.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,6 +12,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseFilters } from '../src/knowledge/vector-stores/filter-language.js';
+import { IVF_DEFAULTS } from '../src/knowledge/vector-stores/sqlite-ivf.js';
 import { SqliteVectorStore } from '../src/knowledge/vector-stores/sqlite.js';
 import type { StoredChunk } from '../src/knowledge/vector-stores/vector-store.js';
 import { WorkerPool, type RunOptions } from '../src/knowledge/workers/pool.js';
@@ -69,7 +71,7 @@ afterEach(async () => {
 async function store(options: { ivf?: boolean; trainAt?: number; probes?: number } = {}): Promise<SqliteVectorStore> {
   const s = new SqliteVectorStore({
     path: join(dir, 'k.db'),
-    ...(options.ivf === false ? {} : { ivf: { lists: CLUSTERS, probes: options.probes ?? 1, trainAt: options.trainAt ?? 400 }, offload: pool }),
+    ...(options.ivf === false ? { ivf: false as const } : { ivf: { lists: CLUSTERS, probes: options.probes ?? 1, trainAt: options.trainAt ?? 400 }, offload: pool }),
   });
   await s.create();
   open.push(s);
@@ -78,7 +80,64 @@ async function store(options: { ivf?: boolean; trainAt?: number; probes?: number
 
 const ids = (hits: { chunk: { id: string } }[]) => hits.map((h) => h.chunk.id);
 
+function unlisted(): number {
+  const raw = new Database(join(dir, 'k.db'));
+  try {
+    return (raw.prepare('SELECT count(*) AS n FROM svc_knowledge_chunks c WHERE NOT EXISTS (SELECT 1 FROM svc_knowledge_ivf_lists l WHERE l.rowid = c.rowid)').get() as { n: number }).n;
+  } finally {
+    raw.close();
+  }
+}
+
 describe('SQLite IVF index', () => {
+  it('is on by default with the documented settings; off when quantized candidates are chosen; bad settings refused', async () => {
+    const plain = new SqliteVectorStore({ path: join(dir, 'a.db') });
+    const quantized = new SqliteVectorStore({ path: join(dir, 'b.db'), quantizedCandidates: {} });
+    const both = new SqliteVectorStore({ path: join(dir, 'c.db'), quantizedCandidates: {}, ivf: { probes: 20 } });
+    open.push(plain, quantized, both);
+    expect(plain.ivf.mode).toBe('search');
+    expect(plain.ivf.settings).toEqual(IVF_DEFAULTS);
+    expect(IVF_DEFAULTS).toEqual({ lists: 512, probes: 12, trainAt: 10_000 });
+    expect(plain.description).toContain('k-means lists from 10000 chunks');
+    expect(quantized.ivf.mode).toBe('maintain');
+    expect(both.ivf.mode).toBe('search');
+    expect(both.ivf.settings).toEqual({ ...IVF_DEFAULTS, probes: 20 });
+    expect(() => new SqliteVectorStore({ path: join(dir, 'd.db'), ivf: { lists: 0 } })).toThrow(/ivf.lists must be a whole number/);
+  });
+
+  it('is kept current by a store opened with ivf: false, which searches exactly and never trains; the index then serves its rows', async () => {
+    // Two probes: k-means may split one of the eight clusters over two lists.
+    const searching = await store({ probes: 2 });
+    await searching.upsert('doc', chunksFor('doc', 800, 21), 'e');
+    await searching.ivfSettled();
+    const exact = await store({ ivf: false });
+    // A large write (lists computed in the pool), a small one (at insert) and a delete, all by the opted-out store.
+    await exact.upsert('late', chunksFor('late', 600, 22), 'e');
+    await exact.upsert('small', chunksFor('small', 16, 23), 'e');
+    await exact.upsert('gone', chunksFor('gone', 40, 24), 'e');
+    await exact.deleteByContentId('gone');
+    expect(unlisted()).toBe(0);
+    const raw = new Database(join(dir, 'k.db'));
+    try {
+      const lists = (raw.prepare('SELECT count(*) AS n FROM svc_knowledge_ivf_lists').get() as { n: number }).n;
+      expect(lists).toBe(800 + 600 + 16);
+    } finally {
+      raw.close();
+    }
+    for (let q = 0; q < 8; q++) {
+      const vector = vectorNear(q, noise(300 + q));
+      const filter = parseFilters({ cluster: q });
+      const want = await exact.search({ searchType: 'vector', query: '', vector, limit: 20 });
+      const got = await searching.search({ searchType: 'vector', query: '', vector, limit: 20 });
+      expect(ids(got)).toEqual(ids(want));
+      expect(got.some((h) => h.chunk.content_id !== 'doc')).toBe(true);
+      expect(await searching.search({ searchType: 'vector', query: '', vector, limit: 5, filter })).toHaveLength(5);
+    }
+    expect(exact.ivf.searches).toBe(0);
+    expect(searching.ivf.searches).toBeGreaterThanOrEqual(8);
+    expect(exact.ivf.trainings + searching.ivf.trainings).toBe(1);
+  });
+
   it('trains once, in the worker pool, without holding the event loop; a second process on the file picks the centroids up', async () => {
     const a = await store();
     const b = await store();
@@ -91,14 +150,14 @@ describe('SQLite IVF index', () => {
     delay.disable();
     expect(pool.tasks.filter((t) => t === 'ivf-train')).toHaveLength(1);
     expect(pool.tasks).toContain('ivf-assign');
-    expect((a.ivf?.trainings ?? 0) + (b.ivf?.trainings ?? 0)).toBe(1);
+    expect((a.ivf.trainings ?? 0) + (b.ivf.trainings ?? 0)).toBe(1);
     // Generous: the point is that no step holds the loop for a training's length.
     expect(delay.max / 1e6).toBeLessThan(500);
     const query = vectorNear(3, noise(99), 0);
-    const before = b.ivf?.searches ?? 0;
+    const before = b.ivf.searches ?? 0;
     const hits = await b.search({ searchType: 'vector', query: '', vector: query, limit: 10 });
     expect(hits).toHaveLength(10);
-    expect(b.ivf?.searches).toBe(before + 1);
+    expect(b.ivf.searches).toBe(before + 1);
   });
 
   it("leaves training to another live process that claimed it, and takes over a dead process's claim", async () => {
@@ -118,14 +177,14 @@ describe('SQLite IVF index', () => {
     await waiting.create();
     open.push(waiting);
     await waiting.ivfSettled();
-    expect(waiting.ivf?.trainings).toBe(0);
+    expect(waiting.ivf.trainings).toBe(0);
     // A claimer whose process is gone (a pid above the kernel's limit) left it: the next attempt trains.
     claim('4194305:dead');
     await waiting.upsert('doc2', chunksFor('doc2', 8, 15), 'e');
     await waiting.ivfSettled();
-    expect(waiting.ivf?.trainings).toBe(1);
+    expect(waiting.ivf.trainings).toBe(1);
     await waiting.search({ searchType: 'vector', query: '', vector: vectorNear(4, noise(6), 0), limit: 10 });
-    expect(waiting.ivf?.searches).toBe(1);
+    expect(waiting.ivf.searches).toBe(1);
   });
 
   it('returns the exact top k on well-separated data, through the lists', async () => {
@@ -133,28 +192,20 @@ describe('SQLite IVF index', () => {
     await ivf.upsert('doc', chunksFor('doc', 800, 3), 'e');
     await ivf.ivfSettled();
     const exact = await store({ ivf: false });
-    // Opening without the option dropped the index (nothing would keep it current); train again.
-    await ivf.close();
-    const again = await store();
-    await again.ivfSettled();
+    const again = ivf;
     for (let q = 0; q < 16; q++) {
       const vector = vectorNear(q % CLUSTERS, noise(1000 + q));
       const want = await exact.search({ searchType: 'vector', query: '', vector, limit: 10 });
       const got = await again.search({ searchType: 'vector', query: '', vector, limit: 10 });
       expect(ids(got)).toEqual(ids(want));
     }
-    expect(again.ivf?.searches).toBe(16);
+    expect(again.ivf.searches).toBe(16);
+    expect(exact.ivf.searches).toBe(0);
     // A large write after training gets its lists at insert (computed in the pool): nothing left without one.
     const assigned = pool.tasks.filter((t) => t === 'ivf-assign').length;
     await again.upsert('more', chunksFor('more', 600, 12), 'e');
     expect(pool.tasks.filter((t) => t === 'ivf-assign').length).toBe(assigned + 1);
-    const raw = new Database(join(dir, 'k.db'));
-    try {
-      const missing = raw.prepare('SELECT count(*) AS n FROM svc_knowledge_chunks c WHERE NOT EXISTS (SELECT 1 FROM svc_knowledge_ivf_lists l WHERE l.rowid = c.rowid)').get() as { n: number };
-      expect(missing.n).toBe(0);
-    } finally {
-      raw.close();
-    }
+    expect(unlisted()).toBe(0);
     const vector = vectorNear(6, noise(77));
     expect(ids(await again.search({ searchType: 'vector', query: '', vector, limit: 10 }))).toEqual(ids(await exact.search({ searchType: 'vector', query: '', vector, limit: 10 })));
   });
@@ -195,7 +246,7 @@ describe('SQLite IVF index', () => {
       await new Promise((r) => setImmediate(r));
     }
     await write;
-    expect(s.ivf?.searches).toBeGreaterThan(0);
+    expect(s.ivf.searches).toBeGreaterThan(0);
     const after = await s.search({ searchType: 'vector', query: '', vector, limit: 10 });
     expect(after.every((h) => h.chunk.meta_data.v === 2)).toBe(true);
     await s.deleteByContentId('doc');
@@ -213,7 +264,7 @@ describe('SQLite IVF index', () => {
     await s.create();
     await s.upsert('doc', chunksFor('doc', 800, 13), 'e');
     await s.close();
-    expect(s.ivf?.trainings).toBe(1);
+    expect(s.ivf.trainings).toBe(1);
     const raw = new Database(join(dir, 'k.db'));
     try {
       expect(raw.prepare("SELECT key FROM svc_knowledge_meta WHERE key LIKE 'ivf_%'").pluck().all()).toEqual([]);
@@ -222,16 +273,16 @@ describe('SQLite IVF index', () => {
     }
     const next = await store();
     await next.ivfSettled();
-    expect(next.ivf?.trainings).toBe(1);
+    expect(next.ivf.trainings).toBe(1);
     await next.search({ searchType: 'vector', query: '', vector: vectorNear(1, noise(5), 0), limit: 10 });
-    expect(next.ivf?.searches).toBe(1);
+    expect(next.ivf.searches).toBe(1);
   });
 
   it('drops the index when a reindex swaps the vectors, and trains again on the new ones', async () => {
     const s = await store();
     await s.upsert('doc', chunksFor('doc', 800, 10), 'e');
     await s.ivfSettled();
-    expect(s.ivf?.trainings).toBe(1);
+    expect(s.ivf.trainings).toBe(1);
     await s.beginReindex('f');
     // The new embedder puts each chunk in another cluster (shifted by 3).
     for (;;) {
@@ -243,12 +294,12 @@ describe('SQLite IVF index', () => {
     const swapped = s.finishReindex('f');
     expect(await swapped).toBe(true);
     await s.ivfSettled();
-    expect(s.ivf?.trainings).toBe(2);
+    expect(s.ivf.trainings).toBe(2);
     const vector = vectorNear(3, noise(11), 0);
     const hits = await s.search({ searchType: 'vector', query: '', vector, limit: 10 });
     expect(hits).toHaveLength(10);
     // Chunks i with i % 8 === 0 now sit in cluster 3.
     expect(hits.every((h) => Number(h.chunk.id.split('-')[1]) % CLUSTERS === 0)).toBe(true);
-    expect(s.ivf?.searches).toBe(1);
+    expect(s.ivf.searches).toBe(1);
   });
 });

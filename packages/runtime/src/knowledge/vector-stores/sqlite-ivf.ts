@@ -1,6 +1,6 @@
 /**
  * @module knowledge/vector-stores/sqlite-ivf
- * The SQLite store's opt-in inverted-file (IVF) index (the store's `ivf` option).
+ * The SQLite store's inverted-file (IVF) index (on by default; the store's `ivf` option).
  *
  * Exact search scans every row at ~1 µs each, ~200 ms at 100k chunks. IVF partitions the
  * vectors into `lists` by their nearest k-means centroid; a search scores the centroids (a few
@@ -24,6 +24,10 @@
  * (read, assigned in the pool, written in a short transaction, yielding to the loop). Rows
  * written after the centroids exist get their list at insert (one pass over the centroids per
  * vector). A reindex swap drops all of it in the swap's transaction and trains again.
+ *
+ * A store opened with `ivf: false` neither trains nor searches through the lists, but keeps an
+ * existing index current (lists for the rows it writes, none for the rows it deletes): every
+ * process on the file may search through it, so none may let it go stale.
  */
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type Database from 'better-sqlite3';
@@ -38,6 +42,9 @@ export interface IvfSettings {
 }
 
 export const IVF_DEFAULTS: IvfSettings = { lists: 512, probes: 12, trainAt: 10_000 };
+
+/** What a store does with the index: `search` (train when due and search through it) or only `maintain` it. */
+export type IvfMode = 'search' | 'maintain';
 /**
  * Sample vectors per list for k-means (enough for stable centroids), and a cap that bounds the
  * CPU: sample x lists x dims x iterations multiply-adds, ~10-40 s in one worker at 256-1024 lists.
@@ -57,7 +64,7 @@ export function createIvfTables(db: Database.Database, t: string): void {
   `);
 }
 
-export function hasIvf(db: Database.Database, t: string): boolean {
+function hasIvf(db: Database.Database, t: string): boolean {
   return db.prepare(`SELECT 1 FROM sqlite_master WHERE name = ?`).get(`${t}_ivf_lists`) !== undefined;
 }
 
@@ -109,6 +116,7 @@ export class IvfIndex {
     private readonly t: string,
     readonly settings: IvfSettings,
     private readonly offload: () => Offload,
+    readonly mode: IvfMode = 'search',
   ) {}
 
   /** The centroids of the current generation, read again when another process (or a reindex) changed them. */
@@ -155,6 +163,7 @@ export class IvfIndex {
 
   /** The lists to probe for `query`, or undefined while the index is not ready (search exactly). */
   probe(db: Database.Database, query: Float32Array): number[] | undefined {
+    if (this.mode !== 'search') return undefined;
     const c = this.centroids(db, 'ivf_ready');
     if (!c || c.dims !== query.length) return undefined;
     return nearestLists(c.data, query, c.dims, this.settings.probes);
@@ -172,6 +181,7 @@ export class IvfIndex {
 
   /** Starts training (or finishing an interrupted assignment) when due; never throws, search stays exact on failure. */
   maybeTrain(): Promise<void> {
+    if (this.mode !== 'search') return Promise.resolve();
     if (this.training || this.stopping.signal.aborted) return this.training ?? Promise.resolve();
     // The usual case after every write: trained already, nothing to lock.
     if (meta(this.db(), this.t, 'ivf_ready') !== undefined) return Promise.resolve();
@@ -254,6 +264,31 @@ export class IvfIndex {
     return { vectors: vectors.subarray(0, n * dims), dims };
   }
 
+  /**
+   * The lists of a batch, split across the pool's workers: after training on a large store this
+   * is the long part (100k vectors x 512 centroids), and the pool is otherwise idle then.
+   */
+  private async assignSpread(c: Centroids, vectors: Float32Array): Promise<Int32Array> {
+    const offload = this.offload();
+    const count = vectors.length / c.dims;
+    const parts = offload === 'inline' ? 1 : Math.max(1, Math.min(offload.size, Math.floor(count / 250)));
+    const per = Math.ceil(count / parts);
+    const results = await Promise.all(
+      Array.from({ length: parts }, (_, p) =>
+        inPool<Int32Array>(
+          offload,
+          'ivf-assign',
+          // slice, not subarray: a view would post the whole batch's buffer to each worker.
+          { centroids: c.data, vectors: vectors.slice(p * per * c.dims, Math.min(count, (p + 1) * per) * c.dims), dims: c.dims },
+          this.stopping.signal,
+        ),
+      ),
+    );
+    const lists = new Int32Array(count);
+    results.forEach((part, p) => lists.set(part, p * per));
+    return lists;
+  }
+
   /** Gives every vector without a list its list, in batches, then marks the index ready. */
   private async assignAll(): Promise<void> {
     const t = this.t;
@@ -270,7 +305,7 @@ export class IvfIndex {
         if (rows.length > 0) {
           const vectors = new Float32Array(rows.length * c.dims);
           rows.forEach(([, b], i) => vectors.set(new Float32Array(b.buffer, b.byteOffset, c.dims), i * c.dims));
-          const lists = await inPool<Int32Array>(this.offload(), 'ivf-assign', { centroids: c.data, vectors, dims: c.dims }, this.stopping.signal);
+          const lists = await this.assignSpread(c, vectors);
           const current = this.db().transaction(() => {
             const db = this.db();
             // A reindex swapped the vectors meanwhile: these lists belong to old centroids.

@@ -8,11 +8,11 @@
  * `quantizedCandidates` the vectors are also kept binary-quantized (one bit per dimension) in a
  * sqlite-vec `vec0` table: a search takes the nearest candidates by Hamming distance there and
  * ranks them by exact cosine, falling back to the exact scan if fewer than `limit` survive the
- * filter. See sqlite-staging.ts for the numbers and for how writes are staged. With `ivf` the
- * vectors are also partitioned into k-means lists (sqlite-ivf.ts), trained in the worker pool
- * once the store is large enough; a search runs the same exact cosine over the nearest lists'
- * rows only, with the same fallback. Every store opening the file should use the same option:
- * one without it drops the index when it opens (nothing it writes would get a list).
+ * filter. See sqlite-staging.ts for the numbers and for how writes are staged. Once the store
+ * holds 10k chunks the vectors are also partitioned into k-means lists (sqlite-ivf.ts, the `ivf`
+ * option, on unless turned off or `quantizedCandidates` is chosen), trained in the worker pool;
+ * a search then runs the same exact cosine over the nearest lists' rows only, with the same
+ * fallback. A store opened with `ivf: false` searches exactly but keeps an existing index current.
  *
  * Writes are staged (sqlite-staging.ts): a content's new chunks are written in small
  * transactions under a version number that searches do not see yet, then made visible in one
@@ -38,7 +38,7 @@ import { sqliteFilter } from './filter-sql.js';
 import { queryTokens } from './filters.js';
 import { embedderConflict, searchWith } from './search.js';
 import { checkTableName } from './identifiers.js';
-import { IVF_DEFAULTS, IvfIndex, createIvfTables, dropIvf, hasIvf } from './sqlite-ivf.js';
+import { IVF_DEFAULTS, IvfIndex, createIvfTables, dropIvf } from './sqlite-ivf.js';
 import { sharedOffload, type Offload } from '../workers/offload.js';
 import {
   CANDIDATES_MIN,
@@ -79,10 +79,12 @@ export interface SqliteVectorStoreOptions {
    * Vector search through an inverted-file index (sqlite-ivf.ts): k-means centroids trained in
    * the knowledge worker pool once the store holds `trainAt` chunks; a search runs exact cosine
    * over the rows of the `probes` lists nearest to the query, falling back to the exact scan when
-   * fewer than `limit` of them pass the filter. Exact search until trained. Defaults: lists 512,
-   * probes 12, trainAt 10000 (see docs/ARCHITECTURE.md "Knowledge performance" for the sweep).
+   * fewer than `limit` of them pass the filter. Exact search until trained. On by default (unless
+   * `quantizedCandidates` is set) with lists 512, probes 12, trainAt 10000 (docs/ARCHITECTURE.md
+   * "Knowledge performance" has the sweep and the recall measured on a real sentence encoder).
+   * `false`: search exactly and never train, but keep an index another process trained current.
    */
-  ivf?: { lists?: number; probes?: number; trainAt?: number } | undefined;
+  ivf?: { lists?: number; probes?: number; trainAt?: number } | false | undefined;
   /** Where IVF training runs; default the process's knowledge worker pool. */
   offload?: Offload | undefined;
 }
@@ -109,8 +111,8 @@ export class SqliteVectorStore implements VectorStore, ReindexableStore {
   /** Whether the binary-quantized candidate index exists. */
   private bits = false;
   private readonly candidates: { perResult: number; min: number } | undefined;
-  /** The IVF index, when the option is on. */
-  readonly ivf: IvfIndex | undefined;
+  /** The IVF index: searched through (and trained) unless `ivf: false`, maintained always. */
+  readonly ivf: IvfIndex;
 
   /** The store's file is its own database, so its id is the store id. */
   get dbId(): string {
@@ -121,8 +123,9 @@ export class SqliteVectorStore implements VectorStore, ReindexableStore {
     this.table = checkTableName(options.table ?? 'svc_knowledge');
     this.id = options.id ?? `sqlite-${this.table}`;
     this.name = options.name ?? 'SQLite';
-    this.description =
-      options.description ?? `Embedded SQLite: ${options.quantizedCandidates ? 'cosine over binary-quantized candidates' : 'exact cosine'} (sqlite-vec) and FTS5 keyword search`;
+    const ivf = options.ivf ?? (options.quantizedCandidates ? false : {});
+    const method = ivf ? `cosine (exact, then over k-means lists from ${ivf.trainAt ?? IVF_DEFAULTS.trainAt} chunks)` : options.quantizedCandidates ? 'cosine over binary-quantized candidates' : 'exact cosine';
+    this.description = options.description ?? `Embedded SQLite: ${method} (sqlite-vec) and FTS5 keyword search`;
     if (options.quantizedCandidates) {
       const { perResult = CANDIDATES_PER_RESULT, min = CANDIDATES_MIN } = options.quantizedCandidates;
       if (!Number.isInteger(perResult) || perResult < 1 || !Number.isInteger(min) || min < 1 || min > 4096) {
@@ -130,14 +133,12 @@ export class SqliteVectorStore implements VectorStore, ReindexableStore {
       }
       this.candidates = { perResult, min };
     }
-    if (options.ivf) {
-      const settings = { ...IVF_DEFAULTS, ...Object.fromEntries(Object.entries(options.ivf).filter(([, v]) => v !== undefined)) };
-      for (const [key, value] of Object.entries(settings)) {
-        if (!Number.isInteger(value) || value < 1) throw new TypeError(`SqliteVectorStore: ivf.${key} must be a whole number of at least 1`);
-      }
-      const offload = options.offload;
-      this.ivf = new IvfIndex(() => this.handle(), this.table, settings, () => offload ?? sharedOffload());
+    const settings = { ...IVF_DEFAULTS, ...(ivf ? Object.fromEntries(Object.entries(ivf).filter(([, v]) => v !== undefined)) : {}) };
+    for (const [key, value] of Object.entries(settings)) {
+      if (!Number.isInteger(value) || value < 1) throw new TypeError(`SqliteVectorStore: ivf.${key} must be a whole number of at least 1`);
     }
+    const offload = options.offload;
+    this.ivf = new IvfIndex(() => this.handle(), this.table, settings, () => offload ?? sharedOffload(), ivf ? 'search' : 'maintain');
     if (options.path !== ':memory:') mkdirSync(dirname(options.path), { recursive: true });
     const db = new Database(options.path);
     db.pragma('journal_mode = WAL');
@@ -200,13 +201,11 @@ export class SqliteVectorStore implements VectorStore, ReindexableStore {
         if (dims !== undefined && !hasBitIndex(db, t)) createBitIndex(db, t, dims);
       }
       this.bits = hasBitIndex(db, t);
-      // Like the candidate index: lists nobody keeps current would miss new rows.
-      if (this.ivf) createIvfTables(db, t);
-      else if (hasIvf(db, t)) db.transaction(() => dropIvf(db, t)).immediate();
+      createIvfTables(db, t);
     });
     if (this.bits) await this.run((db) => backfillBitIndex(db, t));
     if (this.staged) await this.run((db) => purgeAbandoned(db, t));
-    void this.ivf?.maybeTrain();
+    void this.ivf.maybeTrain();
   }
 
   /** The dimension of the stored vectors, from the embedder record (`id:dims`). */
@@ -225,7 +224,7 @@ export class SqliteVectorStore implements VectorStore, ReindexableStore {
           this.insertRows(db, contentId, chunks, 0, route, owner);
         })();
       });
-      void this.ivf?.maybeTrain();
+      void this.ivf.maybeTrain();
       return;
     }
     const { version, route } = this.run((db) =>
@@ -239,7 +238,7 @@ export class SqliteVectorStore implements VectorStore, ReindexableStore {
     let old: number | undefined;
     try {
       // A busy or failing pool must not fail the write: the lists are then computed at insert.
-      const lists = this.ivf && route.main ? await this.ivf.precompute(chunks.map((c) => c.embedding)).catch(() => undefined) : undefined;
+      const lists = route.main ? await this.ivf.precompute(chunks.map((c) => c.embedding)).catch(() => undefined) : undefined;
       for (let start = 0; start < chunks.length; start += WRITE_BATCH) {
         const pre = lists && { generation: lists.generation, lists: lists.lists.subarray(start, start + WRITE_BATCH) };
         this.run((db) => db.transaction(() => this.insertRows(db, contentId, chunks.slice(start, start + WRITE_BATCH), version, route, owner, pre))());
@@ -253,7 +252,7 @@ export class SqliteVectorStore implements VectorStore, ReindexableStore {
     }
     if (old !== undefined) await this.purge(old);
     // Not awaited: training takes seconds in the pool; searches stay exact until it is done.
-    void this.ivf?.maybeTrain();
+    void this.ivf.maybeTrain();
   }
 
   private async purge(version: number): Promise<void> {
@@ -288,7 +287,7 @@ export class SqliteVectorStore implements VectorStore, ReindexableStore {
     const index = db.prepare(`INSERT INTO ${t}_fts (rowid, content) VALUES (?, ?)`);
     const bits = this.bits && route.main ? db.prepare(`INSERT INTO ${t}_vec_bits (rowid, embedding) VALUES (?, vec_quantize_binary(?))`) : undefined;
     const stage = route.stage ? db.prepare(`INSERT OR REPLACE INTO ${t}_reindex (content_id, chunk_id, embedding) VALUES (?, ?, ?)`) : undefined;
-    const list = this.ivf && route.main ? db.prepare(`INSERT OR REPLACE INTO ${t}_ivf_lists (rowid, list) VALUES (?, ?)`) : undefined;
+    const list = route.main ? db.prepare(`INSERT OR REPLACE INTO ${t}_ivf_lists (rowid, list) VALUES (?, ?)`) : undefined;
     const now = Math.floor(Date.now() / 1000);
     for (const [i, c] of chunks.entries()) {
       const blob = c.embedding ? Buffer.from(new Float32Array(c.embedding).buffer) : null;
@@ -298,7 +297,7 @@ export class SqliteVectorStore implements VectorStore, ReindexableStore {
       if (bits && blob) bits.run(BigInt(info.lastInsertRowid), blob);
       if (stage && blob) stage.run(contentId, c.id, blob);
       if (list && c.embedding) {
-        const at = this.ivf!.listFor(db, new Float32Array(c.embedding), lists && { generation: lists.generation, list: lists.lists[i]! });
+        const at = this.ivf.listFor(db, new Float32Array(c.embedding), lists && { generation: lists.generation, list: lists.lists[i]! });
         if (at !== undefined) list.run(info.lastInsertRowid, at);
       }
     }
@@ -390,7 +389,7 @@ export class SqliteVectorStore implements VectorStore, ReindexableStore {
 
   async finishReindex(target: string): Promise<boolean> {
     const swapped = this.swapReindexed(target);
-    if (swapped) void this.ivf?.maybeTrain();
+    if (swapped) void this.ivf.maybeTrain();
     return swapped;
   }
 
@@ -438,7 +437,7 @@ export class SqliteVectorStore implements VectorStore, ReindexableStore {
       const bit = db.prepare(`DELETE FROM ${t}_vec_bits WHERE rowid = ?`);
       for (const rowid of db.prepare(`SELECT rowid FROM ${t}_chunks WHERE content_id = ?${owned}`).pluck().all(...params) as (number | bigint)[]) bit.run(BigInt(rowid));
     }
-    if (this.ivf) db.prepare(`DELETE FROM ${t}_ivf_lists WHERE rowid IN (SELECT rowid FROM ${t}_chunks WHERE content_id = ?${owned})`).run(...params);
+    db.prepare(`DELETE FROM ${t}_ivf_lists WHERE rowid IN (SELECT rowid FROM ${t}_chunks WHERE content_id = ?${owned})`).run(...params);
     const deleted = db.prepare(`DELETE FROM ${t}_chunks WHERE content_id = ?${owned}`).run(...params).changes;
     // A content has one owner: when its chunks went, so do the vectors a reindex staged for it.
     if (ownedBy === undefined || deleted > 0) db.prepare(`DELETE FROM ${t}_reindex WHERE content_id = ?`).run(contentId);
@@ -482,10 +481,10 @@ export class SqliteVectorStore implements VectorStore, ReindexableStore {
     const where = filterSql(filter, visibleTo);
     const blob = Buffer.from(new Float32Array(vector).buffer);
     const query = new Float32Array(vector);
-    const probes = this.ivf ? this.run((db) => this.ivf!.probe(db, query)) : undefined;
+    const probes = this.run((db) => this.ivf.probe(db, query));
     const candidates = probes ? this.listSearch(blob, probes, limit, where) : this.bits ? this.candidateSearch(blob, limit, where) : undefined;
     // Too few candidates survived the filter (or there is no index): scan every row.
-    if (probes && candidates && candidates.length >= limit) this.ivf!.searches++;
+    if (probes && candidates && candidates.length >= limit) this.ivf.searches++;
     const rows =
       candidates && candidates.length >= limit
         ? candidates
@@ -549,14 +548,14 @@ export class SqliteVectorStore implements VectorStore, ReindexableStore {
 
   /** Resolves when IVF training started by this store (if any) has finished. */
   async ivfSettled(): Promise<void> {
-    await this.ivf?.settled();
+    await this.ivf.settled();
   }
 
   async close(): Promise<void> {
     // Training must not touch a closed handle: stop it (between batches, or its worker task)
     // and let it release its claim before the handle goes.
-    this.ivf?.stop();
-    await this.ivf?.settled();
+    this.ivf.stop();
+    await this.ivf.settled();
     this.db?.close();
     this.db = undefined;
   }
