@@ -209,6 +209,21 @@ for (const kind of kinds) {
       }
     });
 
+    it('keeps exactly `limit` filtered keyword hits when dozens of better matches are filtered out', async () => {
+      // 60 chunks repeat the word and rank first; the 5 that pass the filter say it once.
+      const deep = await sut.open('kstore_deep');
+      const noise = Array.from({ length: 60 }, (_, i) => ({ id: `n${i}`, content: `database database database note ${i}`, meta_data: { group: 'noise' }, filters: { group: 'noise' }, embedding: hashEmbedding(`noise ${i}`) }));
+      const targets = Array.from({ length: 5 }, (_, i) => ({ id: `t${i}`, content: `a database mentioned once in a much longer passage about other things ${i}`, meta_data: { group: 'target' }, filters: { group: 'target' }, embedding: hashEmbedding(`target ${i}`) }));
+      await deep.upsert('noise', noise, 'fake:hash');
+      await deep.upsert('targets', targets, 'fake:hash');
+      const top = await deep.search({ searchType: 'keyword', query: 'database', limit: 3 });
+      expect(top.map((h) => h.chunk.meta_data.group)).toEqual(['noise', 'noise', 'noise']);
+      const filtered = await deep.search({ searchType: 'keyword', query: 'database', limit: 5, filter: parseFilters({ group: 'target' }) });
+      expect(filtered.map((h) => h.chunk.id).sort()).toEqual(['t0', 't1', 't2', 't3', 't4']);
+      const scoped = await deep.search({ searchType: 'keyword', query: 'database', limit: 4, filter: parseFilters({ group: 'target' }) });
+      expect(scoped).toHaveLength(4);
+    });
+
     it('refuses malformed filters with BAD_REQUEST', async () => {
       const error = await store.search({ searchType: 'keyword', query: 'x', limit: 1, filters: { 'bad key"': 1 } }).catch((e: unknown) => e);
       expect(RuntimeError.isInstance(error) && error.code).toBe('BAD_REQUEST');
