@@ -97,7 +97,7 @@ describe('SQLite IVF index', () => {
     open.push(plain, quantized, both);
     expect(plain.ivf.mode).toBe('search');
     expect(plain.ivf.settings).toEqual(IVF_DEFAULTS);
-    expect(IVF_DEFAULTS).toEqual({ lists: 512, probes: 12, trainAt: 10_000 });
+    expect(IVF_DEFAULTS).toEqual({ lists: 512, probes: 64, trainAt: 10_000 });
     expect(plain.description).toContain('k-means lists from 10000 chunks');
     expect(quantized.ivf.mode).toBe('maintain');
     expect(both.ivf.mode).toBe('search');
@@ -208,6 +208,52 @@ describe('SQLite IVF index', () => {
     expect(unlisted()).toBe(0);
     const vector = vectorNear(6, noise(77));
     expect(ids(await again.search({ searchType: 'vector', query: '', vector, limit: 10 }))).toEqual(ids(await exact.search({ searchType: 'vector', query: '', vector, limit: 10 })));
+  });
+
+  it("ranks through the lists' codes in memory once loaded, following this store's writes and reloading after another's", async () => {
+    const s = await store({ probes: 2 });
+    await s.upsert('doc', chunksFor('doc', 800, 31), 'e');
+    await s.ivfSettled();
+    const exact = await store({ ivf: false });
+    const same = async (q: number, limit = 10) => {
+      const vector = vectorNear(q % CLUSTERS, noise(500 + q));
+      const got = await s.search({ searchType: 'vector', query: '', vector, limit });
+      expect(ids(got)).toEqual(ids(await exact.search({ searchType: 'vector', query: '', vector, limit })));
+      return got;
+    };
+    // The first search starts the load and is answered by SQL over the lists.
+    await same(0);
+    expect(s.ivf.memorySearches).toBe(0);
+    expect(await s.ivf.memoryLoaded()).toBe(true);
+    for (let q = 0; q < 8; q++) await same(q);
+    expect(s.ivf.memorySearches).toBe(8);
+    // This store's own writes go into memory: new rows are found, deleted ones never return.
+    await s.upsert('late', chunksFor('late', 40, 32), 'e');
+    await s.upsert('doc', chunksFor('doc', 400, 33, { v: 2 }), 'e');
+    await s.deleteByContentId('late');
+    const before = s.ivf.memorySearches;
+    for (let q = 0; q < 8; q++) {
+      const hits = await same(q, 30);
+      expect(hits.every((h) => h.chunk.content_id === 'doc' && h.chunk.meta_data.v === 2)).toBe(true);
+    }
+    expect(s.ivf.memorySearches).toBe(before + 8);
+    // Exactly the listed rows are in memory: the purged version and the deleted content left it.
+    const raw = new Database(join(dir, 'k.db'));
+    try {
+      expect(s.ivf.memoryRows).toBe((raw.prepare('SELECT count(*) AS n FROM svc_knowledge_ivf_lists').get() as { n: number }).n);
+      expect(s.ivf.memoryRows).toBe(400);
+    } finally {
+      raw.close();
+    }
+    // Another connection writes: the memory is stale, SQL answers until it is read again.
+    await exact.upsert('other', chunksFor('other', 24, 34), 'e');
+    const stale = s.ivf.memorySearches;
+    await same(3, 40);
+    expect(s.ivf.memorySearches).toBe(stale);
+    expect(await s.ivf.memoryLoaded()).toBe(true);
+    const hits = await same(3, 40);
+    expect(s.ivf.memorySearches).toBe(stale + 1);
+    expect(hits.some((h) => h.chunk.content_id === 'other')).toBe(true);
   });
 
   it('falls back to the exact scan under filters and owner scope, keeping exactly `limit` hits', async () => {

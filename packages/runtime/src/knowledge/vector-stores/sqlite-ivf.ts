@@ -32,6 +32,7 @@
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type Database from 'better-sqlite3';
 import type { Offload } from '../workers/offload.js';
+import { IvfMemory } from './ivf-memory.js';
 import { assignLists, nearestList, nearestLists, trainCentroids, type AssignPayload, type TrainPayload } from './ivf-kmeans.js';
 import { processAlive } from './sqlite-staging.js';
 
@@ -41,7 +42,13 @@ export interface IvfSettings {
   trainAt: number;
 }
 
-export const IVF_DEFAULTS: IvfSettings = { lists: 512, probes: 12, trainAt: 10_000 };
+/**
+ * 64 of 512 lists (an eighth of the rows): on a real sentence encoder's vectors (30k passages,
+ * bench/knowledge-ivf-real.ts) 12 probes found 0.80 of the exact top 10, 48 found 0.96 and 64
+ * 0.97; the bench's own vectors need only 12 (0.99). Scored in memory (ivf-memory.ts), 64
+ * probes cost p99 ~7-9 ms at 30k-100k chunks.
+ */
+export const IVF_DEFAULTS: IvfSettings = { lists: 512, probes: 64, trainAt: 10_000 };
 
 /** What a store does with the index: `search` (train when due and search through it) or only `maintain` it. */
 export type IvfMode = 'search' | 'maintain';
@@ -73,6 +80,11 @@ export function dropIvf(db: Database.Database, t: string): void {
   if (!hasIvf(db, t)) return;
   db.exec(`DELETE FROM ${t}_ivf_centroids; DELETE FROM ${t}_ivf_lists`);
   db.prepare(`DELETE FROM ${t}_meta WHERE key IN ('ivf_generation', 'ivf_ready', 'ivf_training')`).run();
+}
+
+/** Changes when another connection commits to the file (never for this connection's own writes). */
+function dataVersion(db: Database.Database): number {
+  return db.pragma('data_version', { simple: true }) as number;
 }
 
 function meta(db: Database.Database, t: string, key: string): string | undefined {
@@ -110,6 +122,15 @@ export class IvfIndex {
   private readonly owner = `${process.pid}:${Math.random().toString(36).slice(2)}`;
   /** Searches answered from the probed lists, without the exact fallback (tests check the index is used). */
   searches = 0;
+  /** Of those, the ones ranked by the in-memory codes (ivf-memory.ts) rather than by SQL over the lists. */
+  memorySearches = 0;
+  /** The lists' vectors in memory, for the generation they were read under. */
+  private memory: IvfMemory | undefined;
+  /** SQLite's `data_version` when `memory` was read: it changes when another connection writes. */
+  private memoryVersion = -1;
+  /** The one being read, which this connection's writes update too. */
+  private pending: IvfMemory | undefined;
+  private loading: Promise<void> | undefined;
 
   constructor(
     private readonly db: () => Database.Database,
@@ -169,14 +190,96 @@ export class IvfIndex {
     return nearestLists(c.data, query, c.dims, this.settings.probes);
   }
 
+  /** This connection put `rowid` in `list` (insert path): the codes in memory follow. */
+  listed(rowid: number, list: number, vector: ArrayLike<number>): void {
+    this.memory?.add(rowid, list, vector);
+    this.pending?.add(rowid, list, vector);
+  }
+
+  /** This connection took `rowid` out of the lists. */
+  unlisted(rowid: number): void {
+    this.memory?.remove(rowid);
+    this.pending?.remove(rowid);
+  }
+
+  /**
+   * The best `count` rowids of the probed lists by the in-memory codes, or undefined while they
+   * are not in memory for the ready generation (then a load starts and SQL answers meanwhile).
+   * Another connection's write (SQLite's `data_version` moved) makes them stale: read again.
+   */
+  candidates(db: Database.Database, query: Float32Array, lists: readonly number[], count: number): number[] | undefined {
+    if (this.mode !== 'search') return undefined;
+    const ready = meta(db, this.t, 'ivf_ready');
+    if (this.memory && (this.memory.generation !== ready || dataVersion(db) !== this.memoryVersion)) this.memory = undefined;
+    if (!this.memory) {
+      if (ready !== undefined) this.loadMemory();
+      return undefined;
+    }
+    return this.memory.candidates(query, lists, count);
+  }
+
+  /** Rows whose codes are in memory, or undefined when none are loaded. */
+  get memoryRows(): number | undefined {
+    return this.memory?.size;
+  }
+
+  /** Resolves when a load of the in-memory codes under way has finished (tests and the bench wait on it). */
+  async memoryLoaded(): Promise<boolean> {
+    await this.loading;
+    return this.memory !== undefined;
+  }
+
+  private loadMemory(): void {
+    if (this.loading || this.stopping.signal.aborted) return;
+    this.loading = this.readMemory()
+      .catch(() => undefined)
+      .finally(() => {
+        this.loading = undefined;
+      });
+  }
+
+  /** Reads every listed vector into codes, in batches that yield; kept only if nothing else changed meanwhile. */
+  private async readMemory(): Promise<void> {
+    const t = this.t;
+    const db = this.db();
+    const generation = meta(db, t, 'ivf_ready');
+    const c = this.centroids(db, 'ivf_ready');
+    if (generation === undefined || !c) return;
+    const version = dataVersion(db);
+    const memory = new IvfMemory(generation, c.dims, c.data.length / c.dims);
+    this.pending = memory;
+    try {
+      const select = `SELECT l.rowid, l.list, c.embedding FROM ${t}_ivf_lists l JOIN ${t}_chunks c ON c.rowid = l.rowid
+        WHERE l.rowid > ? AND c.embedding IS NOT NULL ORDER BY l.rowid LIMIT ${ASSIGN_BATCH}`;
+      let last: number | bigint = -1;
+      for (;;) {
+        const rows = this.db().prepare(select).raw().all(last) as [number | bigint, number, Buffer][];
+        for (const [rowid, list, blob] of rows) memory.add(Number(rowid), list, new Float32Array(blob.buffer, blob.byteOffset, blob.length / 4));
+        if (rows.length < ASSIGN_BATCH) break;
+        last = rows[rows.length - 1]![0];
+        await yieldToLoop();
+        this.stopping.signal.throwIfAborted();
+      }
+      const now = this.db();
+      // This connection's writes meanwhile went into `memory` too; another's would be missing.
+      if (meta(now, t, 'ivf_ready') === generation && dataVersion(now) === version) {
+        this.memory = memory;
+        this.memoryVersion = version;
+      }
+    } finally {
+      if (this.pending === memory) this.pending = undefined;
+    }
+  }
+
   /** Abandons training (the store is closing); the claim is released, another store or process trains later. */
   stop(): void {
     this.stopping.abort(new Error('the store is closing'));
   }
 
-  /** The training under way in this process, if any (tests and the bench wait on it). */
-  settled(): Promise<void> {
-    return this.training ?? Promise.resolve();
+  /** The training (and the reading of the codes) under way in this process, if any (tests and the bench wait on it). */
+  async settled(): Promise<void> {
+    await this.training;
+    await this.loading;
   }
 
   /** Starts training (or finishing an interrupted assignment) when due; never throws, search stays exact on failure. */

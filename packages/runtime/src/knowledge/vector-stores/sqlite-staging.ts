@@ -110,7 +110,7 @@ export function retireLive(db: Database.Database, t: string, contentId: string):
 }
 
 /** Deletes the rows of a hidden version in batches (chunks, keyword index, candidate index), then forgets the version. */
-export async function purgeVersion(db: Database.Database, t: string, version: number): Promise<void> {
+export async function purgeVersion(db: Database.Database, t: string, version: number, unlisted?: (rowid: number) => void): Promise<void> {
   const bits = hasBitIndex(db, t);
   const select = db.prepare(`SELECT rowid FROM ${t}_chunks WHERE version = ? LIMIT ${WRITE_BATCH}`).pluck();
   const fts = db.prepare(`DELETE FROM ${t}_fts WHERE rowid = ?`);
@@ -124,7 +124,7 @@ export async function purgeVersion(db: Database.Database, t: string, version: nu
       for (const rowid of rowids) {
         fts.run(rowid);
         bit?.run(BigInt(rowid));
-        list?.run(rowid);
+        if (list && list.run(rowid).changes > 0) unlisted?.(Number(rowid));
         chunk.run(rowid);
       }
       return rowids.length;
@@ -140,12 +140,12 @@ export async function purgeVersion(db: Database.Database, t: string, version: nu
  * retired versions whose removal it never finished. Versions of live processes (this one
  * included) are left to them.
  */
-export async function purgeAbandoned(db: Database.Database, t: string): Promise<number> {
+export async function purgeAbandoned(db: Database.Database, t: string, unlisted?: (rowid: number) => void): Promise<number> {
   const rows = db.prepare(`SELECT version, owner FROM ${t}_hidden`).all() as { version: number; owner: string }[];
   let purged = 0;
   for (const row of rows) {
     if (row.owner === OWNER || processAlive(Number(row.owner))) continue;
-    await purgeVersion(db, t, row.version);
+    await purgeVersion(db, t, row.version, unlisted);
     purged++;
   }
   return purged;
