@@ -79,6 +79,13 @@ describe('parseFilters', () => {
 
 describe('queryTokens', () => {
   it('keeps letters and digits only, lower-cased and deduplicated', () => {
-    expect(queryTokens('"Vector" OR vector* NEAR(pg) -- café 2024')).toEqual(['vector', 'or', 'near', 'pg', 'café', '2024']);
+    // "AND" is an operator to FTS5 and a function word here: dropped either way.
+    expect(queryTokens('"Vector" AND vector* NEAR(pg) -- café 2024')).toEqual(['vector', 'near', 'pg', 'café', '2024']);
+  });
+
+  it('drops English function words, unless nothing else is left', () => {
+    expect(queryTokens('How do I configure the backup schedule of my database?')).toEqual(['configure', 'backup', 'schedule', 'database']);
+    expect(queryTokens('The Who')).toEqual(['the', 'who']);
+    expect(queryTokens('to be or not to be')).toEqual(['to', 'be', 'or', 'not']);
   });
 });
