@@ -102,9 +102,13 @@ type Bind = string | number | null | Buffer;
 
 /** How much of the file SQLite maps into memory (virtual address space, not RAM). */
 const MMAP_BYTES = 1 << 30;
-/** Candidates the in-memory IVF codes pass to the exact ranking in SQL: max(min, perResult x limit). */
-const IVF_RERANK_PER_RESULT = 10;
-const IVF_RERANK_MIN = 100;
+/**
+ * Candidates the in-memory IVF codes pass to the exact ranking in SQL: max(min, perResult x
+ * limit). int8 scores rank closely: 40 and 100 candidates gave the same recall@10 (0.973) on
+ * the real-encoder bench.
+ */
+const IVF_RERANK_PER_RESULT = 4;
+const IVF_RERANK_MIN = 40;
 /** Keyword candidates taken from the FTS index before the filter: max(min, perResult x limit). */
 const KEYWORD_CANDIDATES_PER_RESULT = 4;
 const KEYWORD_CANDIDATES_MIN = 40;
