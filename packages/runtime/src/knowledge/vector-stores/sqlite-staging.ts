@@ -30,6 +30,7 @@
  */
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type Database from 'better-sqlite3';
+import { processAlive } from '../../util/process-alive.js';
 
 export const WRITE_BATCH = 500;
 export const CANDIDATES_MIN = 200;
@@ -149,15 +150,4 @@ export async function purgeAbandoned(db: Database.Database, t: string): Promise<
     purged++;
   }
   return purged;
-}
-
-export function processAlive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    // EPERM: it exists but belongs to someone else.
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
