@@ -38,10 +38,10 @@ export class TimeSlicer {
 
 /** `items.map(fn)`, yielding to the event loop whenever a slice is used up. */
 export async function mapSliced<T, U>(items: readonly T[], fn: (item: T, index: number) => U, slicer = new TimeSlicer()): Promise<U[]> {
-  const out = new Array<U>(items.length);
+  const out: U[] = [];
   for (let i = 0; i < items.length; i++) {
     if ((i & 63) === 0 && slicer.due()) await slicer.yield();
-    out[i] = fn(items[i]!, i);
+    out.push(fn(items[i]!, i));
   }
   return out;
 }
