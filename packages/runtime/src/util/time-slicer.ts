@@ -8,7 +8,7 @@
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 
 /** The synchronous work one slice may do before it yields; a few ms keeps p99 delay low. */
-export const SLICE_MS = 8;
+export const SLICE_MS = 4;
 
 export class TimeSlicer {
   private start = performance.now();
