@@ -211,6 +211,9 @@ export class Runtime implements ServerContext {
       // A store built by another embedder refuses the start (or, asked to, re-embeds in the background).
       await checkKnowledgeEmbedders(this.knowledge, this.jobs, this.settings.env, this.log);
       this.runner.startMaintenance();
+      // Job input files no job names (a crash between writing one and committing its job).
+      const swept = await this.jobs.store.sweepDataFiles();
+      if (swept > 0) this.log.warn(`removed ${swept} job input file(s) no job referenced`);
       this.jobs.start();
       await this.revocations.start();
     });
@@ -259,6 +262,7 @@ export class Runtime implements ServerContext {
       .then(() => this.jobs.stop(remaining(deadline)))
       .then(() => this.tasks.drain(remaining(deadline)))
       .then(() => this.revocations.stop())
+      .then(() => this.jobs.store.settled())
       .then(() => this.db.close());
     return this.closing;
   }

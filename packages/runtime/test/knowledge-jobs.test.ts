@@ -3,10 +3,12 @@
  * runtime killed with SIGKILL in the middle of embedding whose job another runtime (or the
  * restarted one) finishes, with nothing lost and nothing stored twice.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FILE_DATA_MIN_BYTES } from '../src/jobs/job-store.js';
 import { freePort, startChildRuntime } from './support/child-runtime.js';
 import { testKnowledge } from './support/components.js';
 import { testDatabaseKinds, type TestDatabase } from './support/databases.js';
@@ -128,6 +130,57 @@ for (const kind of testDatabaseKinds) {
       } finally {
         await jobs.close();
       }
+    });
+
+    it('kill -9 right after a large upload is accepted: the restart reads the input back and finishes it, and no input file outlives its job', async () => {
+      const child = await startChildRuntime({
+        DATABASE_URL: database.url,
+        EMBEDDINGS_URL: embeddings.url,
+        ...(knowledgePath ? { KNOWLEDGE_PATH: knowledgePath } : {}),
+        FAKE_LLM_URL: 'http://127.0.0.1:9',
+        RUN_LEASE_SECONDS: '2',
+        PORT: String(await freePort()),
+      });
+      stops.push(child.kill);
+      // About 1.5 MB: more than a SQLite job row keeps (1 MiB), so the input is in a file.
+      const text = Array.from({ length: 40_000 }, (_, i) => `Large upload sentence ${i} survives a crash.`).join(' ');
+      expect(Buffer.byteLength(text)).toBeGreaterThan(FILE_DATA_MIN_BYTES);
+      const accepted = await call(child.url, 'POST', '/knowledge/content', { body: { name: 'large.txt', text_content: text, chunk_size: 4000 } });
+      expect(accepted.status).toBe(202);
+      await child.kill();
+
+      // SQLite: the input is a file beside the database, named by the job's row; a file no job
+      // names (a crash between writing one and committing its job) is there too.
+      const inputs = kind.kind === 'sqlite' ? `${database.url}.jobs` : undefined;
+      const orphan = `${child.process.pid}-${randomUUID()}.job`;
+      const listed = () => (inputs ? readdirSync(inputs) : []);
+      const check = database.open();
+      const named = (await check.query<{ data_file: string | null }>('SELECT data_file FROM svc_jobs WHERE ref LIKE $1', [`%/${accepted.body.id}`])).map((r) => r.data_file);
+      await check.close();
+      // The job is still there (killed before it finished); on PostgreSQL its input is in its row.
+      expect(named.map((name) => (name === null ? null : /^\d+-[0-9a-f-]{36}\.job$/.test(name)))).toEqual([inputs ? true : null]);
+      expect(listed()).toEqual(inputs ? named : []);
+      if (inputs) writeFileSync(join(inputs, orphan), 'left by a crash');
+
+      const survivor = await runtime({ runLeaseMs: 1000 });
+      // Swept at start: the orphan, not the input its job still needs.
+      expect(listed()).toEqual(inputs ? named : []);
+      const status = await eventually(async () => {
+        const s = (await call(survivor.url, 'GET', `/knowledge/content/${accepted.body.id}/status`)).body as Json;
+        return s.status === 'processing' ? undefined : s;
+      }, 60_000, 'the restarted runtime to finish the large upload');
+      expect(status).toEqual({ id: accepted.body.id, status: 'completed', status_message: null });
+      const record = (await call(survivor.url, 'GET', `/knowledge/content/${accepted.body.id}`)).body as Json;
+      // The whole text was read back: its size, and its last sentence is searchable.
+      expect(record).toMatchObject({ name: 'large.txt', size: Buffer.byteLength(text) });
+      const last = await call(survivor.url, 'POST', '/knowledge/search', { body: { query: '39999', search_type: 'keyword', max_results: 5 } });
+      expect(last.body.data.some((h: Json) => String(h.content).includes('Large upload sentence 39999 survives a crash.'))).toBe(true);
+      // The finished job took its input file with it.
+      await eventually(() => (listed().length === 0 ? true : undefined), 5000, 'the input file to be removed');
+      // The same text again is the same content, left as it is: no input is stored for it.
+      const again = await call(survivor.url, 'POST', '/knowledge/content', { body: { name: 'large.txt', text_content: text, chunk_size: 4000 } });
+      expect(again).toMatchObject({ status: 200, body: { id: accepted.body.id, status: 'completed' } });
+      expect(listed()).toEqual([]);
     });
   });
 }

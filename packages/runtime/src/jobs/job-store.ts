@@ -4,9 +4,17 @@
  * A job is claimed with a lease; on PostgreSQL the claim skips rows another runtime is claiming
  * (`FOR UPDATE SKIP LOCKED`), on SQLite the single writer makes the claim statement atomic.
  * A finished job's row is deleted; a failed one is kept (without its data) with its error.
+ *
+ * A job's input bytes travel in its row (`data`), except on a SQLite file, where inputs of
+ * `fileDataMinBytes` (1 MiB) or more are kept in a file beside the database (`<file>.jobs/`,
+ * see job-data-files.ts) and the row names it (`data_file`): better-sqlite3 writes are
+ * synchronous, so a 10 MB row held the event loop. PostgreSQL always keeps them in the row, so
+ * a runtime on another host can take the job.
  */
 import { randomUUID } from 'node:crypto';
 import type { Db, SqlClient, SqlValue } from '../storage/db.js';
+import { SqliteDb } from '../storage/sqlite/sqlite-db.js';
+import { JobDataFiles } from './job-data-files.js';
 
 export type JobStatus = 'queued' | 'running' | 'failed';
 
@@ -15,8 +23,11 @@ export interface NewJob {
   /** What the job works on (a content id), so it can be found and cancelled by it. */
   ref?: string | undefined;
   payload: Record<string, unknown>;
-  /** Input bytes (an upload), kept with the job until it finishes. */
-  data?: Uint8Array | undefined;
+  /**
+   * Input bytes (an upload), kept with the job until it finishes: bytes, or what `withData`
+   * prepared (needed for inputs that may go to a file).
+   */
+  data?: Uint8Array | StagedData | undefined;
   /** Attempts before the job fails for good; default 5. */
   maxAttempts?: number | undefined;
 }
@@ -35,12 +46,37 @@ export interface Job {
   createdMs: number;
 }
 
+/** Job input made ready by `JobStore.withData`: bytes for the row, or the file holding them. */
+export interface StagedData {
+  readonly staged: true;
+  readonly bytes?: Uint8Array;
+  readonly file?: string;
+}
+
+export interface JobStoreOptions {
+  /**
+   * Where large inputs are kept, one file each. Default: `<file>.jobs` beside a SQLite database
+   * file; none (inputs in the row) for PostgreSQL and in-memory SQLite. null: none.
+   */
+  dataDir?: string | null | undefined;
+  /** Inputs at least this large go to a file when there is a data directory; default 1 MiB. */
+  fileDataMinBytes?: number | undefined;
+}
+
+export const FILE_DATA_MIN_BYTES = 1 << 20;
+
+/** The directory for a database's job input files: beside a SQLite file, none otherwise. */
+export function defaultJobDataDir(db: Db): string | undefined {
+  return db instanceof SqliteDb && db.path !== ':memory:' ? `${db.path}.jobs` : undefined;
+}
+
 interface Row {
   id: string;
   kind: string;
   ref: string | null;
   payload: string;
   data: Uint8Array | null;
+  data_file: string | null;
   status: string;
   attempts: number | string;
   max_attempts: number | string;
@@ -48,15 +84,15 @@ interface Row {
   created_ms: number | string;
 }
 
-const COLUMNS = 'id, kind, ref, payload, data, status, attempts, max_attempts, last_error, created_ms';
+const COLUMNS = 'id, kind, ref, payload, data, data_file, status, attempts, max_attempts, last_error, created_ms';
 
-function toJob(row: Row): Job {
+function toJob(row: Row, data: Uint8Array | null): Job {
   return {
     id: row.id,
     kind: row.kind,
     ref: row.ref,
     payload: JSON.parse(row.payload) as Record<string, unknown>,
-    data: row.data === null ? null : new Uint8Array(row.data),
+    data,
     status: row.status as JobStatus,
     attempts: Number(row.attempts),
     maxAttempts: Number(row.max_attempts),
@@ -66,18 +102,107 @@ function toJob(row: Row): Job {
 }
 
 export class JobStore {
-  constructor(private readonly db: Db) {}
+  /** Where large inputs go; undefined: always in the row. */
+  readonly files: JobDataFiles | undefined;
+  private readonly fileDataMinBytes: number;
+  /** Checks for files whose rows were deleted, running after the deleting transaction ends. */
+  private readonly drops = new Set<Promise<void>>();
+
+  constructor(
+    private readonly db: Db,
+    options: JobStoreOptions = {},
+  ) {
+    const dir = options.dataDir === undefined ? defaultJobDataDir(db) : (options.dataDir ?? undefined);
+    this.files = dir !== undefined ? new JobDataFiles(dir) : undefined;
+    this.fileDataMinBytes = options.fileDataMinBytes ?? FILE_DATA_MIN_BYTES;
+  }
+
+  /**
+   * Prepares `data` (bytes, or a string stored as UTF-8) for a job that `fn` enqueues, and runs
+   * `fn` with it. A large input on a store with a data directory is written to a durable file
+   * first (before `fn` opens its transaction, so the transaction only writes the file's name);
+   * once `fn` has settled, the file is removed unless a job row names it: `fn` failed, its
+   * transaction rolled back, or it enqueued nothing. The caller passes what `fn` receives as the
+   * job's `data`.
+   */
+  async withData<T>(data: Uint8Array | string, fn: (data: StagedData) => Promise<T>): Promise<T> {
+    // A string's length in UTF-16 code units is a lower bound of its UTF-8 size.
+    const size = typeof data === 'string' ? data.length : data.byteLength;
+    if (!this.files || size < this.fileDataMinBytes) {
+      return fn({ staged: true, bytes: typeof data === 'string' ? Buffer.from(data, 'utf8') : data });
+    }
+    const files = this.files;
+    const file = await files.write(data);
+    try {
+      return await fn({ staged: true, file });
+    } finally {
+      const kept = await this.referenced([file]).then(
+        (names) => names.has(file),
+        // Unknown: leave it; the sweep at the next start removes it if no job names it.
+        () => true,
+      );
+      files.landed(file);
+      if (!kept) await files.remove(file).catch(() => undefined);
+    }
+  }
 
   /** Records a job ready to run; pass the transaction that records what the job is for. */
   async enqueue(job: NewJob, sql: SqlClient = this.db): Promise<string> {
     const id = randomUUID();
     const now = Date.now();
+    const data = job.data === undefined ? undefined : 'staged' in job.data ? job.data : { bytes: job.data, file: undefined };
     await sql.execute(
-      `INSERT INTO svc_jobs (id, kind, ref, payload, data, status, attempts, max_attempts, run_after_ms, created_ms, updated_ms)
-       VALUES ($1, $2, $3, $4, $5, 'queued', 0, $6, $7, $7, $7)`,
-      [id, job.kind, job.ref ?? null, JSON.stringify(job.payload), job.data ?? null, job.maxAttempts ?? 5, now],
+      `INSERT INTO svc_jobs (id, kind, ref, payload, data, data_file, status, attempts, max_attempts, run_after_ms, created_ms, updated_ms)
+       VALUES ($1, $2, $3, $4, $5, $6, 'queued', 0, $7, $8, $8, $8)`,
+      [id, job.kind, job.ref ?? null, JSON.stringify(job.payload), data?.bytes ?? null, data?.file ?? null, job.maxAttempts ?? 5, now],
     );
     return id;
+  }
+
+  /** The job, with its input read back from its file when it has one (null when that is gone). */
+  private async load(row: Row): Promise<Job> {
+    if (row.data_file === null) return toJob(row, row.data === null ? null : new Uint8Array(row.data));
+    return toJob(row, this.files ? await this.files.read(row.data_file) : null);
+  }
+
+  /** Which of `names` a job row names. */
+  private async referenced(names: readonly string[]): Promise<Set<string>> {
+    if (names.length === 0) return new Set();
+    const rows = await this.db.query<{ data_file: string }>(`SELECT data_file FROM svc_jobs WHERE data_file IN (${names.map((_, i) => `$${i + 1}`).join(', ')})`, names);
+    return new Set(rows.map((r) => r.data_file));
+  }
+
+  /**
+   * Removes the files of these names that no job row names. Called from inside a transaction it
+   * must not decide before that transaction ends: on SQLite a statement outside the transaction
+   * waits until it has (committed or rolled back), which is what this relies on. Not awaited by
+   * the caller; `settled()` waits for it.
+   */
+  private dropLater(names: readonly string[]): void {
+    const files = this.files;
+    if (!files || names.length === 0) return;
+    const drop = this.referenced(names)
+      .then(async (kept) => {
+        for (const name of names) if (!kept.has(name)) await files.remove(name);
+      })
+      // Left for the sweep at the next start.
+      .catch(() => undefined)
+      .finally(() => this.drops.delete(drop));
+    this.drops.add(drop);
+  }
+
+  /** Waits for the file removals started so far (tests, shutdown). */
+  async settled(): Promise<void> {
+    while (this.drops.size > 0) await Promise.all(this.drops);
+  }
+
+  /**
+   * Removes input files no job names (a crash between writing one and committing its job, or
+   * before removing a finished job's). Run at start, before this process writes any.
+   */
+  async sweepDataFiles(): Promise<number> {
+    if (!this.files) return 0;
+    return this.files.sweep(async () => new Set((await this.db.query<{ data_file: string }>('SELECT data_file FROM svc_jobs WHERE data_file IS NOT NULL')).map((r) => r.data_file)));
   }
 
   /**
@@ -104,7 +229,7 @@ export class JobStore {
        RETURNING ${COLUMNS}`,
       params,
     );
-    return rows[0] ? toJob(rows[0]) : undefined;
+    return rows[0] ? this.load(rows[0]) : undefined;
   }
 
   /** Extends the leases of the given jobs that `owner` still holds. */
@@ -118,9 +243,15 @@ export class JobStore {
     }
   }
 
-  /** Removes a finished job; false when the lease was lost (another worker took it over). */
+  /** Removes a finished job (and its input file); false when the lease was lost (another worker took it over). */
   async complete(id: string, owner: string): Promise<boolean> {
-    return (await this.db.execute("DELETE FROM svc_jobs WHERE id = $1 AND lease_owner = $2 AND status = 'running'", [id, owner])) === 1;
+    const rows = await this.db.query<{ data_file: string | null }>("DELETE FROM svc_jobs WHERE id = $1 AND lease_owner = $2 AND status = 'running' RETURNING data_file", [id, owner]);
+    await this.removeFiles(rows);
+    return rows.length === 1;
+  }
+
+  private async removeFiles(rows: readonly { data_file: string | null }[]): Promise<void> {
+    for (const { data_file } of rows) if (data_file !== null) await this.files?.remove(data_file);
   }
 
   /** Puts a job back in the queue to run again at `runAfterMs`, recording why it failed. */
@@ -133,13 +264,17 @@ export class JobStore {
     return changed === 1;
   }
 
-  /** Gives up on a job: kept as failed with its error, its data dropped. */
+  /** Gives up on a job: kept as failed with its error, its data (and input file) dropped. */
   async fail(id: string, owner: string, error: string): Promise<boolean> {
+    const where = "id = $1 AND lease_owner = $2 AND status = 'running'";
+    // The lease holder alone changes the row, so the name read first is the one dropped below.
+    const files = await this.db.query<{ data_file: string | null }>(`SELECT data_file FROM svc_jobs WHERE ${where}`, [id, owner]);
     const changed = await this.db.execute(
-      `UPDATE svc_jobs SET status = 'failed', lease_owner = NULL, lease_expires_ms = NULL, last_error = $1, data = NULL, updated_ms = $2
-       WHERE id = $3 AND lease_owner = $4 AND status = 'running'`,
-      [error, Date.now(), id, owner],
+      `UPDATE svc_jobs SET status = 'failed', lease_owner = NULL, lease_expires_ms = NULL, last_error = $3, data = NULL, data_file = NULL, updated_ms = $4
+       WHERE ${where}`,
+      [id, owner, error, Date.now()],
     );
+    if (changed === 1) await this.removeFiles(files);
     return changed === 1;
   }
 
@@ -155,17 +290,22 @@ export class JobStore {
 
   async get(id: string): Promise<Job | undefined> {
     const [row] = await this.db.query<Row>(`SELECT ${COLUMNS} FROM svc_jobs WHERE id = $1`, [id]);
-    return row ? toJob(row) : undefined;
+    return row ? this.load(row) : undefined;
   }
 
   /** Jobs working on `ref` (queued, running or failed). */
   async byRef(ref: string): Promise<Job[]> {
     const rows = await this.db.query<Row>(`SELECT ${COLUMNS} FROM svc_jobs WHERE ref = $1 ORDER BY created_ms`, [ref]);
-    return rows.map(toJob);
+    return Promise.all(rows.map((row) => this.load(row)));
   }
 
-  /** Deletes every job of `ref` (what it worked on is gone); a running one finds out when it ends. */
+  /**
+   * Deletes every job of `ref` (what it worked on is gone); a running one finds out when it
+   * ends. Their input files are removed once the transaction `sql` belongs to has committed.
+   */
   async deleteByRef(ref: string, sql: SqlClient = this.db): Promise<number> {
-    return sql.execute('DELETE FROM svc_jobs WHERE ref = $1', [ref]);
+    const rows = await sql.query<{ data_file: string | null }>('DELETE FROM svc_jobs WHERE ref = $1 RETURNING data_file', [ref]);
+    this.dropLater(rows.flatMap((r) => (r.data_file !== null ? [r.data_file] : [])));
+    return rows.length;
   }
 }

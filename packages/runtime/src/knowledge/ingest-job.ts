@@ -10,6 +10,7 @@ import { RuntimeError } from '../errors.js';
 import type { Job } from '../jobs/job-store.js';
 import type { JobHandler } from '../jobs/job-worker.js';
 import type { Logger } from '../server/logger.js';
+import { decodeUtf8Sliced } from '../util/utf8-slices.js';
 import { failUnfinishedChildren, ingestCollection, type CollectionKnowledge } from './collection-job.js';
 import type { ContentKnowledge } from './content-routes.js';
 import type { ContentRecord, ContentStore } from './content-store.js';
@@ -75,15 +76,16 @@ export function ingestHandler(knowledge: ContentKnowledge, store: ContentStore, 
         });
         return;
       }
+      if ((p.source === 'file' || p.source === 'text') && job.data === null) throw new RuntimeError('INTERNAL_SERVER_ERROR', 'The job lost its content');
       const source: Pick<InsertOptions, 'text' | 'buffer' | 'url' | 'topic'> =
         p.source === 'url'
           ? { url: p.url! }
           : p.source === 'topic'
             ? { topic: p.topic! }
             : p.source === 'text'
-              ? { text: Buffer.from(job.data ?? new Uint8Array()).toString('utf8') }
-              : { buffer: job.data ?? new Uint8Array() };
-      if ((p.source === 'file' || p.source === 'text') && job.data === null) throw new RuntimeError('INTERNAL_SERVER_ERROR', 'The job lost its content');
+              ? // Decoded a slice at a time: 10 MB in one call held the event loop ~8-20 ms.
+                { text: await decodeUtf8Sliced(job.data!, undefined, signal) }
+              : { buffer: job.data! };
       const result = await knowledge.insert({
         ...p.choices,
         ...source,

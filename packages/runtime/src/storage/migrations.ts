@@ -369,6 +369,16 @@ export const MIGRATIONS: readonly Migration[] = [
     --;;
     CREATE INDEX IF NOT EXISTS svc_knowledge_contents_by_owner ON svc_knowledge_contents (knowledge_id, user_id)`,
   },
+  {
+    version: 44,
+    name: 'job_data_files',
+    // On a SQLite file, a large job input (an upload over 1 MiB) is kept in a file beside the
+    // database rather than in the row (writing 10 MB into the row blocked the event loop for
+    // ~60-130 ms, and every later UPDATE of the row rewrote it); data_file names that file.
+    // PostgreSQL keeps inputs in the row, so any host can take the job; the column stays NULL.
+    sqlite: `ALTER TABLE svc_jobs ADD COLUMN data_file TEXT`,
+    postgres: `ALTER TABLE svc_jobs ADD COLUMN IF NOT EXISTS data_file TEXT`,
+  },
 ];
 
 /** Checks that a migration list is strictly increasing, so a bad merge fails loudly at start. */

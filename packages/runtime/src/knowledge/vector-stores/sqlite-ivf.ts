@@ -34,7 +34,7 @@ import type Database from 'better-sqlite3';
 import type { Offload } from '../workers/offload.js';
 import { IvfMemory } from './ivf-memory.js';
 import { assignLists, nearestList, nearestLists, trainCentroids, type AssignPayload, type TrainPayload } from './ivf-kmeans.js';
-import { processAlive } from './sqlite-staging.js';
+import { processAlive } from '../../util/process-alive.js';
 
 export interface IvfSettings {
   lists: number;

@@ -8,6 +8,8 @@
  * - `chunk`: a text-only chunker splitting one large document (see chunking.ts).
  * - `ivf-train` / `ivf-assign`: k-means and list assignment of the SQLite store's IVF index
  *   (vector-stores/ivf-kmeans.ts).
+ * - `sqlite-checkpoint`: a PASSIVE checkpoint of a SQLite store's write-ahead log during a
+ *   large write (vector-stores/sqlite-checkpoint.ts).
  */
 import { RuntimeError } from '../../errors.js';
 
@@ -19,6 +21,7 @@ const TASKS: Record<string, () => Promise<Task>> = {
   chunk: async () => (await import('./chunking.js')).chunkTask as Task,
   'ivf-train': async () => (await import('../vector-stores/ivf-kmeans.js')).trainTask as Task,
   'ivf-assign': async () => (await import('../vector-stores/ivf-kmeans.js')).assignTask as Task,
+  'sqlite-checkpoint': async () => (await import('../vector-stores/sqlite-checkpoint.js')).checkpointTask as Task,
 };
 
 export async function runTask(name: string, payload: unknown): Promise<unknown> {
