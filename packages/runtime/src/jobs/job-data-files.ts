@@ -42,7 +42,7 @@ export class JobDataFiles {
    * durable; returns its name. The name stays in flight (safe from the sweep) until `landed`.
    */
   async write(data: Uint8Array | string): Promise<string> {
-    await mkdir(this.dir, { recursive: true });
+    await mkdir(this.dir, { recursive: true, mode: 0o700 });
     const id = `${process.pid}-${randomUUID()}`;
     const name = `${id}.job`;
     const temp = join(this.dir, `${id}.tmp`);
