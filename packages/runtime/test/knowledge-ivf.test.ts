@@ -256,6 +256,28 @@ describe('SQLite IVF index', () => {
     expect(hits.some((h) => h.chunk.content_id === 'other')).toBe(true);
   });
 
+  it("answers a trained store's keyword searches on its reader thread, as its own connection would", async () => {
+    const s = await store();
+    await s.upsert('doc', chunksFor('doc', 800, 41), 'e');
+    await s.ivfSettled();
+    const here = await store({ ivf: false });
+    // A closed reader answers nothing: this store's queries run on its own connection.
+    await here.reader!.close();
+    for (const [q, query] of ['chunk 7', 'chunk 12 of doc', 'doc', '799'].entries()) {
+      const vector = vectorNear(q, noise(700 + q));
+      for (const searchType of ['keyword', 'hybrid'] as const) {
+        const got = await s.search({ searchType, query, vector, limit: 10 });
+        expect(got.length, `${searchType} ${query}`).toBeGreaterThan(0);
+        expect(ids(got), `${searchType} ${query}`).toEqual(ids(await here.search({ searchType, query, vector, limit: 10 })));
+      }
+    }
+    const filtered = await s.search({ searchType: 'keyword', query: 'chunk', limit: 5, filter: parseFilters({ cluster: 3 }) });
+    expect(filtered).toHaveLength(5);
+    expect(filtered.every((h) => h.chunk.meta_data.cluster === 3)).toBe(true);
+    expect(s.reader!.answered).toBe(9);
+    expect(here.reader!.answered).toBe(0);
+  });
+
   it('falls back to the exact scan under filters and owner scope, keeping exactly `limit` hits', async () => {
     const s = await store();
     // Cluster 0 rows: half shared, and the rest owned by "bob" in every cluster.

@@ -23,8 +23,19 @@ export async function searchWith(request: SearchRequest, sides: SearchSides): Pr
       return sides.keyword(request.query, request.limit, filters);
     case 'hybrid': {
       const wide = request.limit * HYBRID_CANDIDATES;
-      const lists = await Promise.all([sides.vector(requireVector(request), wide, filters), sides.keyword(request.query, wide, filters)]);
-      return reciprocalRankFusion(lists, request.limit);
+      // Keyword first: a store that answers it on another thread (sqlite-reader.ts) then scores
+      // both at once, the vector side here meanwhile.
+      const queryVector = requireVector(request);
+      const keyword = sides.keyword(request.query, wide, filters);
+      let vector: SearchHit[] | Promise<SearchHit[]>;
+      try {
+        vector = sides.vector(queryVector, wide, filters);
+      } catch (error) {
+        // The keyword side's answer is no longer wanted; its failure must not go unhandled.
+        void Promise.resolve(keyword).catch(() => undefined);
+        throw error;
+      }
+      return reciprocalRankFusion(await Promise.all([vector, keyword]), request.limit);
     }
   }
 }

@@ -218,6 +218,11 @@ export class IvfIndex {
     return this.memory.candidates(query, lists, count);
   }
 
+  /** Whether every vector has a list (the store is large enough to have trained one). */
+  ready(db: Database.Database): boolean {
+    return meta(db, this.t, 'ivf_ready') !== undefined;
+  }
+
   /** Rows whose codes are in memory, or undefined when none are loaded. */
   get memoryRows(): number | undefined {
     return this.memory?.size;

@@ -40,6 +40,7 @@ import { embedderConflict, searchWith } from './search.js';
 import { checkTableName } from './identifiers.js';
 import { TimeSlicer } from '../../util/time-slicer.js';
 import { BackgroundCheckpoints } from './sqlite-checkpoint.js';
+import { SqliteReader } from './sqlite-reader.js';
 import { IVF_DEFAULTS, IvfIndex, createIvfTables, dropIvf } from './sqlite-ivf.js';
 import { sharedOffload, type Offload } from '../workers/offload.js';
 import {
@@ -135,6 +136,8 @@ export class SqliteVectorStore implements VectorStore, ReindexableStore {
   readonly ivf: IvfIndex;
   /** Checkpoints of the log in a pool thread during staged writes (not for `:memory:`). */
   private readonly checkpoints: BackgroundCheckpoints | undefined;
+  /** A thread reading the file for full-text queries of large stores (not for `:memory:`). */
+  readonly reader: SqliteReader | undefined;
 
   /** The store's file is its own database, so its id is the store id. */
   get dbId(): string {
@@ -164,6 +167,7 @@ export class SqliteVectorStore implements VectorStore, ReindexableStore {
     if (options.path !== ':memory:') {
       mkdirSync(dirname(options.path), { recursive: true });
       this.checkpoints = new BackgroundCheckpoints(options.path, () => offload ?? sharedOffload());
+      this.reader = new SqliteReader(options.path, MMAP_BYTES);
     }
     const db = new Database(options.path);
     db.pragma('journal_mode = WAL');
@@ -586,7 +590,7 @@ export class SqliteVectorStore implements VectorStore, ReindexableStore {
     return this.run((db) => db.prepare(sql).all(blob, blob, ...where.params, limit) as Row[]);
   }
 
-  private keywordSearch(query: string, limit: number, filter: Filter | undefined, visibleTo: string | undefined): SearchHit[] {
+  private keywordSearch(query: string, limit: number, filter: Filter | undefined, visibleTo: string | undefined): SearchHit[] | Promise<SearchHit[]> {
     const tokens = queryTokens(query);
     if (tokens.length === 0) return [];
     // Each token is quoted, so FTS5 syntax in user text is inert; OR ranks by how many match.
@@ -604,12 +608,19 @@ export class SqliteVectorStore implements VectorStore, ReindexableStore {
     const full = `SELECT c.chunk_id, c.content_id, c.name, c.content, c.meta_data, bm25(${this.table}_fts) AS score
       FROM ${this.table}_fts f JOIN ${this.table}_chunks c ON c.rowid = f.rowid
       WHERE ${this.table}_fts MATCH ? AND ${this.visible()} ${where.sql} ORDER BY score LIMIT ?`;
-    const rows = this.run((db) => {
-      const first = db.prepare(top).all(match, candidates, ...where.params, limit) as Row[];
-      return first.length >= limit ? first : (db.prepare(full).all(match, ...where.params, limit) as Row[]);
-    });
+    const first = { sql: top, params: [match, candidates, ...where.params, limit] };
+    const then = { sql: full, params: [match, ...where.params, limit] };
+    const here = () =>
+      this.run((db) => {
+        const rows = db.prepare(first.sql).all(...first.params) as Row[];
+        return rows.length >= limit ? rows : (db.prepare(then.sql).all(...then.params) as Row[]);
+      });
     // bm25() is negative, lower is better; r/(1+r) maps it into [0, 1).
-    return rows.map((r) => toHit(r, -r.score / (1 - r.score)));
+    const hits = (rows: Row[]) => rows.map((r) => toHit(r, -r.score / (1 - r.score)));
+    // A large store (one with an IVF index) asks its reader thread (sqlite-reader.ts): the
+    // scoring runs beside a hybrid search's vector side and off the event loop.
+    if (this.reader && this.run((db) => this.ivf.ready(db))) return this.reader.query<Row>(first, then, limit).then((rows) => hits(rows ?? here()));
+    return hits(here());
   }
 
   async filterKeys(visibleTo?: string): Promise<string[]> {
@@ -637,6 +648,7 @@ export class SqliteVectorStore implements VectorStore, ReindexableStore {
     this.ivf.stop();
     await this.ivf.settled();
     await this.checkpoints?.settled();
+    await this.reader?.close();
     this.db?.close();
     this.db = undefined;
   }
