@@ -26,7 +26,7 @@ interface Request {
   id: number;
   first: ReaderQuery;
   /** Run when `first` returns fewer than `enough` rows. */
-  then: ReaderQuery | undefined;
+  fallback: ReaderQuery | undefined;
   enough: number;
 }
 
@@ -52,7 +52,7 @@ function prepared(sql) {
 parentPort.on('message', (request) => {
   try {
     let rows = prepared(request.first.sql).all(...request.first.params);
-    if (rows.length < request.enough && request.then) rows = prepared(request.then.sql).all(...request.then.params);
+    if (rows.length < request.enough && request.fallback) rows = prepared(request.fallback.sql).all(...request.fallback.params);
     parentPort.postMessage({ id: request.id, rows });
   } catch (error) {
     parentPort.postMessage({ id: request.id, error: String((error && error.message) || error) });
@@ -73,15 +73,15 @@ export class SqliteReader {
     private readonly mmapBytes: number,
   ) {}
 
-  /** Rows of `first` (or of `then` when `first` has fewer than `enough`), or undefined when the thread cannot answer. */
-  query<T>(first: ReaderQuery, then: ReaderQuery | undefined, enough: number): Promise<T[] | undefined> {
+  /** Rows of `first` (or of `fallback` when `first` has fewer than `enough`), or undefined when the thread cannot answer. */
+  query<T>(first: ReaderQuery, fallback: ReaderQuery | undefined, enough: number): Promise<T[] | undefined> {
     const worker = this.start();
     if (!worker) return Promise.resolve(undefined);
     const id = this.nextId++;
     return new Promise<T[] | undefined>((resolve) => {
       this.waiting.set(id, resolve as (rows: unknown[] | undefined) => void);
       if (this.waiting.size === 1) worker.ref();
-      worker.postMessage({ id, first, then, enough } satisfies Request);
+      worker.postMessage({ id, first, fallback, enough } satisfies Request, []);
     });
   }
 

@@ -609,17 +609,17 @@ export class SqliteVectorStore implements VectorStore, ReindexableStore {
       FROM ${this.table}_fts f JOIN ${this.table}_chunks c ON c.rowid = f.rowid
       WHERE ${this.table}_fts MATCH ? AND ${this.visible()} ${where.sql} ORDER BY score LIMIT ?`;
     const first = { sql: top, params: [match, candidates, ...where.params, limit] };
-    const then = { sql: full, params: [match, ...where.params, limit] };
+    const fallback = { sql: full, params: [match, ...where.params, limit] };
     const here = () =>
       this.run((db) => {
         const rows = db.prepare(first.sql).all(...first.params) as Row[];
-        return rows.length >= limit ? rows : (db.prepare(then.sql).all(...then.params) as Row[]);
+        return rows.length >= limit ? rows : (db.prepare(fallback.sql).all(...fallback.params) as Row[]);
       });
     // bm25() is negative, lower is better; r/(1+r) maps it into [0, 1).
     const hits = (rows: Row[]) => rows.map((r) => toHit(r, -r.score / (1 - r.score)));
     // A large store (one with an IVF index) asks its reader thread (sqlite-reader.ts): the
     // scoring runs beside a hybrid search's vector side and off the event loop.
-    if (this.reader && this.run((db) => this.ivf.ready(db))) return this.reader.query<Row>(first, then, limit).then((rows) => hits(rows ?? here()));
+    if (this.reader && this.run((db) => this.ivf.ready(db))) return this.reader.query<Row>(first, fallback, limit).then((rows) => hits(rows ?? here()));
     return hits(here());
   }
 
