@@ -49,6 +49,7 @@ import { Runtime } from '../packages/runtime/src/runtime.js';
 import { consoleLogger, silentLogger } from '../packages/runtime/src/server/logger.js';
 import { openDb } from '../packages/runtime/src/storage/open-db.js';
 import type { Db } from '../packages/runtime/src/storage/db.js';
+import { seededRandom } from '../packages/runtime/src/util/seeded-random.js';
 
 export interface KnowledgeBenchOptions {
   /** Corpus sizes (chunks) for search latency and recall; default 10,000 and 100,000. */
@@ -99,17 +100,6 @@ const TYPES: SearchType[] = ['vector', 'keyword', 'hybrid'];
 // ---------------------------------------------------------------------------------------------
 // The local embedder and the generated corpus
 
-/** A small seeded PRNG (mulberry32), so every run generates the same corpus. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function fnv1a(text: string): number {
   let h = 0x811c9dc5;
@@ -155,8 +145,8 @@ export class RandomProjectionEmbedder implements Embedder {
   private wordVector(word: string): Float32Array {
     let v = this.words.get(word);
     if (!v) {
-      const own = random(fnv1a(word));
-      const topic = random(0x7f4a7c15 + topicOf(word));
+      const own = seededRandom(fnv1a(word));
+      const topic = seededRandom(0x7f4a7c15 + topicOf(word));
       v = new Float32Array(this.dimensions);
       for (let i = 0; i < v.length; i++) v[i] = (topic() * 2 - 1) + 0.8 * (own() * 2 - 1);
       if (this.words.size < 200_000) this.words.set(word, v);
@@ -204,7 +194,7 @@ export class Corpus {
   private readonly next: () => number;
 
   constructor(seed = 7, size = 30_000) {
-    this.next = random(seed);
+    this.next = seededRandom(seed);
     const syllables = ['ka', 'lo', 'mi', 'ter', 'sun', 'vel', 'dor', 'pra', 'nix', 'qua', 'zen', 'bri', 'os', 'fal', 'gur', 'hem', 'jo', 'rek', 'sta', 'wy'];
     const words = new Set<string>();
     while (words.size < size) {
@@ -344,7 +334,7 @@ export interface Workload {
 export async function workload(store: VectorStore, size: number, queryCount: number, embedder: RandomProjectionEmbedder, seed: number): Promise<Workload> {
   const corpus = new Corpus(seed);
   const loaded = await load(store, size, embedder, corpus);
-  const next = random(seed + 1);
+  const next = seededRandom(seed + 1);
   const queries = Array.from({ length: queryCount }, () => {
     const target = Math.floor(next() * size);
     const query = corpus.query(loaded.texts[target]!);

@@ -7,6 +7,7 @@
  * training 256 lists on ~16k 384-d vectors is seconds of CPU, and assigning 100k vectors as much
  * again, which the event loop must not carry.
  */
+import { seededRandom } from '../../util/seeded-random.js';
 
 export interface TrainPayload {
   /** `count` vectors of `dims` floats, back to back. */
@@ -23,17 +24,6 @@ export interface AssignPayload {
   dims: number;
 }
 
-/** A small deterministic generator (mulberry32), so a training run can be repeated in tests. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function normalise(v: Float32Array, at: number, dims: number): void {
   let norm = 0;
@@ -107,7 +97,7 @@ export function trainCentroids(payload: TrainPayload): Float32Array {
   const count = vectors.length / dims;
   for (let i = 0; i < count; i++) normalise(vectors, i * dims, dims);
   const lists = Math.max(1, Math.min(payload.lists, count));
-  const rand = random(payload.seed);
+  const rand = seededRandom(payload.seed);
   // Initial centroids: distinct random sample members.
   const picked = new Set<number>();
   while (picked.size < lists) picked.add(Math.floor(rand() * count));
