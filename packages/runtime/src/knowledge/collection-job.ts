@@ -16,7 +16,7 @@
 import { createHash } from 'node:crypto';
 import { RuntimeError } from '../errors.js';
 import type { Logger } from '../server/logger.js';
-import type { ContentRecord, ContentStore } from './content-store.js';
+import type { ContentRecord, ContentStore, NewContent } from './content-store.js';
 import { unprocessable } from './errors.js';
 import { failureNote } from './readers/collection.js';
 import type { ChildContent, FailedChild, SourceChild } from './readers/reader.js';
@@ -103,22 +103,7 @@ export async function ingestCollection(run: CollectionRun): Promise<void> {
         gone = true;
         return;
       }
-      await store.create({
-        id,
-        knowledge_id: knowledge.id,
-        name: item.name,
-        description: null,
-        metadata: parent.metadata,
-        file_type: null,
-        size: null,
-        reader_id: parent.reader_id,
-        chunker: parent.chunker,
-        status: 'processing',
-        status_message: null,
-        parent_id: parent.id,
-        source_key: item.key,
-        user_id: parent.user_id,
-      });
+      await store.create(childRecord(parent, id, item, 'processing', null));
     }
     let result: InsertResult;
     try {
@@ -214,9 +199,14 @@ async function failChild(run: CollectionRun, id: string, child: { key: string; n
     return;
   }
   if (!(await store.get(knowledge.id, parent.id))) return;
-  await store.create({
+  await store.create(childRecord(parent, id, child, 'failed', clip(message)));
+}
+
+/** A new child's record: named by its source, read and owned as its parent is. */
+function childRecord(parent: ContentRecord, id: string, child: { key: string; name: string }, status: 'processing' | 'failed', message: string | null): NewContent {
+  return {
     id,
-    knowledge_id: knowledge.id,
+    knowledge_id: parent.knowledge_id,
     name: child.name,
     description: null,
     metadata: parent.metadata,
@@ -224,12 +214,12 @@ async function failChild(run: CollectionRun, id: string, child: { key: string; n
     size: null,
     reader_id: parent.reader_id,
     chunker: parent.chunker,
-    status: 'failed',
-    status_message: clip(message),
+    status,
+    status_message: message,
     parent_id: parent.id,
     source_key: child.key,
     user_id: parent.user_id,
-  });
+  };
 }
 
 function count(tally: Tally, key: string, record: ContentRecord, unchanged: boolean): void {
