@@ -40,6 +40,20 @@ for (const kind of testDatabaseKinds) {
       return rt;
     };
 
+    /** A runtime in a child process on the same database, for kill -9 (a short lease, so a survivor takes its jobs soon). */
+    const killableRuntime = async () => {
+      const child = await startChildRuntime({
+        DATABASE_URL: database.url,
+        EMBEDDINGS_URL: embeddings.url,
+        ...(knowledgePath ? { KNOWLEDGE_PATH: knowledgePath } : {}),
+        FAKE_LLM_URL: 'http://127.0.0.1:9',
+        RUN_LEASE_SECONDS: '2',
+        PORT: String(await freePort()),
+      });
+      stops.push(child.kill);
+      return child;
+    };
+
     beforeAll(async () => {
       embeddings = await startFakeEmbeddings({ delayMs: 250 });
       database = await kind.create();
@@ -94,15 +108,7 @@ for (const kind of testDatabaseKinds) {
     });
 
     it('kill -9 in the middle of embedding: another runtime takes the job over and finishes it, nothing lost or stored twice', async () => {
-      const child = await startChildRuntime({
-        DATABASE_URL: database.url,
-        EMBEDDINGS_URL: embeddings.url,
-        ...(knowledgePath ? { KNOWLEDGE_PATH: knowledgePath } : {}),
-        FAKE_LLM_URL: 'http://127.0.0.1:9',
-        RUN_LEASE_SECONDS: '2',
-        PORT: String(await freePort()),
-      });
-      stops.push(child.kill);
+      const child = await killableRuntime();
       const before = embeddings.requests.length;
       const accepted = await call(child.url, 'POST', '/knowledge/content', { body: { name: 'long.txt', text_content: LONG_TEXT, chunk_size: 200 } });
       expect(accepted.status).toBe(202);
@@ -133,15 +139,7 @@ for (const kind of testDatabaseKinds) {
     });
 
     it('kill -9 right after a large upload is accepted: the restart reads the input back and finishes it, and no input file outlives its job', async () => {
-      const child = await startChildRuntime({
-        DATABASE_URL: database.url,
-        EMBEDDINGS_URL: embeddings.url,
-        ...(knowledgePath ? { KNOWLEDGE_PATH: knowledgePath } : {}),
-        FAKE_LLM_URL: 'http://127.0.0.1:9',
-        RUN_LEASE_SECONDS: '2',
-        PORT: String(await freePort()),
-      });
-      stops.push(child.kill);
+      const child = await killableRuntime();
       // About 1.5 MB: more than a SQLite job row keeps (1 MiB), so the input is in a file.
       const text = Array.from({ length: 40_000 }, (_, i) => `Large upload sentence ${i} survives a crash.`).join(' ');
       expect(Buffer.byteLength(text)).toBeGreaterThan(FILE_DATA_MIN_BYTES);
