@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { seededRandom } from './seeded-random.js';
 
+const take = (seed: number) => Array.from({ length: 1000 }, seededRandom(seed));
+
 describe('seededRandom', () => {
   it('repeats its sequence for a seed, differs between seeds, and stays in [0, 1)', () => {
-    const take = (seed: number) => Array.from({ length: 1000 }, seededRandom(seed));
     const a = take(7);
     expect(take(7)).toEqual(a);
     expect(take(8)).not.toEqual(a);
