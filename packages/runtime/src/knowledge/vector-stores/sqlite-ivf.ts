@@ -256,14 +256,8 @@ export class IvfIndex {
     try {
       const select = `SELECT l.rowid, l.list, c.embedding FROM ${t}_ivf_lists l JOIN ${t}_chunks c ON c.rowid = l.rowid
         WHERE l.rowid > ? AND c.embedding IS NOT NULL ORDER BY l.rowid LIMIT ${ASSIGN_BATCH}`;
-      let last: number | bigint = -1;
-      for (;;) {
-        const rows = this.db().prepare(select).raw().all(last) as [number | bigint, number, Buffer][];
+      for await (const rows of this.batches<[number | bigint, number, Buffer]>(select)) {
         for (const [rowid, list, blob] of rows) memory.add(Number(rowid), list, new Float32Array(blob.buffer, blob.byteOffset, blob.length / 4));
-        if (rows.length < ASSIGN_BATCH) break;
-        last = rows[rows.length - 1]![0];
-        await yieldToLoop();
-        this.stopping.signal.throwIfAborted();
       }
       const now = this.db();
       // This connection's writes meanwhile went into `memory` too; another's would be missing.
@@ -343,6 +337,22 @@ export class IvfIndex {
     await this.assignAll();
   }
 
+  /**
+   * The rows of `select` (rowid first, `rowid > ?`, at most ASSIGN_BATCH a call) batch by batch,
+   * yielding to the loop between batches and stopping when the store closes.
+   */
+  private async *batches<R extends [number | bigint, ...unknown[]]>(select: string): AsyncGenerator<R[]> {
+    let last: number | bigint = -1;
+    for (;;) {
+      const rows = this.db().prepare(select).raw().all(last) as R[];
+      if (rows.length > 0) yield rows;
+      if (rows.length < ASSIGN_BATCH) return;
+      last = rows[rows.length - 1]![0];
+      await yieldToLoop();
+      this.stopping.signal.throwIfAborted();
+    }
+  }
+
   /** A uniform sample of the stored vectors, read in rowid batches with yields between them. */
   private async sample(): Promise<{ vectors: Float32Array; dims: number } | undefined> {
     const t = this.t;
@@ -350,19 +360,14 @@ export class IvfIndex {
     const want = Math.min(SAMPLE_MAX, this.settings.lists * SAMPLE_PER_LIST);
     const keep = Math.min(1, want / Math.max(1, total));
     const picked: Buffer[] = [];
-    let last: number | bigint = -1;
     let state = 12345;
-    for (;;) {
-      const rows = this.db().prepare(`SELECT rowid, embedding FROM ${t}_chunks WHERE rowid > ? AND embedding IS NOT NULL ORDER BY rowid LIMIT ${ASSIGN_BATCH}`).raw().all(last) as [number | bigint, Buffer][];
+    const select = `SELECT rowid, embedding FROM ${t}_chunks WHERE rowid > ? AND embedding IS NOT NULL ORDER BY rowid LIMIT ${ASSIGN_BATCH}`;
+    for await (const rows of this.batches<[number | bigint, Buffer]>(select)) {
       for (const [, blob] of rows) {
         // A fixed-seed LCG, so the same data trains the same centroids.
         state = (Math.imul(state, 1103515245) + 12345) >>> 0;
         if (state / 4294967296 < keep) picked.push(blob);
       }
-      if (rows.length < ASSIGN_BATCH) break;
-      last = rows[rows.length - 1]![0];
-      await yieldToLoop();
-      this.stopping.signal.throwIfAborted();
     }
     if (picked.length === 0) return undefined;
     const dims = picked[0]!.length / 4;
