@@ -46,7 +46,7 @@ import type { SearchType, StoredChunk, VectorStore } from '../packages/runtime/s
 import type { Offload } from '../packages/runtime/src/knowledge/workers/offload.js';
 import { WorkerPool } from '../packages/runtime/src/knowledge/workers/pool.js';
 import { Runtime } from '../packages/runtime/src/runtime.js';
-import { consoleLogger, silentLogger } from '../packages/runtime/src/server/logger.js';
+import { consoleLogger, silentLogger } from '../packages/runtime/src/util/logger.js';
 import { openDb } from '../packages/runtime/src/storage/open-db.js';
 import type { Db } from '../packages/runtime/src/storage/db.js';
 import { seededRandom } from '../packages/runtime/src/util/seeded-random.js';

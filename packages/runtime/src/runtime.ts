@@ -24,7 +24,7 @@ import { ConfigurationError } from './errors.js';
 import { describeIssues, runtimeOptionsSchema, type RuntimeOptions } from './runtime-options.js';
 import { buildApp, type AppParts, type BuiltApp } from './server/app.js';
 import type { AppEnv, McpInfo, ServerContext } from './server/context.js';
-import { consoleLogger, type Logger } from './server/logger.js';
+import { consoleLogger, type Logger } from './util/logger.js';
 import type { RouteEntry } from './server/route.js';
 import { trustedProxyList } from './server/client-address.js';
 import { closeServer, listen } from './server/serve.js';
@@ -35,7 +35,8 @@ import type { Model } from './model/model.js';
 import { modelFromEnvironment } from './model/from-environment.js';
 import { JobStore } from './jobs/job-store.js';
 import { JobWorker } from './jobs/job-worker.js';
-import { checkKnowledgeEmbedders } from './knowledge/reindex-job.js';
+import { checkKnowledgeEmbedders } from './knowledge/reindex/reindex-job.js';
+import { ContentService } from './knowledge/content/service.js';
 import { Runner } from './run/runner.js';
 import { SessionStore } from './sessions/session-store.js';
 
@@ -103,6 +104,7 @@ export class Runtime implements ServerContext {
   readonly runner: Runner;
   readonly tasks = new BackgroundTasks();
   readonly jobs: JobWorker;
+  readonly content: ContentService;
   /** Used by components that have no model of their own. */
   readonly defaultModel: Model | undefined;
   readonly auth: Authenticator;
@@ -181,6 +183,8 @@ export class Runtime implements ServerContext {
       userIsolation: this.auth.userIsolation,
     });
     this.jobs = new JobWorker({ store: new JobStore(this.db), log: this.log, leaseMs: internals.runLeaseMs ?? this.settings.runLeaseMs });
+    this.content = new ContentService({ db: this.db, jobs: this.jobs, knowledge: this.knowledge, log: this.log });
+    this.content.registerJobs();
   }
 
   private readonly parts: AppParts;

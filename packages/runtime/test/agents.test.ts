@@ -10,7 +10,7 @@ import { startFakeLlm, type FakeLlm } from './support/fake-llm.js';
 import { startRuntime, type StartedRuntime } from './support/runtime.js';
 import { parseSse, readUntil } from './support/sse.js';
 import { Runtime } from '../src/runtime.js';
-import { silentLogger } from '../src/server/logger.js';
+import { silentLogger } from '../src/util/logger.js';
 
 type Json = Record<string, any>;
 

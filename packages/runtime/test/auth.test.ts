@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultScopeMap } from '../src/auth/scope-map.js';
 import { OpenAIChatModel } from '../src/model/openai-chat-model.js';
 import { Runtime } from '../src/runtime.js';
-import { silentLogger } from '../src/server/logger.js';
+import { silentLogger } from '../src/util/logger.js';
 import { testComponents } from './support/components.js';
 import { testDatabaseKinds } from './support/databases.js';
 import { startFakeLlm, type FakeLlm } from './support/fake-llm.js';

@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { Agent } from '../src/agent/agent.js';
 import { OpenAIChatModel } from '../src/model/openai-chat-model.js';
 import { Runtime } from '../src/runtime.js';
-import { silentLogger } from '../src/server/logger.js';
+import { silentLogger } from '../src/util/logger.js';
 import { tool } from '../src/tools/function-tool.js';
 import { testDatabaseKinds } from './support/databases.js';
 import { startFakeLlm, type FakeLlm } from './support/fake-llm.js';

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RuntimeError } from '../src/errors.js';
 import { FILE_DATA_MIN_BYTES, JobStore } from '../src/jobs/job-store.js';
 import { JobWorker } from '../src/jobs/job-worker.js';
-import { silentLogger } from '../src/server/logger.js';
+import { silentLogger } from '../src/util/logger.js';
 import type { Db } from '../src/storage/db.js';
 import { testDatabaseKinds, type TestDatabase } from './support/databases.js';
 import { eventually } from './support/eventually.js';

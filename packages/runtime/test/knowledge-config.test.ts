@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RuntimeError } from '../src/errors.js';
-import { knowledgeConfig } from '../src/knowledge/config-route.js';
+import { knowledgeConfig } from '../src/knowledge/config.js';
 import { Knowledge } from '../src/knowledge/knowledge.js';
 import { defaultReaders } from '../src/knowledge/readers/registry.js';
 import { SqliteVectorStore } from '../src/knowledge/vector-stores/sqlite.js';

@@ -14,7 +14,7 @@ import { PostgresVectorStore } from '../src/knowledge/vector-stores/postgres.js'
 import { SqliteVectorStore } from '../src/knowledge/vector-stores/sqlite.js';
 import type { VectorStore } from '../src/knowledge/vector-stores/vector-store.js';
 import { Runtime } from '../src/runtime.js';
-import { silentLogger } from '../src/server/logger.js';
+import { silentLogger } from '../src/util/logger.js';
 import type { Db } from '../src/storage/db.js';
 import { sqliteTestDatabase, testDatabaseKinds, type TestDatabase, type TestDatabaseKind } from './support/databases.js';
 import { startFakeEmbeddings, type FakeEmbeddings } from './support/fake-embeddings.js';

@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Agent } from '../src/agent/agent.js';
-import { ContentStore } from '../src/knowledge/content-store.js';
+import { ContentStore } from '../src/knowledge/content/content-store.js';
 import { OpenAIEmbedder } from '../src/knowledge/embedders/openai.js';
 import { Knowledge } from '../src/knowledge/knowledge.js';
 import { PostgresVectorStore } from '../src/knowledge/vector-stores/postgres.js';

@@ -12,7 +12,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigurationError } from '../src/errors.js';
 import { Runtime } from '../src/runtime.js';
-import { silentLogger } from '../src/server/logger.js';
+import { silentLogger } from '../src/util/logger.js';
 import { freePort, startChildRuntime } from './support/child-runtime.js';
 import { testKnowledge } from './support/components.js';
 import { testDatabaseKinds, type TestDatabase } from './support/databases.js';

@@ -5,7 +5,7 @@
 import { z } from '@hono/zod-openapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Runtime } from '../src/runtime.js';
-import { silentLogger } from '../src/server/logger.js';
+import { silentLogger } from '../src/util/logger.js';
 import { apiRoute, PUBLIC } from '../src/server/route.js';
 import { sqliteTestDatabase } from './support/databases.js';
 import { call } from './support/http.js';

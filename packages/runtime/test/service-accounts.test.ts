@@ -8,7 +8,7 @@ import { mintToken } from '../src/auth/service-accounts/token.js';
 import { OpenAIChatModel } from '../src/model/openai-chat-model.js';
 import { Runtime, type RunningRuntime } from '../src/runtime.js';
 import type { RuntimeOptions } from '../src/runtime-options.js';
-import { silentLogger } from '../src/server/logger.js';
+import { silentLogger } from '../src/util/logger.js';
 import { testComponents } from './support/components.js';
 import { testDatabaseKinds } from './support/databases.js';
 import { startFakeLlm, type FakeLlm } from './support/fake-llm.js';

@@ -5,7 +5,7 @@
  */
 import { ConfigurationError } from '../errors.js';
 import type { AuthorizationConfig } from '../runtime-options.js';
-import type { Logger } from '../server/logger.js';
+import type { Logger } from '../util/logger.js';
 import type { Db } from '../storage/db.js';
 import { isTruthyEnv, type AuthMode } from './auth-mode.js';
 import { Authenticator } from './authenticator.js';

@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { RuntimeError } from '../errors.js';
-import type { Logger } from '../server/logger.js';
+import type { Logger } from '../util/logger.js';
 import type { Job, JobStore } from './job-store.js';
 
 export interface JobHandler {

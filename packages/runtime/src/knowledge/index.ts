@@ -38,5 +38,5 @@ export { SEARCH_TYPES, type SearchType, type MetadataFilters, type VectorStore, 
 export { SqliteVectorStore, type SqliteVectorStoreOptions } from './vector-stores/sqlite.js';
 export { PostgresVectorStore, type PostgresVectorStoreOptions } from './vector-stores/postgres.js';
 export { Knowledge, isConfigurableKnowledge, type ConfigurableKnowledge, type KnowledgeOptions, type InsertOptions, type InsertChoices, type InsertResult, type KnowledgeSearchOptions, type KnowledgeHit, type VectorDbInfo } from './knowledge.js';
-export { knowledgeConfig, type KnowledgeConfig } from './config-route.js';
+export { knowledgeConfig, type KnowledgeConfig } from './config.js';
 export * from './sources/index.js';

@@ -10,8 +10,8 @@ import type { HostedComponent } from '../components/component.js';
 import { RuntimeError } from '../errors.js';
 import type { Runnable } from '../run/execution.js';
 import type { StartedRun } from '../run/runner.js';
-import type { ServerContext } from '../server/context.js';
-import { toRunResponse } from '../server/routes/run-schemas.js';
+import type { McpHost } from './host.js';
+import { toRunResponse } from '../run/run-response.js';
 import type { RunRecord, SessionType } from '../sessions/types.js';
 import type { McpCaller } from './tool-gate.js';
 import { requestDigest, type InFlightCalls } from './in-flight.js';
@@ -80,7 +80,7 @@ function pick(args: Record<string, string | undefined>): { type: SessionType; id
 
 const ComponentSummary = z.object({ id: z.string(), name: z.string(), description: z.string().nullable() });
 
-export function registerTools(server: McpServer, ctx: ServerContext, tools: ToolContext): void {
+export function registerTools(server: McpServer, ctx: McpHost, tools: ToolContext): void {
   const { caller } = tools;
   const readable = (kind: 'agents' | 'teams' | 'workflows', list: readonly HostedComponent[]) =>
     list.filter((c) => caller.canRead?.(kind, c.id) ?? true).map(summary);
@@ -280,7 +280,7 @@ export function registerTools(server: McpServer, ctx: ServerContext, tools: Tool
 }
 
 async function runWithProgress(
-  ctx: ServerContext,
+  ctx: McpHost,
   component: Runnable,
   args: Record<string, string | undefined>,
   tools: ToolContext,

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { RuntimeError } from '../errors.js';
 import type { ChatMessage, Model, Usage } from '../model/model.js';
 import { ModelError } from '../model/model.js';
-import type { Logger } from '../server/logger.js';
+import type { Logger } from '../util/logger.js';
 import { RUN_EVENTS_CHANNEL, RunEventStore, type StoredRunEvent } from '../sessions/run-event-store.js';
 import { RunLeaseStore, type RunLease } from '../sessions/run-lease-store.js';
 import type { SessionStore } from '../sessions/session-store.js';

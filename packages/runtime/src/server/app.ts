@@ -23,12 +23,14 @@ import { homeRoutes } from './routes/home.js';
 import { infoRoutes } from './routes/info.js';
 import { serviceAccountRoutes } from './routes/service-accounts.js';
 import { sessionRoutes } from './routes/sessions.js';
-import { knowledgeConfigRoutes } from '../knowledge/config-route.js';
-import { knowledgeContentRoutes } from '../knowledge/content-routes.js';
-import { knowledgeSourcesRoutes } from '../knowledge/sources-routes.js';
-import { knowledgeReindexRoutes } from '../knowledge/reindex-routes.js';
-import { mcpChallenge, mcpOAuthRoutes } from '../mcp/mcp-oauth.js';
-import { mcpRoutes } from '../mcp/mcp-route.js';
+import { knowledgeConfigRoutes } from './routes/knowledge/config.js';
+import { knowledgeContentRoutes } from './routes/knowledge/content.js';
+import { knowledgeRemoteContentRoutes } from './routes/knowledge/remote-content.js';
+import { knowledgeSearchRoutes } from './routes/knowledge/search.js';
+import { knowledgeSourcesRoutes } from './routes/knowledge/sources.js';
+import { knowledgeReindexRoutes } from './routes/knowledge/reindex.js';
+import { mcpChallenge, mcpOAuthRoutes } from './routes/mcp-oauth.js';
+import { mcpRoutes } from './routes/mcp.js';
 
 /** The version of the HTTP interface description (not of the runtime itself). */
 export const API_VERSION = '2.7.2';
@@ -75,6 +77,8 @@ export function buildApp(ctx: ServerContext, parts: AppParts = {}): BuiltApp {
     ...configRoutes(ctx),
     ...knowledgeConfigRoutes(ctx),
     ...knowledgeContentRoutes(ctx),
+    ...knowledgeRemoteContentRoutes(ctx),
+    ...knowledgeSearchRoutes(ctx),
     ...knowledgeSourcesRoutes(ctx),
     ...knowledgeReindexRoutes(ctx),
     ...componentRoutes(ctx),

@@ -11,10 +11,11 @@ import type { Principal } from '../auth/principal.js';
 import type { ServiceAccountStore } from '../auth/service-accounts/service-account-store.js';
 import type { HostedComponent, KnowledgeComponent } from '../components/component.js';
 import type { JobWorker } from '../jobs/job-worker.js';
+import type { ContentService } from '../knowledge/content/service.js';
 import type { Runner } from '../run/runner.js';
 import type { SessionStore } from '../sessions/session-store.js';
 import type { Db } from '../storage/db.js';
-import type { Logger } from './logger.js';
+import type { Logger } from '../util/logger.js';
 
 export interface McpInfo {
   enabled: boolean;
@@ -43,8 +44,10 @@ export interface ServerContext {
   readonly runner: Runner;
   /** Work requests start without waiting for it; shutdown drains it. */
   readonly tasks: BackgroundTasks;
-  /** Durable background jobs (content ingestion); features register their handlers here. */
+  /** Durable background jobs (content ingestion, reindexing); the runtime registers their handlers. */
   readonly jobs: JobWorker;
+  /** The content records and uploads of the knowledge bases that take content. */
+  readonly content: ContentService;
   /** Host names besides loopback that an open runtime's MCP endpoint accepts. */
   readonly mcpAllowedHosts: readonly string[];
   readonly auth: Authenticator;

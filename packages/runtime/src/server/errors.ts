@@ -12,7 +12,7 @@ import { bearerChallenge } from '../auth/challenge.js';
 import { bearerFrom } from '../auth/credentials.js';
 import type { FieldError } from '../errors.js';
 import { ERROR_CODES, RuntimeError, type ErrorCode } from '../errors.js';
-import type { Logger } from './logger.js';
+import type { Logger } from '../util/logger.js';
 import type { BlockList } from 'node:net';
 import { clientAddress } from './client-address.js';
 

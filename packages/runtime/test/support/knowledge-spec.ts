@@ -8,7 +8,7 @@
  * The `converter` reader (ConverterReader) is developed on its own branch; until it is
  * registered, `CONVERTER_PENDING` is exactly what the comparison reports as missing.
  */
-import type { KnowledgeConfig } from '../../src/knowledge/config-route.js';
+import type { KnowledgeConfig } from '../../src/knowledge/config.js';
 
 /** The spec's S5: the strategies every text-producing reader supports. */
 export const S5 = ['AgenticChunker', 'DocumentChunker', 'FixedSizeChunker', 'RecursiveChunker', 'SemanticChunker'] as const;

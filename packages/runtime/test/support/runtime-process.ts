@@ -13,7 +13,7 @@ import { Agent } from '../../src/agent/agent.js';
 import { OpenAIChatModel } from '../../src/model/openai-chat-model.js';
 import { tool } from '../../src/tools/function-tool.js';
 import { Runtime } from '../../src/runtime.js';
-import { silentLogger } from '../../src/server/logger.js';
+import { silentLogger } from '../../src/util/logger.js';
 import { testComponents, testKnowledge } from './components.js';
 
 const model = new OpenAIChatModel({ model: 'fake-model', baseURL: `${process.env.FAKE_LLM_URL}/v1`, maxRetries: 0 });

@@ -4,7 +4,7 @@
 import { Runtime, type RunningRuntime } from '../../src/runtime.js';
 import type { RuntimeOptions } from '../../src/runtime-options.js';
 import type { AppParts } from '../../src/server/app.js';
-import { silentLogger } from '../../src/server/logger.js';
+import { silentLogger } from '../../src/util/logger.js';
 import type { TestDatabase, TestDatabaseKind } from './databases.js';
 
 export interface StartedRuntime {

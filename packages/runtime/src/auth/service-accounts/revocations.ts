@@ -8,7 +8,7 @@
  * reconnect it flushes, since announcements may have been missed.
  */
 import { randomUUID } from 'node:crypto';
-import type { Logger } from '../../server/logger.js';
+import type { Logger } from '../../util/logger.js';
 import type { Db } from '../../storage/db.js';
 import type { NotificationBus } from '../../storage/notifications.js';
 

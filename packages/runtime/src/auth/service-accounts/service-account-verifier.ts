@@ -7,7 +7,7 @@
  */
 import { timingSafeEqual } from 'node:crypto';
 import { RuntimeError } from '../../errors.js';
-import type { Logger } from '../../server/logger.js';
+import type { Logger } from '../../util/logger.js';
 import { BoundedCache } from '../bounded-cache.js';
 import { sha256Hex } from '../credentials.js';
 import type { Principal } from '../principal.js';

@@ -14,7 +14,8 @@ import { validationError, toFieldErrors } from '../errors.js';
 import { apiRoute, listing, scoped, type RouteDefinition } from '../route.js';
 import { standardErrors } from '../standard-errors.js';
 import type { StartedRun } from '../../run/runner.js';
-import { ContinueRequestSchema, RunRequestSchema, RunSchema, toRunResponse } from './run-schemas.js';
+import { ContinueRequestSchema, RunRequestSchema, RunSchema } from './run-schemas.js';
+import { toRunResponse } from '../../run/run-response.js';
 import { followRun } from './follow-run.js';
 import { streamRun } from './stream-run.js';
 

@@ -2,7 +2,6 @@
  * Request and response schemas shared by the agent, team and workflow run routes.
  */
 import { z } from '@hono/zod-openapi';
-import type { RunRecord, SessionType } from '../../sessions/types.js';
 
 const booleanish = z
   .union([z.boolean(), z.enum(['true', 'false', 'True', 'False', '1', '0', 'yes', 'no'])])
@@ -79,30 +78,3 @@ export const RunSchema = z
     updated_at: z.number().int(),
   })
   .openapi('Run');
-
-export type RunResponse = z.infer<typeof RunSchema>;
-
-const ID_FIELD: Record<SessionType, 'agent_id' | 'team_id' | 'workflow_id'> = {
-  agent: 'agent_id',
-  team: 'team_id',
-  workflow: 'workflow_id',
-};
-
-export function toRunResponse(run: RunRecord, options: { messages?: boolean } = {}): RunResponse {
-  return {
-    run_id: run.run_id,
-    session_id: run.session_id,
-    [ID_FIELD[run.session_type]]: run.component_id,
-    user_id: run.user_id,
-    status: run.status,
-    input: run.input,
-    content: run.content,
-    content_type: 'str',
-    error: run.error,
-    tools: run.tools,
-    metrics: run.metrics,
-    ...(options.messages ? { messages: run.messages as unknown as Record<string, unknown>[] } : {}),
-    created_at: run.created_at,
-    updated_at: run.updated_at,
-  };
-}

@@ -8,7 +8,8 @@ import type { Context } from 'hono';
 import type { AppEnv, ServerContext } from '../context.js';
 import { apiRoute, scoped, type RouteDefinition } from '../route.js';
 import { standardErrors } from '../standard-errors.js';
-import { RunSchema, toRunResponse } from './run-schemas.js';
+import { RunSchema } from './run-schemas.js';
+import { toRunResponse } from '../../run/run-response.js';
 
 const SessionTypeSchema = z.enum(['agent', 'team', 'workflow']);
 

@@ -1,5 +1,5 @@
 /**
- * @module storage/postgres
+ * @module storage/postgres/postgres-db
  * The scale-out store: PostgreSQL through a `pg` pool. Several runtimes may share one database.
  */
 import pg from 'pg';

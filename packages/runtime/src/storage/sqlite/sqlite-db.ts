@@ -1,5 +1,5 @@
 /**
- * @module storage/sqlite
+ * @module storage/sqlite/sqlite-db
  * The embedded default store: one SQLite file through better-sqlite3, in WAL mode.
  */
 import { mkdirSync } from 'node:fs';

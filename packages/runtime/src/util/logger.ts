@@ -1,5 +1,5 @@
 /**
- * @module server/logger
+ * @module util/logger
  * The runtime's only output channel. One line per event on stderr; credentials are never passed
  * in, so nothing here needs redaction.
  */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { hostAllowed } from './mcp-route.js';
+import { hostAllowed } from './mcp.js';
 
 describe('hostAllowed (DNS-rebinding guard of an open runtime)', () => {
   it.each(['localhost:7777', 'localhost', '127.0.0.1:8000', '[::1]:7777', 'LOCALHOST:1'])('accepts loopback %s', (host) => {

@@ -1,5 +1,5 @@
 /**
- * @module knowledge/collection-job
+ * @module knowledge/content/collection-job
  * Ingesting a collection (a website, a bucket prefix, a crawl, a remote folder) as one parent
  * record that owns a child record per page or file. Each child has its own status,
  * status_message, byte digest and chunk count, and its chunks under its own content id, so:
@@ -14,13 +14,13 @@
  * (with the first failure) when none is; while it runs its status_message reports progress.
  */
 import { createHash } from 'node:crypto';
-import { RuntimeError } from '../errors.js';
-import type { Logger } from '../server/logger.js';
+import { RuntimeError } from '../../errors.js';
+import type { Logger } from '../../util/logger.js';
 import type { ContentRecord, ContentStore, NewContent } from './content-store.js';
-import { unprocessable } from './errors.js';
-import { failureNote } from './readers/collection.js';
-import type { ChildContent, FailedChild, SourceChild } from './readers/reader.js';
-import type { InsertChoices, InsertResult } from './knowledge.js';
+import { unprocessable } from '../errors.js';
+import { failureNote } from '../readers/collection.js';
+import type { ChildContent, FailedChild, SourceChild } from '../readers/reader.js';
+import type { InsertChoices, InsertResult } from '../knowledge.js';
 
 /** What the collection job needs of a knowledge base; Knowledge implements it. */
 export interface CollectionKnowledge {

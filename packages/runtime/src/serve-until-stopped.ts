@@ -1,12 +1,12 @@
 /**
- * @module server/serve-until-stopped
+ * @module serve-until-stopped
  * The `main` of a runtime process: build the runtime, serve it, log one line with its URL, and
  * on SIGINT or SIGTERM (how terminals and containers stop a process) let in-flight requests
  * finish, close the database and exit 0. Startup problems are the operator's to fix, so
  * configuration errors print one sentence and exit 1, never a stack trace.
  */
-import { ConfigurationError, RuntimeError } from '../errors.js';
-import type { Runtime } from '../runtime.js';
+import { ConfigurationError, RuntimeError } from './errors.js';
+import type { Runtime } from './runtime.js';
 
 function fail(error: unknown): never {
   if (error instanceof ConfigurationError || RuntimeError.isInstance(error)) {

@@ -1,20 +1,20 @@
 /**
- * @module knowledge/ingest-job
+ * @module knowledge/content/ingest-job
  * Content ingestion as a durable job: the upload route records the content and a job in one
  * transaction and answers 202; a job worker (in any runtime hosting the knowledge base) reads,
  * chunks, embeds and stores it, then marks the record completed. A crash mid-job hands the job
  * to the next worker once its lease runs out; chunks are replaced atomically per content, so a
  * retry never duplicates them, and a job that fails for good removes what it stored.
  */
-import { RuntimeError } from '../errors.js';
-import type { Job } from '../jobs/job-store.js';
-import type { JobHandler } from '../jobs/job-worker.js';
-import type { Logger } from '../server/logger.js';
-import { decodeUtf8Sliced } from '../util/utf8-slices.js';
+import { RuntimeError } from '../../errors.js';
+import type { Job } from '../../jobs/job-store.js';
+import type { JobHandler } from '../../jobs/job-worker.js';
+import type { Logger } from '../../util/logger.js';
+import { decodeUtf8Sliced } from '../../util/utf8-slices.js';
 import { failUnfinishedChildren, ingestCollection, type CollectionKnowledge } from './collection-job.js';
-import type { ContentKnowledge } from './content-routes.js';
+import type { ContentKnowledge } from './content-knowledge.js';
 import type { ContentRecord, ContentStore } from './content-store.js';
-import type { InsertChoices, InsertOptions } from './knowledge.js';
+import type { InsertChoices, InsertOptions } from '../knowledge.js';
 import { downloadFile, findSource, isFolder, remoteChildren, type RemoteLocation } from './remote-content.js';
 
 /** Jobs are per knowledge base, so only runtimes hosting that base claim them. */

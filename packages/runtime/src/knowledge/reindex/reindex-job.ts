@@ -1,5 +1,5 @@
 /**
- * @module knowledge/reindex-job
+ * @module knowledge/reindex/reindex-job
  * Re-embedding a knowledge base with another embedder, as a durable job (see
  * vector-stores/reindex.ts for how a store stages the new vectors and swaps them in at once).
  *
@@ -15,15 +15,15 @@
  * shared limits, and stages each batch as soon as it is back: a runtime killed mid-job loses
  * only the batches it had in flight, and whoever takes the job over continues from there.
  */
-import type { KnowledgeComponent } from '../components/component.js';
-import { ConfigurationError, RuntimeError } from '../errors.js';
-import type { Job, JobStore } from '../jobs/job-store.js';
-import type { JobHandler, JobWorker } from '../jobs/job-worker.js';
-import { ModelError } from '../model/model.js';
-import type { Logger } from '../server/logger.js';
-import type { Embedder } from './embedders/embedder.js';
-import { isReindexable, type ReindexableStore } from './vector-stores/reindex.js';
-import type { VectorStore } from './vector-stores/vector-store.js';
+import type { KnowledgeComponent } from '../../components/component.js';
+import { ConfigurationError, RuntimeError } from '../../errors.js';
+import type { Job, JobStore } from '../../jobs/job-store.js';
+import type { JobHandler, JobWorker } from '../../jobs/job-worker.js';
+import { ModelError } from '../../model/model.js';
+import type { Logger } from '../../util/logger.js';
+import type { Embedder } from '../embedders/embedder.js';
+import { isReindexable, type ReindexableStore } from '../vector-stores/reindex.js';
+import type { VectorStore } from '../vector-stores/vector-store.js';
 
 export const REINDEX_SETTING = 'KNOWLEDGE_REINDEX';
 

@@ -1,15 +1,14 @@
 /**
- * @module knowledge/reindex-routes
+ * @module server/routes/knowledge/reindex
  * `POST /knowledge/reindex` re-embeds a knowledge base with the runtime's embedder as a durable
  * job and answers 202 with its status; `GET /knowledge/reindex` is that status, to poll.
  */
 import { z } from '@hono/zod-openapi';
-import { RuntimeError } from '../errors.js';
-import type { ServerContext } from '../server/context.js';
-import { apiRoute, scoped, type RouteDefinition } from '../server/route.js';
-import { standardErrors } from '../server/standard-errors.js';
-import { badRequest } from './errors.js';
-import { isReindexableKnowledge, noEmbedder, reindexStatus, startReindex, type ReindexableKnowledge } from './reindex-job.js';
+import type { ServerContext } from '../../context.js';
+import { apiRoute, scoped, type RouteDefinition } from '../../route.js';
+import { standardErrors } from '../../standard-errors.js';
+import { reindexStatus, startReindex } from '../../../knowledge/reindex/reindex-job.js';
+import { selectReindexable } from '../../../knowledge/reindex/select.js';
 
 const Query = z.object({
   knowledge_id: z.string().optional().openapi({ description: 'Required when the runtime hosts more than one knowledge base' }),
@@ -31,32 +30,7 @@ const StatusSchema = z
   })
   .openapi('KnowledgeReindexStatus');
 
-/** The store's tables exist (a Knowledge creates them on first use; this may come first). */
-async function ready(knowledge: ReindexableKnowledge): Promise<ReindexableKnowledge> {
-  await knowledge.store.create();
-  return knowledge;
-}
-
 export function knowledgeReindexRoutes(ctx: ServerContext): RouteDefinition[] {
-  const select = (knowledgeId: string | undefined, dbId: string | undefined): ReindexableKnowledge => {
-    const hosted = ctx.knowledge;
-    let knowledge;
-    if (knowledgeId !== undefined) {
-      knowledge = hosted.find((k) => k.id === knowledgeId);
-      if (!knowledge) throw new RuntimeError('NOT_FOUND', `Knowledge base "${knowledgeId}" not found`);
-    } else {
-      const candidates = hosted.filter(isReindexableKnowledge);
-      if (candidates.length > 1) throw badRequest(`knowledge_id is required: this runtime hosts ${candidates.length} knowledge bases with an embedder (${candidates.map((k) => k.id).join(', ')})`);
-      knowledge = candidates[0];
-      if (!knowledge) throw new RuntimeError('NOT_FOUND', 'This runtime hosts no knowledge base with an embedder');
-    }
-    if (!isReindexableKnowledge(knowledge)) throw noEmbedder(knowledge.id);
-    if (dbId !== undefined && (knowledge.store.dbId ?? ctx.db.id) !== dbId) {
-      throw new RuntimeError('NOT_FOUND', `Knowledge base "${knowledge.id}" is not stored in database "${dbId}"`);
-    }
-    return knowledge;
-  };
-
   return [
     apiRoute(
       scoped('knowledge:write'),
@@ -74,7 +48,7 @@ export function knowledgeReindexRoutes(ctx: ServerContext): RouteDefinition[] {
       },
       async (c) => {
         const q = c.req.valid('query');
-        const knowledge = await ready(select(q.knowledge_id, q.db_id));
+        const knowledge = await selectReindexable(ctx.knowledge, { knowledgeId: q.knowledge_id, dbId: q.db_id }, ctx.db.id);
         await startReindex(knowledge, ctx.jobs);
         return c.json(await reindexStatus(knowledge, ctx.jobs.store), 202);
       },
@@ -92,7 +66,7 @@ export function knowledgeReindexRoutes(ctx: ServerContext): RouteDefinition[] {
       },
       async (c) => {
         const q = c.req.valid('query');
-        const knowledge = await ready(select(q.knowledge_id, q.db_id));
+        const knowledge = await selectReindexable(ctx.knowledge, { knowledgeId: q.knowledge_id, dbId: q.db_id }, ctx.db.id);
         return c.json(await reindexStatus(knowledge, ctx.jobs.store), 200);
       },
     ),

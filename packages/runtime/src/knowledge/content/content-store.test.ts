@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { testDatabaseKinds, type TestDatabase } from '../../test/support/databases.js';
-import type { Db } from '../storage/db.js';
+import { testDatabaseKinds, type TestDatabase } from '../../../test/support/databases.js';
+import type { Db } from '../../storage/db.js';
 import { ContentStore, type ContentListQuery } from './content-store.js';
 
 const FIELDS = { description: null, metadata: null, file_type: null, size: null, reader_id: null, chunker: null, status: 'completed', status_message: null } as const;

@@ -1,5 +1,5 @@
 /**
- * @module knowledge/content-store
+ * @module knowledge/content/content-store
  * The records of content uploaded through `/knowledge/content`, kept in the runtime's Db (SQLite
  * or PostgreSQL, one SQL text for both). A record's id is the `content_id` of its chunks in the
  * knowledge's vector store; the record tracks what the background ingestion made of it.
@@ -8,8 +8,8 @@
  * that user's) and bulk deletion `ownedBy`, applied in the same WHERE as everything else, so
  * counts, pages and deletions see exactly what the caller may.
  */
-import type { Metadata } from './types.js';
-import type { SqlClient, SqlValue } from '../storage/db.js';
+import type { Metadata } from '../types.js';
+import type { SqlClient, SqlValue } from '../../storage/db.js';
 
 export type ContentStatus = 'processing' | 'completed' | 'failed';
 

@@ -1,5 +1,5 @@
 /**
- * @module mcp/mcp-route
+ * @module server/routes/mcp
  * The MCP endpoint (streamable HTTP, stateless): each POST gets a fresh server and transport,
  * so any runtime instance can answer any request and no session state needs cleaning up.
  * Cancellation still reaches the call it names: see mcp/in-flight.
@@ -9,13 +9,13 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { CancelledNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { Context } from 'hono';
-import type { AppEnv, ServerContext } from '../server/context.js';
-import { errorResponse } from '../server/errors.js';
-import { rawRoute, scoped, type RouteDefinition } from '../server/route.js';
-import { callerFor } from './caller.js';
-import { connectionKey, InFlightCalls, requestDigest } from './in-flight.js';
-import { registerTools } from './mcp-tools.js';
-import type { McpCaller } from './tool-gate.js';
+import type { AppEnv, ServerContext } from '../context.js';
+import { errorResponse } from '../errors.js';
+import { rawRoute, scoped, type RouteDefinition } from '../route.js';
+import { callerFor } from '../../mcp/caller.js';
+import { connectionKey, InFlightCalls, requestDigest } from '../../mcp/in-flight.js';
+import { registerTools } from '../../mcp/mcp-tools.js';
+import type { McpCaller } from '../../mcp/tool-gate.js';
 
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
 

@@ -1,5 +1,5 @@
 /**
- * @module knowledge/remote-content
+ * @module knowledge/content/remote-content
  * Content from a remote content source (a bucket, a container, a SharePoint library, a GitHub
  * repository) by path: what POST /knowledge/remote-content checks before it answers, and what
  * its ingestion job reads. A path with a trailing "/" is a folder, ingested as a collection (one
@@ -8,10 +8,10 @@
  * Provider details (source, path, bucket, repository...) go on every chunk under the reserved
  * metadata key `remote`, so callers' metadata can neither set nor overwrite them.
  */
-import { RuntimeError } from '../errors.js';
-import { badRequest } from './errors.js';
-import type { ChildContent, FailedChild, SourceChild } from './readers/reader.js';
-import type { RemoteFile, RemoteSource } from './sources/remote-source.js';
+import { RuntimeError } from '../../errors.js';
+import { badRequest } from '../errors.js';
+import type { ChildContent, FailedChild, SourceChild } from '../readers/reader.js';
+import type { RemoteFile, RemoteSource } from '../sources/remote-source.js';
 
 /** A remote path as an ingestion job carries it. */
 export interface RemoteLocation {

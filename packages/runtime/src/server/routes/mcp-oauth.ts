@@ -1,17 +1,17 @@
 /**
- * @module mcp/mcp-oauth
+ * @module server/routes/mcp-oauth
  * OAuth-protected MCP (RFC 9728): clients that reach `/mcp` without a valid bearer get a
  * challenge pointing at the protected-resource metadata, which names the authorization
  * server(s) where they sign in. The bearer they come back with is verified like any other.
  */
 import type { Context } from 'hono';
-import { bearerFrom } from '../auth/credentials.js';
-import { realmFor } from '../auth/challenge.js';
-import type { AppEnv, ServerContext } from '../server/context.js';
-import { challengeFor } from '../server/errors.js';
-import { publicOrigin } from '../server/public-origin.js';
-import { PUBLIC, rawRoute, type RouteDefinition, type RouteEntry } from '../server/route.js';
-import type { RuntimeError } from '../errors.js';
+import { bearerFrom } from '../../auth/credentials.js';
+import { realmFor } from '../../auth/challenge.js';
+import type { AppEnv, ServerContext } from '../context.js';
+import { challengeFor } from '../errors.js';
+import { publicOrigin } from '../public-origin.js';
+import { PUBLIC, rawRoute, type RouteDefinition, type RouteEntry } from '../route.js';
+import type { RuntimeError } from '../../errors.js';
 
 const WELL_KNOWN = '/.well-known/oauth-protected-resource';
 
