@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { OpenAIEmbedder } from '../packages/runtime/src/knowledge/embedders/openai.js';
 import { Knowledge } from '../packages/runtime/src/knowledge/knowledge.js';
-import { SqliteVectorStore } from '../packages/runtime/src/knowledge/vector-stores/sqlite.js';
+import { SqliteVectorStore } from '../packages/runtime/src/knowledge/vector-stores/sqlite/store.js';
 import { startFakeEmbeddings } from '../packages/runtime/test/support/fake-embeddings.js';
 
 const LINES = 10_000;

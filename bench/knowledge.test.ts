@@ -7,7 +7,7 @@ import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { SqliteVectorStore } from '../packages/runtime/src/knowledge/vector-stores/sqlite.js';
+import { SqliteVectorStore } from '../packages/runtime/src/knowledge/vector-stores/sqlite/store.js';
 import { RandomProjectionEmbedder, beirQuality, benchKnowledge, quality } from './knowledge.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'bench-knowledge-test-'));

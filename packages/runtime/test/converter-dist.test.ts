@@ -25,14 +25,14 @@ afterAll(() => rmSync(outDir, { recursive: true, force: true }));
 
 describe('the conversion pool from the built JavaScript', () => {
   it('starts compiled workers (worker.js) and converts through them, OCR included', () => {
-    expect(existsSync(join(outDir, 'knowledge', 'workers', 'worker.js'))).toBe(true);
+    expect(existsSync(join(outDir, 'workers', 'worker.js'))).toBe(true);
     const image = join(outDir, 'scan.png');
     writeFileSync(image, textImage(['Compiled workers read this'], 'png'));
     const script = `
       import { readFileSync } from 'node:fs';
-      const { WorkerPool } = await import(${JSON.stringify(join(outDir, 'knowledge', 'workers', 'pool.js'))});
-      const { ConverterReader } = await import(${JSON.stringify(join(outDir, 'knowledge', 'readers', 'converter.js'))});
-      const { DEFAULT_LIMITS, NO_TRANSCRIPTION } = await import(${JSON.stringify(join(outDir, 'knowledge', 'readers', 'converter', 'settings.js'))});
+      const { WorkerPool } = await import(${JSON.stringify(join(outDir, 'workers', 'pool.js'))});
+      const { ConverterReader } = await import(${JSON.stringify(join(outDir, 'knowledge', 'readers', 'bytes', 'converter.js'))});
+      const { DEFAULT_LIMITS, NO_TRANSCRIPTION } = await import(${JSON.stringify(join(outDir, 'knowledge', 'readers', 'bytes', 'converter', 'settings.js'))});
       const pool = new WorkerPool({ size: 1 });
       const reader = new ConverterReader({ offload: pool, settings: { transcription: NO_TRANSCRIPTION, limits: DEFAULT_LIMITS } });
       const tex = await reader.read({ data: '\\\\section{Built}\\nFrom \\\\textbf{dist}.', name: 'a.tex' });

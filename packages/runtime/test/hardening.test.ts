@@ -7,7 +7,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Knowledge } from '../src/knowledge/knowledge.js';
-import { SqliteVectorStore } from '../src/knowledge/vector-stores/sqlite.js';
+import { SqliteVectorStore } from '../src/knowledge/vector-stores/sqlite/store.js';
 import { OpenAIChatModel } from '../src/model/openai-chat-model.js';
 import { testComponents } from './support/components.js';
 import { testDatabaseKinds } from './support/databases.js';

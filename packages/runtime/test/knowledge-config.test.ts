@@ -15,7 +15,7 @@ import { RuntimeError } from '../src/errors.js';
 import { knowledgeConfig } from '../src/knowledge/config.js';
 import { Knowledge } from '../src/knowledge/knowledge.js';
 import { defaultReaders } from '../src/knowledge/readers/registry.js';
-import { SqliteVectorStore } from '../src/knowledge/vector-stores/sqlite.js';
+import { SqliteVectorStore } from '../src/knowledge/vector-stores/sqlite/store.js';
 import { sqliteTestDatabase } from './support/databases.js';
 import { call } from './support/http.js';
 import { CONVERTER_PENDING, EXPECTED_CONFIG, configDifferences } from './support/knowledge-spec.js';

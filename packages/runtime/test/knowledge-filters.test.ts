@@ -4,8 +4,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Knowledge } from '../src/knowledge/knowledge.js';
-import { PostgresVectorStore } from '../src/knowledge/vector-stores/postgres.js';
-import { SqliteVectorStore } from '../src/knowledge/vector-stores/sqlite.js';
+import { PostgresVectorStore } from '../src/knowledge/vector-stores/postgres/store.js';
+import { SqliteVectorStore } from '../src/knowledge/vector-stores/sqlite/store.js';
 import type { Db } from '../src/storage/db.js';
 import { testDatabaseKinds, type TestDatabase } from './support/databases.js';
 import { call } from './support/http.js';

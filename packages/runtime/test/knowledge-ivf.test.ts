@@ -12,10 +12,10 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseFilters } from '../src/knowledge/vector-stores/filter-language.js';
-import { IVF_DEFAULTS } from '../src/knowledge/vector-stores/sqlite-ivf.js';
-import { SqliteVectorStore } from '../src/knowledge/vector-stores/sqlite.js';
+import { IVF_DEFAULTS } from '../src/knowledge/vector-stores/sqlite/ivf.js';
+import { SqliteVectorStore } from '../src/knowledge/vector-stores/sqlite/store.js';
 import type { StoredChunk } from '../src/knowledge/vector-stores/vector-store.js';
-import { WorkerPool, type RunOptions } from '../src/knowledge/workers/pool.js';
+import { WorkerPool, type RunOptions } from '../src/workers/pool.js';
 
 const DIMS = 32;
 const CLUSTERS = 8;

@@ -9,7 +9,7 @@ import { Knowledge } from '../src/knowledge/knowledge.js';
 import { CohereReranker } from '../src/knowledge/rerankers/cohere.js';
 import { rerankerFromEnvironment } from '../src/knowledge/rerankers/from-environment.js';
 import { TeiReranker } from '../src/knowledge/rerankers/tei.js';
-import { SqliteVectorStore } from '../src/knowledge/vector-stores/sqlite.js';
+import { SqliteVectorStore } from '../src/knowledge/vector-stores/sqlite/store.js';
 
 type Json = Record<string, any>;
 

@@ -12,8 +12,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
-import { PostgresVectorStore } from '../src/knowledge/vector-stores/postgres.js';
-import { SqliteVectorStore } from '../src/knowledge/vector-stores/sqlite.js';
+import { PostgresVectorStore } from '../src/knowledge/vector-stores/postgres/store.js';
+import { SqliteVectorStore } from '../src/knowledge/vector-stores/sqlite/store.js';
 import type { StoredChunk, VectorStore } from '../src/knowledge/vector-stores/vector-store.js';
 import { postgresTestDatabase } from './support/databases.js';
 

@@ -5,15 +5,15 @@
  */
 export type { Document, Chunk, Metadata, ReaderInput } from './types.js';
 export type { Reader } from './readers/reader.js';
-export { TextReader } from './readers/text.js';
-export { MarkdownReader } from './readers/markdown.js';
-export { JsonReader } from './readers/json.js';
-export { CsvReader, type CsvReaderOptions } from './readers/csv.js';
-export { PdfReader } from './readers/pdf.js';
-export { DocxReader } from './readers/docx.js';
-export { ExcelReader, type ExcelReaderOptions } from './readers/excel.js';
-export { FieldLabeledCsvReader, type FieldLabeledCsvReaderOptions } from './readers/field-labeled-csv.js';
-export { PptxReader } from './readers/pptx.js';
+export { TextReader } from './readers/bytes/text.js';
+export { MarkdownReader } from './readers/bytes/markdown.js';
+export { JsonReader } from './readers/bytes/json.js';
+export { CsvReader, type CsvReaderOptions } from './readers/bytes/csv.js';
+export { PdfReader } from './readers/bytes/pdf.js';
+export { DocxReader } from './readers/bytes/docx.js';
+export { ExcelReader, type ExcelReaderOptions } from './readers/bytes/excel.js';
+export { FieldLabeledCsvReader, type FieldLabeledCsvReaderOptions } from './readers/bytes/field-labeled-csv.js';
+export { PptxReader } from './readers/bytes/pptx.js';
 export { ReaderRegistry, defaultReaders } from './readers/registry.js';
 export { CHUNKER_TYPES, type Chunker, type ChunkerType, type ChunkContext, type SizeOptions } from './chunkers/chunker.js';
 export { FixedSizeChunker } from './chunkers/fixed-size.js';
@@ -35,8 +35,8 @@ export { CohereReranker, type CohereRerankerOptions } from './rerankers/cohere.j
 export { TeiReranker, type TeiRerankerOptions } from './rerankers/tei.js';
 export { rerankerFromEnvironment } from './rerankers/from-environment.js';
 export { SEARCH_TYPES, type SearchType, type MetadataFilters, type VectorStore, type StoredChunk, type SearchHit, type SearchRequest } from './vector-stores/vector-store.js';
-export { SqliteVectorStore, type SqliteVectorStoreOptions } from './vector-stores/sqlite.js';
-export { PostgresVectorStore, type PostgresVectorStoreOptions } from './vector-stores/postgres.js';
+export { SqliteVectorStore, type SqliteVectorStoreOptions } from './vector-stores/sqlite/store.js';
+export { PostgresVectorStore, type PostgresVectorStoreOptions } from './vector-stores/postgres/store.js';
 export { Knowledge, isConfigurableKnowledge, type ConfigurableKnowledge, type KnowledgeOptions, type InsertOptions, type InsertChoices, type InsertResult, type KnowledgeSearchOptions, type KnowledgeHit, type VectorDbInfo } from './knowledge.js';
 export { knowledgeConfig, type KnowledgeConfig } from './config.js';
-export * from './sources/index.js';
+export * from './remote-sources/index.js';

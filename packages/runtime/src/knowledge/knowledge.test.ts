@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { sha256Sliced } from '../util/utf8-slices.js';
 import { Knowledge } from './knowledge.js';
-import { SqliteVectorStore } from './vector-stores/sqlite.js';
+import { SqliteVectorStore } from './vector-stores/sqlite/store.js';
 
 const store = new SqliteVectorStore({ path: ':memory:' });
 const knowledge = new Knowledge({ id: 'docs', store, offload: 'inline' });

@@ -28,8 +28,8 @@ import type { Embedder } from './embedders/embedder.js';
 import { EmbedderGate, isReindexable } from './vector-stores/reindex.js';
 import type { Reranker } from './rerankers/reranker.js';
 import { badRequest, unprocessable } from './errors.js';
-import { checkUrl, safeFetch, type HostResolver, type SafeFetchOptions } from './fetch/safe-fetch.js';
-import { readChild } from './readers/collection.js';
+import { checkUrl, safeFetch, type HostResolver, type SafeFetchOptions } from '../net/safe-fetch.js';
+import { readChild } from './readers/sources/collection.js';
 import {
   isCollectionReader,
   isSourceReader,
@@ -42,12 +42,12 @@ import {
   type SourceReader,
 } from './readers/reader.js';
 import { ReaderRegistry, defaultReaders } from './readers/registry.js';
-import { checkUniqueIds, isRemoteSource, type RemoteSource } from './sources/remote-source.js';
-import { UrlReader } from './readers/url.js';
-import { joinParts, stampParts } from './paged.js';
+import { checkUniqueIds, isRemoteSource, type RemoteSource } from './remote-sources/remote-source.js';
+import { UrlReader } from './readers/sources/url.js';
+import { joinParts, stampParts } from './ingest/paged.js';
 import type { Chunk, Document, Metadata } from './types.js';
-import { chunkOffloaded } from './workers/chunking.js';
-import { sharedOffload, type Offload } from './workers/offload.js';
+import { chunkOffloaded } from './chunkers/offloaded.js';
+import { sharedOffload, type Offload } from '../workers/offload.js';
 import { filterKeysOf, parseFilters, type FilterInput } from './vector-stores/filter-language.js';
 import { SEARCH_TYPES, type MetadataFilters, type SearchType, type StoredChunk, type VectorStore } from './vector-stores/vector-store.js';
 

@@ -10,7 +10,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
-import { AZURE_STORAGE_VERSION } from '../../src/knowledge/sources/azure-blob.js';
+import { AZURE_STORAGE_VERSION } from '../../src/knowledge/remote-sources/azure-blob.js';
 import { listKeys, sendJson, startLoopback, type SeenRequest } from './fake-remote.js';
 
 export interface FakeAzureBlob {

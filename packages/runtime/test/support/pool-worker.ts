@@ -1,10 +1,10 @@
 /**
  * A worker entry for the pool's own tests: tasks that spin, hang, fail, exhaust memory or exit,
- * answering with the pool's protocol (the real entry is src/knowledge/workers/worker.ts).
+ * answering with the pool's protocol (the real entry is src/workers/worker.ts).
  */
 import { parentPort } from 'node:worker_threads';
 import { RuntimeError } from '../../src/errors.js';
-import { serializeError, type ReadyMessage, type TaskMessage, type TaskReply } from '../../src/knowledge/workers/pool.js';
+import { serializeError, type ReadyMessage, type TaskMessage, type TaskReply } from '../../src/workers/pool.js';
 
 const tasks: Record<string, (payload: never) => unknown> = {
   echo: (payload: unknown) => payload,

@@ -3,7 +3,7 @@
  * going until it is killed (knowledge-staged-writes.test.ts kills it with SIGKILL mid-write).
  *   node --import tsx staged-writer.ts <store path> <content id> <chunks>
  */
-import { SqliteVectorStore } from '../../src/knowledge/vector-stores/sqlite.js';
+import { SqliteVectorStore } from '../../src/knowledge/vector-stores/sqlite/store.js';
 
 const [path, contentId, count] = process.argv.slice(2);
 const store = new SqliteVectorStore({ path: path! });

@@ -18,7 +18,7 @@ import { RuntimeError } from '../../errors.js';
 import type { Logger } from '../../util/logger.js';
 import type { ContentRecord, ContentStore, NewContent } from './content-store.js';
 import { unprocessable } from '../errors.js';
-import { failureNote } from '../readers/collection.js';
+import { failureNote } from '../readers/sources/collection.js';
 import type { ChildContent, FailedChild, SourceChild } from '../readers/reader.js';
 import type { InsertChoices, InsertResult } from '../knowledge.js';
 

@@ -6,7 +6,7 @@
 import type { KnowledgeComponent } from '../../components/component.js';
 import type { InsertChoices, InsertOptions, InsertResult, KnowledgeSearchOptions, KnowledgeHit, SourceLocation } from '../knowledge.js';
 import type { FailedChild, SourceChild } from '../readers/reader.js';
-import type { RemoteSource } from '../sources/remote-source.js';
+import type { RemoteSource } from '../remote-sources/remote-source.js';
 import type { CollectionKnowledge } from './collection-job.js';
 
 export interface ContentKnowledge extends KnowledgeComponent {

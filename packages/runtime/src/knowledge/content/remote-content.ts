@@ -11,7 +11,7 @@
 import { RuntimeError } from '../../errors.js';
 import { badRequest } from '../errors.js';
 import type { ChildContent, FailedChild, SourceChild } from '../readers/reader.js';
-import type { RemoteFile, RemoteSource } from '../sources/remote-source.js';
+import type { RemoteFile, RemoteSource } from '../remote-sources/remote-source.js';
 
 /** A remote path as an ingestion job carries it. */
 export interface RemoteLocation {

@@ -10,7 +10,7 @@
 import type { ChunkerType } from '../chunkers/chunker.js';
 import type { RuntimeError } from '../../errors.js';
 import { badRequest, unprocessable } from '../errors.js';
-import type { FetchedResource, SafeFetchOptions } from '../fetch/safe-fetch.js';
+import type { FetchedResource, SafeFetchOptions } from '../../net/safe-fetch.js';
 import type { Document, Metadata, ReaderInput } from '../types.js';
 
 export interface Reader {

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { RuntimeError } from '../../errors.js';
-import { CsvReader } from './csv.js';
-import { JsonReader } from './json.js';
-import { MarkdownReader } from './markdown.js';
+import { CsvReader } from './bytes/csv.js';
+import { JsonReader } from './bytes/json.js';
+import { MarkdownReader } from './bytes/markdown.js';
 import { normalizeReaderId, ReaderRegistry } from './registry.js';
-import { TextReader } from './text.js';
+import { TextReader } from './bytes/text.js';
 
 const bytes = (s: string) => new TextEncoder().encode(s);
 

@@ -9,28 +9,28 @@
  * naming the setting to set.
  */
 import { badRequest } from '../errors.js';
-import { BucketReader } from './bucket.js';
-import { ConverterReader } from './converter.js';
-import { readConverterSettings } from './converter/settings.js';
-import { CrawlerReader } from './crawler.js';
-import { CsvReader } from './csv.js';
-import { DocxReader } from './docx.js';
-import { ExcelReader } from './excel.js';
-import { FieldLabeledCsvReader } from './field-labeled-csv.js';
-import { HtmlReader } from './html.js';
-import { JsonReader } from './json.js';
-import { MarkdownReader } from './markdown.js';
-import { PdfReader } from './pdf.js';
-import { PptxReader } from './pptx.js';
-import { PreprintReader } from './preprint.js';
+import { BucketReader } from './sources/bucket.js';
+import { ConverterReader } from './bytes/converter.js';
+import { readConverterSettings } from './bytes/converter/settings.js';
+import { CrawlerReader } from './sources/crawler.js';
+import { CsvReader } from './bytes/csv.js';
+import { DocxReader } from './bytes/docx.js';
+import { ExcelReader } from './bytes/excel.js';
+import { FieldLabeledCsvReader } from './bytes/field-labeled-csv.js';
+import { HtmlReader } from './bytes/html.js';
+import { JsonReader } from './bytes/json.js';
+import { MarkdownReader } from './bytes/markdown.js';
+import { PdfReader } from './bytes/pdf.js';
+import { PptxReader } from './bytes/pptx.js';
+import { PreprintReader } from './sources/preprint.js';
 import { extension, isSourceReader, type Reader } from './reader.js';
-import { readSourceSettings, type SourceEnvironment } from './source-settings.js';
-import { readWorkerSettings } from '../workers/offload.js';
-import { TextReader } from './text.js';
-import { UrlReader } from './url.js';
-import { VideoSiteReader } from './video-site.js';
-import { WebSearchReader } from './web-search.js';
-import { WebsiteReader } from './website.js';
+import { readSourceSettings, type SourceEnvironment } from './sources/source-settings.js';
+import { readWorkerSettings } from '../../workers/offload.js';
+import { TextReader } from './bytes/text.js';
+import { UrlReader } from './sources/url.js';
+import { VideoSiteReader } from './sources/video-site.js';
+import { WebSearchReader } from './sources/web-search.js';
+import { WebsiteReader } from './sources/website.js';
 
 /**
  * Every reader, the source readers and the converter configured from `env` (process.env by

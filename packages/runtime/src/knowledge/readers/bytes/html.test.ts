@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import { RuntimeError } from '../../../errors.js';
+import { HtmlReader } from './html.js';
+
+const PAGE = `<!doctype html>
+<html><head><title>Port guide | Example docs</title><style>body { color: red }</style></head>
+<body>
+  <nav><a href="/">Home</a> <a href="/about">About</a></nav>
+  <header>Site banner</header>
+  <article>
+    <h1>Changing the port</h1>
+    <p>Set <strong>PORT=8080</strong> in the environment to change the listening port of the server.
+    The runtime reads it once at start, so restart it after the change.</p>
+    <h2>In containers</h2>
+    <p>Publish the same port with <code>-p 8080:8080</code>; see <a href="https://example.com/docker">the Docker notes</a>.</p>
+    <ul><li>first item</li><li>second item</li></ul>
+  </article>
+  <script>window.tracking = true;</script>
+  <footer>Copyright footer</footer>
+</body></html>`;
+
+describe('HtmlReader', () => {
+  it("reads a page's main content as markdown, with its title", async () => {
+    const [doc, ...rest] = await new HtmlReader().read({ data: new TextEncoder().encode(PAGE), name: 'port.html' });
+    expect(rest).toEqual([]);
+    expect(doc!.name).toBe('port');
+    expect(doc!.meta_data.title).toMatch(/Port guide/);
+    expect(doc!.content).toMatch(/^#+ In containers$/m);
+    expect(doc!.content).toContain('**PORT=8080**');
+    expect(doc!.content).toContain('[the Docker notes](https://example.com/docker)');
+    expect(doc!.content).toMatch(/^-\s+first item$/m);
+    for (const chrome of ['tracking', 'color: red', 'Site banner', 'Copyright footer', 'About']) expect(doc!.content).not.toContain(chrome);
+  });
+
+  it('converts a page without an article whole, minus scripts and chrome', async () => {
+    const [doc] = await new HtmlReader().read({ data: '<p>Just one line.</p><script>evil()</script>', name: 'tiny.htm' });
+    expect(doc!.content).toBe('Just one line.');
+    expect(doc!.meta_data).toEqual({});
+  });
+
+  it('refuses a page with no readable text', async () => {
+    const error = await new HtmlReader().read({ data: '<html><body><script>x()</script></body></html>', name: 'empty.html' }).catch((e: unknown) => e);
+    expect(RuntimeError.isInstance(error)).toBe(true);
+    expect((error as RuntimeError).code).toBe('VALIDATION_ERROR');
+    expect((error as RuntimeError).message).toBe('html reader: "empty.html" has no readable text');
+  });
+});
