@@ -22,13 +22,17 @@ export interface SqlClient {
   execute(sql: string, params?: readonly SqlValue[]): Promise<number>;
 }
 
-/** A migration: one forward step, written per dialect where the dialects differ. */
-export interface Migration {
+/**
+ * A migration: one forward step. `sql` is PostgreSQL DDL that storage/ddl.ts turns into SQLite's;
+ * a step needing what that translation cannot express (pgvector, full-text search) gives
+ * `sqlite` and `postgres` texts instead.
+ */
+export type Migration = MigrationStep & ({ sql: string; sqlite?: never; postgres?: never } | { sql?: never; sqlite: string; postgres: string });
+
+interface MigrationStep {
   /** Increasing integer; applied in order, each exactly once. */
   version: number;
   name: string;
-  sqlite: string;
-  postgres: string;
 }
 
 export interface Db extends SqlClient {

@@ -1,7 +1,9 @@
 /**
  * @module storage/migrations
  * The schema, as ordered steps. Each capability appends its own steps here; never edit a step
- * that has shipped, add a new one.
+ * that has shipped, add a new one. A step's DDL is written once, in PostgreSQL (storage/ddl.ts
+ * translates it for SQLite); only a step the dialects truly differ on gives a text per dialect.
+ * schema-snapshot.test.ts pins the schema the shipped steps build on both stores.
  */
 import type { Migration } from './db.js';
 
@@ -10,12 +12,7 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 1,
     name: 'runtime_metadata',
     // A small key/value table for facts about this database, such as which runtime created it.
-    sqlite: `CREATE TABLE IF NOT EXISTS svc_metadata (
-      key TEXT PRIMARY KEY,
-      value TEXT NOT NULL,
-      updated_at INTEGER NOT NULL
-    )`,
-    postgres: `CREATE TABLE IF NOT EXISTS svc_metadata (
+    sql: `CREATE TABLE IF NOT EXISTS svc_metadata (
       key TEXT PRIMARY KEY,
       value TEXT NOT NULL,
       updated_at BIGINT NOT NULL
@@ -26,42 +23,7 @@ export const MIGRATIONS: readonly Migration[] = [
     name: 'sessions_and_runs',
     // JSON values are TEXT in both dialects, so the store's code and tests are written once.
     // started_ms orders runs that start within the same second (created_at is epoch seconds).
-    sqlite: `CREATE TABLE IF NOT EXISTS svc_sessions (
-      session_id TEXT PRIMARY KEY,
-      session_type TEXT NOT NULL,
-      component_id TEXT NOT NULL,
-      user_id TEXT,
-      session_name TEXT,
-      session_state TEXT,
-      metadata TEXT,
-      created_at INTEGER NOT NULL,
-      updated_at INTEGER NOT NULL
-    )
-    --;;
-    CREATE INDEX IF NOT EXISTS svc_sessions_component ON svc_sessions (session_type, component_id, created_at)
-    --;;
-    CREATE INDEX IF NOT EXISTS svc_sessions_user ON svc_sessions (user_id, created_at)
-    --;;
-    CREATE TABLE IF NOT EXISTS svc_runs (
-      run_id TEXT PRIMARY KEY,
-      session_id TEXT NOT NULL REFERENCES svc_sessions (session_id) ON DELETE CASCADE,
-      session_type TEXT NOT NULL,
-      component_id TEXT NOT NULL,
-      user_id TEXT,
-      status TEXT NOT NULL,
-      input TEXT NOT NULL,
-      content TEXT,
-      messages TEXT NOT NULL,
-      tools TEXT NOT NULL,
-      metrics TEXT NOT NULL,
-      error TEXT,
-      started_ms INTEGER NOT NULL,
-      created_at INTEGER NOT NULL,
-      updated_at INTEGER NOT NULL
-    )
-    --;;
-    CREATE INDEX IF NOT EXISTS svc_runs_session ON svc_runs (session_id, started_ms)`,
-    postgres: `CREATE TABLE IF NOT EXISTS svc_sessions (
+    sql: `CREATE TABLE IF NOT EXISTS svc_sessions (
       session_id TEXT PRIMARY KEY,
       session_type TEXT NOT NULL,
       component_id TEXT NOT NULL,
@@ -103,24 +65,7 @@ export const MIGRATIONS: readonly Migration[] = [
     name: 'service_accounts',
     // Only the SHA-256 of a token is stored. A name is unique among active accounts only (a
     // partial index), so it can be reused after revocation.
-    sqlite: `CREATE TABLE IF NOT EXISTS svc_service_accounts (
-      id TEXT PRIMARY KEY,
-      name TEXT NOT NULL,
-      user_id TEXT,
-      token_hash TEXT NOT NULL UNIQUE,
-      token_prefix TEXT NOT NULL,
-      scopes TEXT NOT NULL,
-      created_at INTEGER NOT NULL,
-      expires_at INTEGER,
-      last_used_at INTEGER,
-      revoked_at INTEGER,
-      created_by TEXT
-    )
-    --;;
-    CREATE UNIQUE INDEX IF NOT EXISTS svc_service_accounts_active_name ON svc_service_accounts (name) WHERE revoked_at IS NULL
-    --;;
-    CREATE INDEX IF NOT EXISTS svc_service_accounts_created ON svc_service_accounts (created_at)`,
-    postgres: `CREATE TABLE IF NOT EXISTS svc_service_accounts (
+    sql: `CREATE TABLE IF NOT EXISTS svc_service_accounts (
       id TEXT PRIMARY KEY,
       name TEXT NOT NULL,
       user_id TEXT,
@@ -147,20 +92,7 @@ export const MIGRATIONS: readonly Migration[] = [
     // knows the earlier owner is gone without waiting for the lease. cancel_requested_ms asks
     // the owner (wherever it runs) to stop the run; mcp_request is a digest of the MCP client
     // session and JSON-RPC request id that started it, so notifications/cancelled can find it.
-    sqlite: `ALTER TABLE svc_runs ADD COLUMN run_owner TEXT
-    --;;
-    ALTER TABLE svc_runs ADD COLUMN run_node TEXT
-    --;;
-    ALTER TABLE svc_runs ADD COLUMN lease_expires_ms INTEGER
-    --;;
-    ALTER TABLE svc_runs ADD COLUMN cancel_requested_ms INTEGER
-    --;;
-    ALTER TABLE svc_runs ADD COLUMN mcp_request TEXT
-    --;;
-    CREATE INDEX IF NOT EXISTS svc_runs_running ON svc_runs (lease_expires_ms) WHERE status = 'RUNNING'
-    --;;
-    CREATE INDEX IF NOT EXISTS svc_runs_mcp_request ON svc_runs (mcp_request) WHERE mcp_request IS NOT NULL`,
-    postgres: `ALTER TABLE svc_runs ADD COLUMN IF NOT EXISTS run_owner TEXT
+    sql: `ALTER TABLE svc_runs ADD COLUMN IF NOT EXISTS run_owner TEXT
     --;;
     ALTER TABLE svc_runs ADD COLUMN IF NOT EXISTS run_node TEXT
     --;;
@@ -181,27 +113,7 @@ export const MIGRATIONS: readonly Migration[] = [
     // ready job with a lease and renews it while it works; a job whose lease ran out (its
     // process died) is claimed again. data holds the job's input bytes (an upload), so a job
     // survives the process that accepted it. ref names what the job works on (a content id).
-    sqlite: `CREATE TABLE IF NOT EXISTS svc_jobs (
-      id TEXT PRIMARY KEY,
-      kind TEXT NOT NULL,
-      ref TEXT,
-      payload TEXT NOT NULL,
-      data BLOB,
-      status TEXT NOT NULL,
-      attempts INTEGER NOT NULL DEFAULT 0,
-      max_attempts INTEGER NOT NULL,
-      run_after_ms INTEGER NOT NULL,
-      lease_owner TEXT,
-      lease_expires_ms INTEGER,
-      last_error TEXT,
-      created_ms INTEGER NOT NULL,
-      updated_ms INTEGER NOT NULL
-    )
-    --;;
-    CREATE INDEX IF NOT EXISTS svc_jobs_ready ON svc_jobs (kind, status, run_after_ms)
-    --;;
-    CREATE INDEX IF NOT EXISTS svc_jobs_ref ON svc_jobs (ref)`,
-    postgres: `CREATE TABLE IF NOT EXISTS svc_jobs (
+    sql: `CREATE TABLE IF NOT EXISTS svc_jobs (
       id TEXT PRIMARY KEY,
       kind TEXT NOT NULL,
       ref TEXT,
@@ -227,11 +139,7 @@ export const MIGRATIONS: readonly Migration[] = [
     name: 'auth_listeners',
     // The runtimes that cache verified tokens, each with the time it last proved it is listening
     // for revocations. A revocation waits for every live one to acknowledge it.
-    sqlite: `CREATE TABLE IF NOT EXISTS svc_auth_listeners (
-      listener_id TEXT PRIMARY KEY,
-      seen_ms INTEGER NOT NULL
-    )`,
-    postgres: `CREATE TABLE IF NOT EXISTS svc_auth_listeners (
+    sql: `CREATE TABLE IF NOT EXISTS svc_auth_listeners (
       listener_id TEXT PRIMARY KEY,
       seen_ms BIGINT NOT NULL
     )`,
@@ -241,15 +149,7 @@ export const MIGRATIONS: readonly Migration[] = [
     name: 'run_events',
     // The events of each run as it streamed them (consecutive text deltas merged), numbered per
     // run, so a client can follow a run from any runtime: replay what is stored, then what comes.
-    sqlite: `CREATE TABLE IF NOT EXISTS svc_run_events (
-      run_id TEXT NOT NULL,
-      seq INTEGER NOT NULL,
-      event TEXT NOT NULL,
-      data TEXT NOT NULL,
-      created_ms INTEGER NOT NULL,
-      PRIMARY KEY (run_id, seq)
-    )`,
-    postgres: `CREATE TABLE IF NOT EXISTS svc_run_events (
+    sql: `CREATE TABLE IF NOT EXISTS svc_run_events (
       run_id TEXT NOT NULL,
       seq INTEGER NOT NULL,
       event TEXT NOT NULL,
@@ -263,13 +163,7 @@ export const MIGRATIONS: readonly Migration[] = [
     name: 'auth_failures',
     // Failed authentications per client address and fixed window, counted by every runtime, so
     // the 429 after repeated failures holds however a load balancer spreads the attempts.
-    sqlite: `CREATE TABLE IF NOT EXISTS svc_auth_failures (
-      client TEXT NOT NULL,
-      window_ms INTEGER NOT NULL,
-      failures INTEGER NOT NULL,
-      PRIMARY KEY (client, window_ms)
-    )`,
-    postgres: `CREATE TABLE IF NOT EXISTS svc_auth_failures (
+    sql: `CREATE TABLE IF NOT EXISTS svc_auth_failures (
       client TEXT NOT NULL,
       window_ms BIGINT NOT NULL,
       failures INTEGER NOT NULL,
@@ -283,26 +177,7 @@ export const MIGRATIONS: readonly Migration[] = [
     // One row per piece of content uploaded through /knowledge/content. Its id is the
     // content_id of its chunks in the knowledge's vector store, so deleting a row can remove
     // them. Times are epoch milliseconds: uploads in the same second still sort in order.
-    sqlite: `CREATE TABLE IF NOT EXISTS svc_knowledge_contents (
-      id TEXT PRIMARY KEY,
-      knowledge_id TEXT NOT NULL,
-      name TEXT,
-      description TEXT,
-      metadata TEXT,
-      file_type TEXT,
-      size INTEGER,
-      reader_id TEXT,
-      chunker TEXT,
-      status TEXT NOT NULL,
-      status_message TEXT,
-      created_at INTEGER NOT NULL,
-      updated_at INTEGER NOT NULL
-    )
-    --;;
-    CREATE INDEX IF NOT EXISTS svc_knowledge_contents_by_knowledge ON svc_knowledge_contents (knowledge_id, created_at)
-    --;;
-    CREATE INDEX IF NOT EXISTS svc_knowledge_contents_by_status ON svc_knowledge_contents (knowledge_id, status)`,
-    postgres: `CREATE TABLE IF NOT EXISTS svc_knowledge_contents (
+    sql: `CREATE TABLE IF NOT EXISTS svc_knowledge_contents (
       id TEXT PRIMARY KEY,
       knowledge_id TEXT NOT NULL,
       name TEXT,
@@ -327,10 +202,7 @@ export const MIGRATIONS: readonly Migration[] = [
     name: 'knowledge_content_identity',
     // content_hash: SHA-256 of the bytes last ingested, so a refresh that reads the same bytes
     // changes nothing; chunks: how many chunks the completed content has.
-    sqlite: `ALTER TABLE svc_knowledge_contents ADD COLUMN content_hash TEXT
-    --;;
-    ALTER TABLE svc_knowledge_contents ADD COLUMN chunks INTEGER`,
-    postgres: `ALTER TABLE svc_knowledge_contents ADD COLUMN IF NOT EXISTS content_hash TEXT
+    sql: `ALTER TABLE svc_knowledge_contents ADD COLUMN IF NOT EXISTS content_hash TEXT
     --;;
     ALTER TABLE svc_knowledge_contents ADD COLUMN IF NOT EXISTS chunks INTEGER`,
   },
@@ -341,14 +213,7 @@ export const MIGRATIONS: readonly Migration[] = [
     // or file. parent_id: the owning record; source_key: the child's place in the collection
     // (a page URL, an object key, a file path); source_version: what the source says changes
     // with the bytes (an ETag, a blob sha), so a refresh skips an unchanged child unread.
-    sqlite: `ALTER TABLE svc_knowledge_contents ADD COLUMN parent_id TEXT
-    --;;
-    ALTER TABLE svc_knowledge_contents ADD COLUMN source_key TEXT
-    --;;
-    ALTER TABLE svc_knowledge_contents ADD COLUMN source_version TEXT
-    --;;
-    CREATE INDEX IF NOT EXISTS svc_knowledge_contents_by_parent ON svc_knowledge_contents (knowledge_id, parent_id)`,
-    postgres: `ALTER TABLE svc_knowledge_contents ADD COLUMN IF NOT EXISTS parent_id TEXT
+    sql: `ALTER TABLE svc_knowledge_contents ADD COLUMN IF NOT EXISTS parent_id TEXT
     --;;
     ALTER TABLE svc_knowledge_contents ADD COLUMN IF NOT EXISTS source_key TEXT
     --;;
@@ -362,10 +227,7 @@ export const MIGRATIONS: readonly Migration[] = [
     // The user who uploaded the content (JWT sub, sa:<name>, an SDK caller's user); NULL is
     // shared, as every record before this step is. Listings under user isolation read by
     // (knowledge_id, user_id).
-    sqlite: `ALTER TABLE svc_knowledge_contents ADD COLUMN user_id TEXT
-    --;;
-    CREATE INDEX IF NOT EXISTS svc_knowledge_contents_by_owner ON svc_knowledge_contents (knowledge_id, user_id)`,
-    postgres: `ALTER TABLE svc_knowledge_contents ADD COLUMN IF NOT EXISTS user_id TEXT
+    sql: `ALTER TABLE svc_knowledge_contents ADD COLUMN IF NOT EXISTS user_id TEXT
     --;;
     CREATE INDEX IF NOT EXISTS svc_knowledge_contents_by_owner ON svc_knowledge_contents (knowledge_id, user_id)`,
   },
@@ -376,8 +238,7 @@ export const MIGRATIONS: readonly Migration[] = [
     // database rather than in the row (writing 10 MB into the row blocked the event loop for
     // ~60-130 ms, and every later UPDATE of the row rewrote it); data_file names that file.
     // PostgreSQL keeps inputs in the row, so any host can take the job; the column stays NULL.
-    sqlite: `ALTER TABLE svc_jobs ADD COLUMN data_file TEXT`,
-    postgres: `ALTER TABLE svc_jobs ADD COLUMN IF NOT EXISTS data_file TEXT`,
+    sql: `ALTER TABLE svc_jobs ADD COLUMN IF NOT EXISTS data_file TEXT`,
   },
 ];
 

@@ -3,14 +3,11 @@
  * Applies migrations through any Db. The dialect supplies only the lock; bookkeeping is shared.
  */
 import type { DbKind, Migration, MigrationReport, SqlClient } from './db.js';
+import { ddlFor } from './ddl.js';
 import { assertOrdered } from './migrations.js';
 
-const LEDGER: Record<DbKind, string> = {
-  sqlite: `CREATE TABLE IF NOT EXISTS svc_migrations (
-    version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)`,
-  postgres: `CREATE TABLE IF NOT EXISTS svc_migrations (
-    version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)`,
-};
+const LEDGER = `CREATE TABLE IF NOT EXISTS svc_migrations (
+    version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)`;
 
 export async function readApplied(sql: SqlClient): Promise<number[]> {
   const rows = await sql.query<{ version: number }>('SELECT version FROM svc_migrations ORDER BY version');
@@ -27,12 +24,12 @@ export async function applyPending(
   migrations: readonly Migration[],
 ): Promise<MigrationReport> {
   assertOrdered(migrations);
-  await tx.execute(LEDGER[kind]);
+  await tx.execute(ddlFor(kind, LEDGER));
   const done = new Set(await readApplied(tx));
   const applied: number[] = [];
   for (const m of migrations) {
     if (done.has(m.version)) continue;
-    for (const statement of splitStatements(m[kind])) await tx.execute(statement);
+    for (const statement of splitStatements(stepSql(kind, m))) await tx.execute(statement);
     await tx.execute('INSERT INTO svc_migrations (version, name, applied_at) VALUES ($1, $2, $3)', [
       m.version,
       m.name,
@@ -42,6 +39,11 @@ export async function applyPending(
   }
   const all = [...done, ...applied];
   return { applied, current: all.length === 0 ? 0 : Math.max(...all) };
+}
+
+/** The text of step `m` on `kind`: its shared DDL translated, or its own text for the dialect. */
+export function stepSql(kind: DbKind, m: Migration): string {
+  return m.sql === undefined ? m[kind] : ddlFor(kind, m.sql);
 }
 
 /** Migrations may hold several statements separated by a line that is only `--;;`. */

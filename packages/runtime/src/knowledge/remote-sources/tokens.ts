@@ -2,10 +2,11 @@
  * @module knowledge/remote-sources/tokens
  * Access tokens a source obtains (an OAuth client-credentials or JWT-bearer grant, a GitHub App
  * installation token), cached until shortly before they expire. Concurrent callers share one
- * request; a failed request is not cached. RS256 JWTs are signed with node:crypto's callback
- * form, which runs in libuv's thread pool rather than on the event loop.
+ * request; a failed request is not cached. RS256 JWTs are signed by jose, through WebCrypto,
+ * which runs in libuv's thread pool rather than on the event loop.
  */
-import { createPrivateKey, sign, type KeyObject } from 'node:crypto';
+import { createPrivateKey, type KeyObject } from 'node:crypto';
+import { SignJWT } from 'jose';
 import { ConfigurationError } from '../../errors.js';
 import { RemoteSourceError } from './errors.js';
 import { jsonOf, type SourceHttp } from './http.js';
@@ -50,16 +51,18 @@ export class TokenCache {
   }
 }
 
-function base64url(data: string | Buffer): string {
-  return Buffer.from(data).toString('base64url');
-}
-
-/** Parses a PEM private key (PKCS#8 or PKCS#1) once, at construction, naming the setting when it is not one. */
+/**
+ * Parses a PEM private key once, at construction, naming the setting when it is not one.
+ * node:crypto rather than jose's importPKCS8: GitHub hands out App keys as PKCS#1
+ * (`BEGIN RSA PRIVATE KEY`), which importPKCS8 refuses; jose signs with the KeyObject as is.
+ */
 export function privateKeyFrom(pem: string, where: string): KeyObject {
   if (!/-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(pem)) throw new ConfigurationError(`${where} is not a PEM private key (it must start with -----BEGIN)`);
   try {
     const key = createPrivateKey(pem);
     if (key.asymmetricKeyType !== 'rsa') throw new ConfigurationError(`${where} must be an RSA key (RS256)`);
+    // jose refuses to sign RS256 with less, and would only say so at the first token request.
+    if ((key.asymmetricKeyDetails?.modulusLength ?? 0) < 2048) throw new ConfigurationError(`${where} must be an RSA key of at least 2048 bits (RS256)`);
     return key;
   } catch (error) {
     if (error instanceof ConfigurationError) throw error;
@@ -67,15 +70,9 @@ export function privateKeyFrom(pem: string, where: string): KeyObject {
   }
 }
 
-/** A compact RS256 JWT. */
-export function signJwt(header: Record<string, unknown>, claims: Record<string, unknown>, key: KeyObject): Promise<string> {
-  const input = `${base64url(JSON.stringify({ alg: 'RS256', typ: 'JWT', ...header }))}.${base64url(JSON.stringify(claims))}`;
-  return new Promise((resolve, reject) => {
-    sign('sha256', Buffer.from(input), key, (error, signature) => {
-      if (error) reject(error);
-      else resolve(`${input}.${base64url(signature)}`);
-    });
-  });
+/** A compact RS256 JWT with `{alg, typ, ...header}` and the claims in the order given. */
+export function signJwt(header: { kid?: string }, claims: Record<string, unknown>, key: KeyObject): Promise<string> {
+  return new SignJWT(claims).setProtectedHeader({ alg: 'RS256', typ: 'JWT', ...header }).sign(key);
 }
 
 /**
