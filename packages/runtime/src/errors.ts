@@ -69,3 +69,13 @@ export class ConfigurationError extends Error {
     this.name = 'ConfigurationError';
   }
 }
+
+/** The caller asked for something that does not exist or cannot be done (400 BAD_REQUEST). */
+export function badRequest(detail: string, cause?: unknown): RuntimeError {
+  return new RuntimeError('BAD_REQUEST', detail, cause === undefined ? {} : { cause });
+}
+
+/** The caller sent content that cannot be processed (422 VALIDATION_ERROR). */
+export function unprocessable(detail: string, cause?: unknown): RuntimeError {
+  return new RuntimeError('VALIDATION_ERROR', detail, cause === undefined ? {} : { cause });
+}

@@ -18,7 +18,7 @@ import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { SearchableKnowledge } from '../agent/agent.js';
-import { ConfigurationError, RuntimeError } from '../errors.js';
+import { badRequest, ConfigurationError, RuntimeError, unprocessable } from '../errors.js';
 import type { Model } from '../model/model.js';
 import { SLICE_MS, TimeSlicer, mapSliced } from '../util/time-slicer.js';
 import { sha256Sliced } from '../util/utf8-slices.js';
@@ -27,7 +27,6 @@ import { CHUNKER_NEEDS, createChunker } from './chunkers/registry.js';
 import type { Embedder } from './embedders/embedder.js';
 import { EmbedderGate, isReindexable } from './vector-stores/reindex.js';
 import type { Reranker } from './rerankers/reranker.js';
-import { badRequest, unprocessable } from './errors.js';
 import { checkUrl, safeFetch, type HostResolver, type SafeFetchOptions } from '../net/safe-fetch.js';
 import { readChild } from './readers/sources/collection.js';
 import {

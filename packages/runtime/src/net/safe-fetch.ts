@@ -23,8 +23,7 @@ import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { isIP } from 'node:net';
-import { RuntimeError } from '../errors.js';
-import { badRequest } from '../knowledge/errors.js';
+import { badRequest, RuntimeError } from '../errors.js';
 import { classifyAddress } from './addresses.js';
 
 export interface ResolvedAddress {

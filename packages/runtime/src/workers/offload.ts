@@ -1,6 +1,6 @@
 /**
  * @module workers/offload
- * The process-wide conversion pool and the readers that use it. One pool serves every
+ * The process-wide worker pool. One pool serves every
  * knowledge base of the process (threads are per process, not per knowledge base); its settings
  * come from the environment the first time it is needed:
  *
@@ -11,12 +11,10 @@
  * | `KNOWLEDGE_WORKER_TIMEOUT_SECONDS` | 120 | one conversion's time limit; the worker is stopped after it |
  * | `KNOWLEDGE_WORKER_MEMORY_MB` | 2048 | each worker's JavaScript heap limit |
  *
- * The heavy byte readers (pdf, docx, excel, pptx) and the converter send their parsing here
- * (`read` task: the same reader, constructed inline, in the worker).
+ * The heavy byte readers, the converter, large chunkings and the SQLite store's index work send
+ * their tasks here (see workers/task.ts).
  */
 import { ConfigurationError } from '../errors.js';
-import type { Document, ReaderInput } from '../knowledge/types.js';
-import type { ReadOptions } from '../knowledge/readers/reader.js';
 import { WorkerPool, type WorkerPoolOptions, defaultPoolSize } from './pool.js';
 
 /** Where a reader's parsing runs: a pool, or `inline` on the calling thread. */
@@ -49,46 +47,4 @@ export function sharedOffload(env: PoolEnvironment = process.env): Offload {
   const settings = readWorkerSettings(env);
   shared = settings.size === 0 ? 'inline' : new WorkerPool(settings);
   return shared;
-}
-
-/** The heavy byte readers that can read in a worker. */
-export type OffloadedReader = 'pdf' | 'docx' | 'excel' | 'pptx';
-
-export interface ReadPayload {
-  reader: OffloadedReader;
-  /** The reader's constructor options (plain data). */
-  options?: Record<string, unknown> | undefined;
-  name: string;
-  data: string | Uint8Array;
-}
-
-/**
- * Reads `input` with the reader `id` in a worker of `pool`. The bytes are copied once into a
- * buffer of their own and moved (cloning a view would copy its whole backing buffer).
- */
-export function readInWorker(pool: WorkerPool, id: OffloadedReader, input: ReaderInput, options: ReadOptions | undefined, readerOptions?: Record<string, unknown>): Promise<Document[]> {
-  // A copy in a buffer of its own: a Buffer's slice() is a view, and moving its backing buffer
-  // would empty the caller's Buffer (and every other view of a pooled one).
-  const data = typeof input.data === 'string' ? input.data : new Uint8Array(input.data);
-  const payload: ReadPayload = { reader: id, options: readerOptions, name: input.name, data };
-  return pool.run<Document[]>('read', payload, {
-    signal: options?.signal,
-    label: `${id} reader: "${input.name}"`,
-    ...(typeof data === 'string' ? {} : { transfer: [data.buffer as ArrayBuffer] }),
-  });
-}
-
-/** The `read` task: the named reader, inline, in this worker. */
-export async function readTask(payload: ReadPayload): Promise<Document[]> {
-  const input = { data: payload.data, name: payload.name };
-  switch (payload.reader) {
-    case 'pdf':
-      return new (await import('../knowledge/readers/bytes/pdf.js')).PdfReader({ offload: 'inline' }).read(input);
-    case 'docx':
-      return new (await import('../knowledge/readers/bytes/docx.js')).DocxReader({ offload: 'inline' }).read(input);
-    case 'excel':
-      return new (await import('../knowledge/readers/bytes/excel.js')).ExcelReader({ ...payload.options, offload: 'inline' }).read(input);
-    case 'pptx':
-      return new (await import('../knowledge/readers/bytes/pptx.js')).PptxReader({ offload: 'inline' }).read(input);
-  }
 }

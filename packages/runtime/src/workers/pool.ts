@@ -3,8 +3,10 @@
  * A small pool of worker threads for CPU-heavy conversion (PDF, Office, OCR, markup), so a
  * large upload does not stall the event loop that serves every other request.
  *
- * - **One task per worker.** A task is a name and a structured-cloneable payload; the worker
- *   entry (worker.ts by default) looks the name up and runs it. Workers start on demand, up to
+ * - **One task per worker.** A task names an exported function of one of this package's
+ *   modules (task.ts) and carries a structured-cloneable payload; the worker entry (worker.ts)
+ *   imports the module and runs the function. (A custom entry may address its tasks otherwise:
+ *   the pool passes a name it does not know through as it is.) Workers start on demand, up to
  *   `size`, and stop after `idleMs` without work; an idle worker does not keep the process alive.
  * - **Bounded queue.** Tasks beyond the free workers wait in FIFO order, at most `maxQueue` of
  *   them; one more is refused at once with SERVICE_UNAVAILABLE (a background job retries it).
@@ -28,6 +30,7 @@ import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { Worker, type ResourceLimits } from 'node:worker_threads';
 import { ConfigurationError, ERROR_CODES, RuntimeError, type ErrorCode } from '../errors.js';
+import { addressOf, type WorkerTask } from './task.js';
 
 export interface WorkerPoolOptions {
   /** Workers at most; default min(2, available cores). */
@@ -40,7 +43,7 @@ export interface WorkerPoolOptions {
   memoryMb?: number;
   /** An idle worker stops after this long; default 30 s. */
   idleMs?: number;
-  /** The worker entry module; default the knowledge worker (worker.ts / worker.js beside this file). */
+  /** The worker entry module; default worker.ts / worker.js beside this file. */
   entry?: URL;
 }
 
@@ -71,13 +74,14 @@ export interface SerializedError {
 
 export interface TaskMessage {
   id: number;
-  task: string;
+  /** What to run: a WorkerTask for the default entry; a custom entry's own form otherwise. */
+  task: WorkerTask | string;
   payload: unknown;
 }
 
 interface Pending {
   id: number;
-  task: string;
+  task: WorkerTask | string;
   payload: unknown;
   options: RunOptions;
   resolve(value: unknown): void;
@@ -144,7 +148,7 @@ export class WorkerPool {
   }
 
   /** Runs `task` in a worker and resolves with what it returns. */
-  run<T>(task: string, payload: unknown, options: RunOptions = {}): Promise<T> {
+  run<T>(task: WorkerTask | string, payload: unknown, options: RunOptions = {}): Promise<T> {
     if (this.closed) return Promise.reject(new RuntimeError('SERVICE_UNAVAILABLE', 'The conversion worker pool is closed'));
     const { signal } = options;
     if (signal?.aborted) return Promise.reject(signal.reason);
@@ -207,7 +211,7 @@ export class WorkerPool {
     slot.current = pending;
     slot.worker.ref();
     this.armTimer(slot, pending, slot.ready ? 0 : BOOT_ALLOWANCE_MS);
-    const message: TaskMessage = { id: pending.id, task: pending.task, payload: pending.payload };
+    const message: TaskMessage = { id: pending.id, task: addressOf(pending.task), payload: pending.payload };
     try {
       slot.worker.postMessage(message, pending.options.transfer ?? []);
     } catch (cause) {

@@ -41,7 +41,7 @@ port.on('message', (message: TaskMessage) => {
   void (async () => {
     let reply: TaskReply;
     try {
-      reply = { id: message.id, ok: true, value: await tasks[message.task]!(message.payload as never) };
+      reply = { id: message.id, ok: true, value: await tasks[message.task as string]!(message.payload as never) };
     } catch (error) {
       reply = { id: message.id, ok: false, error: serializeError(error) };
     }

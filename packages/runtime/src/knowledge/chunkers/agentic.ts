@@ -20,7 +20,7 @@
  * may place several breaks, and chunks are slices of the original text trimmed at their edges.
  */
 import type { Model } from '../../model/model.js';
-import { badRequest } from '../errors.js';
+import { badRequest } from '../../errors.js';
 import type { Chunk, Document } from '../types.js';
 import { sizeOptions, toChunks, type ChunkContext, type Chunker } from './chunker.js';
 import { delimiterBreaks, paragraphBreaks, trimSpan, type Span } from './spans.js';

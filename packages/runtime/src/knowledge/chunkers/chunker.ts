@@ -12,7 +12,7 @@
 import { createHash } from 'node:crypto';
 import type { Model } from '../../model/model.js';
 import type { Embedder } from '../embedders/embedder.js';
-import { unprocessable } from '../errors.js';
+import { unprocessable } from '../../errors.js';
 import type { Chunk, Document, Metadata } from '../types.js';
 
 export const CHUNKER_TYPES = ['AgenticChunker', 'CodeChunker', 'DocumentChunker', 'FixedSizeChunker', 'MarkdownChunker', 'RecursiveChunker', 'RowChunker', 'SemanticChunker'] as const;

@@ -25,6 +25,9 @@ import { SLICE_MS, TimeSlicer } from '../../util/time-slicer.js';
 import type { Chunk, Document, Metadata } from '../types.js';
 import type { Offload } from '../../workers/offload.js';
 import type { WorkerPool } from '../../workers/pool.js';
+import { defineWorkerTask } from '../../workers/task.js';
+
+const CHUNK = defineWorkerTask('chunk', import.meta.url, './offloaded.js', 'chunkTask');
 
 export const OFFLOAD_MIN_CHARS = 32 * 1024;
 
@@ -165,7 +168,7 @@ export async function unpackChunks(doc: Document, packed: PackedChunks, signal?:
 /** Chunks `doc` in a worker of `pool` with the chunker `spec` describes. */
 export async function chunkInWorker(pool: WorkerPool, spec: ChunkerSpec, doc: Document, context: ChunkContext = {}): Promise<Chunk[]> {
   const payload: ChunkPayload = { spec, doc, sourceName: context.sourceName };
-  const result = await pool.run<PackedChunks | Chunk[]>('chunk', payload, { signal: context.signal, label: `${spec.type}: "${doc.name ?? doc.id ?? 'content'}"` });
+  const result = await pool.run<PackedChunks | Chunk[]>(CHUNK, payload, { signal: context.signal, label: `${spec.type}: "${doc.name ?? doc.id ?? 'content'}"` });
   return Array.isArray(result) ? result : unpackChunks(doc, result, context.signal);
 }
 

@@ -4,7 +4,7 @@
  * each needs from the knowledge base. As in agno, AgenticChunker, CodeChunker and
  * SemanticChunker take chunk_size but drop chunk_overlap, and RowChunker ignores both.
  */
-import { badRequest } from '../errors.js';
+import { badRequest } from '../../errors.js';
 import { AgenticChunker } from './agentic.js';
 import { CHUNKER_TYPES, DEFAULT_CHUNK_SIZE, type Chunker, type ChunkerType, type SizeOptions } from './chunker.js';
 import { CodeChunker, DEFAULT_CODE_CHUNK_SIZE } from './code.js';

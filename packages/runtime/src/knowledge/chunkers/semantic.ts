@@ -22,7 +22,7 @@
  * with a BAD_REQUEST naming what is missing.
  */
 import type { Embedder } from '../embedders/embedder.js';
-import { badRequest } from '../errors.js';
+import { badRequest } from '../../errors.js';
 import type { Chunk, Document } from '../types.js';
 import { sizeOptions, toChunks, type ChunkContext, type Chunker } from './chunker.js';
 import { interpolatedMinima, savgol } from './savitzky-golay.js';

@@ -14,10 +14,9 @@
  * (with the first failure) when none is; while it runs its status_message reports progress.
  */
 import { createHash } from 'node:crypto';
-import { RuntimeError } from '../../errors.js';
+import { RuntimeError, unprocessable } from '../../errors.js';
 import type { Logger } from '../../util/logger.js';
 import type { ContentRecord, ContentStore, NewContent } from './content-store.js';
-import { unprocessable } from '../errors.js';
 import { failureNote } from '../readers/sources/collection.js';
 import type { ChildContent, FailedChild, SourceChild } from '../readers/reader.js';
 import type { InsertChoices, InsertResult } from '../knowledge.js';

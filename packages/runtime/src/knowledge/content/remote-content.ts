@@ -8,8 +8,7 @@
  * Provider details (source, path, bucket, repository...) go on every chunk under the reserved
  * metadata key `remote`, so callers' metadata can neither set nor overwrite them.
  */
-import { RuntimeError } from '../../errors.js';
-import { badRequest } from '../errors.js';
+import { badRequest, RuntimeError } from '../../errors.js';
 import type { ChildContent, FailedChild, SourceChild } from '../readers/reader.js';
 import type { RemoteFile, RemoteSource } from '../remote-sources/remote-source.js';
 

@@ -12,11 +12,10 @@
  * runtimes are not confined.
  */
 import type { KnowledgeComponent } from '../../components/component.js';
-import { RuntimeError } from '../../errors.js';
+import { badRequest, RuntimeError } from '../../errors.js';
 import type { JobWorker } from '../../jobs/job-worker.js';
 import type { Db } from '../../storage/db.js';
 import type { Logger } from '../../util/logger.js';
-import { badRequest } from '../errors.js';
 import type { Metadata } from '../types.js';
 import { isContentKnowledge, type ContentKnowledge } from './content-knowledge.js';
 import { ContentStore, type ContentListQuery, type ContentRecord, type ContentStatus } from './content-store.js';

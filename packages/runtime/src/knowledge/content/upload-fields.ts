@@ -3,7 +3,7 @@
  * How an upload's text fields are read, whichever way they arrived (a form sends JSON as text):
  * metadata, a URL or a JSON array of them, a source reader's options.
  */
-import { badRequest } from '../errors.js';
+import { badRequest } from '../../errors.js';
 import type { Metadata } from '../types.js';
 
 /** A bound on the records (and background fetches) one request can start. */

@@ -12,8 +12,7 @@
  * web_search, preprint for a topic) with its `reader_options`; what it can check without I/O is
  * refused at once, anything found while reading ends as a `failed` record saying so.
  */
-import { RuntimeError } from '../../errors.js';
-import { badRequest } from '../errors.js';
+import { badRequest, RuntimeError } from '../../errors.js';
 import type { InsertChoices, SourceLocation } from '../knowledge.js';
 import type { ContentKnowledge } from './content-knowledge.js';
 import { findSource, isFolder, parseSourceParams, type RemoteLocation } from './remote-content.js';

@@ -9,7 +9,7 @@
  */
 import type { ChunkerType } from '../chunkers/chunker.js';
 import type { RuntimeError } from '../../errors.js';
-import { badRequest, unprocessable } from '../errors.js';
+import { badRequest, unprocessable } from '../../errors.js';
 import type { FetchedResource, SafeFetchOptions } from '../../net/safe-fetch.js';
 import type { Document, Metadata, ReaderInput } from '../types.js';
 

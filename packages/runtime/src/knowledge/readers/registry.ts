@@ -8,7 +8,7 @@
  * service is not configured is still offered, and an upload that needs it fails with a message
  * naming the setting to set.
  */
-import { badRequest } from '../errors.js';
+import { badRequest } from '../../errors.js';
 import { BucketReader } from './sources/bucket.js';
 import { ConverterReader } from './bytes/converter.js';
 import { readConverterSettings } from './bytes/converter/settings.js';

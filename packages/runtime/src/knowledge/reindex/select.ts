@@ -4,8 +4,7 @@
  * embedder; its store's tables exist when this returns.
  */
 import type { KnowledgeComponent } from '../../components/component.js';
-import { RuntimeError } from '../../errors.js';
-import { badRequest } from '../errors.js';
+import { badRequest, RuntimeError } from '../../errors.js';
 import { isReindexableKnowledge, noEmbedder, type ReindexableKnowledge } from './reindex-job.js';
 
 export async function selectReindexable(

@@ -13,8 +13,7 @@
  * with Retry-After); it never becomes a 500.
  */
 import type { KnowledgeComponent } from '../../components/component.js';
-import { RuntimeError } from '../../errors.js';
-import { badRequest } from '../errors.js';
+import { badRequest, RuntimeError } from '../../errors.js';
 import { isConfigurableKnowledge } from '../knowledge.js';
 import type { RemoteFile, RemoteFolder, RemoteListPage, RemoteSource } from './remote-source.js';
 

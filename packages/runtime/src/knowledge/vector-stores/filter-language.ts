@@ -10,7 +10,7 @@
  * a filter means the same on SQLite and PostgreSQL. A key that no stored chunk has is refused by
  * the Knowledge with the valid keys, rather than silently matching nothing.
  */
-import { badRequest } from '../errors.js';
+import { badRequest } from '../../errors.js';
 
 export type FilterScalar = string | number | boolean | null;
 

@@ -27,7 +27,7 @@
  * is media found in an archive. What an archive or book left out is reported as notes, which
  * end up on the content record.
  */
-import { unprocessable } from '../../errors.js';
+import { unprocessable } from '../../../errors.js';
 import type { Document, ReaderInput } from '../../types.js';
 import { sharedOffload, type Offload } from '../../../workers/offload.js';
 import { convertFile, type ConvertPayload, type ConvertResult } from './converter/convert.js';
@@ -36,6 +36,9 @@ import { MEDIA_FORMATS, sniffSignature } from './converter/sniff.js';
 import { noTranscriptionService, transcribe } from './converter/transcribe.js';
 import type { ReadOptions, Reader } from '../reader.js';
 import type { ChunkerType } from '../../chunkers/chunker.js';
+import { defineWorkerTask } from '../../../workers/task.js';
+
+const CONVERT = defineWorkerTask('convert', import.meta.url, './converter/convert.js', 'convertTask');
 
 /** The extensions of the spec's map that list `converter`, in the map's order. */
 export const CONVERTER_EXTENSIONS = [
@@ -121,6 +124,6 @@ export class ConverterReader implements Reader {
     // Not data.slice(): on a Buffer that is a view, and moving it would empty the caller's Buffer.
     const own = new Uint8Array(data);
     const payload: ConvertPayload = { name, data: own, limits: this.settings.limits };
-    return where.run<ConvertResult>('convert', payload, { signal, label: `converter reader: "${name}"`, transfer: [own.buffer as ArrayBuffer], timeoutMs: this.timeoutMs });
+    return where.run<ConvertResult>(CONVERT, payload, { signal, label: `converter reader: "${name}"`, transfer: [own.buffer as ArrayBuffer], timeoutMs: this.timeoutMs });
   }
 }

@@ -5,7 +5,7 @@
  * default, makes each row a chunk. The header row is kept so every chunk set carries it.
  */
 import { parse } from 'csv-parse/sync';
-import { unprocessable } from '../../errors.js';
+import { unprocessable } from '../../../errors.js';
 import type { Document, ReaderInput } from '../../types.js';
 import { decodeText, requireContent, stem, type Reader } from '../reader.js';
 

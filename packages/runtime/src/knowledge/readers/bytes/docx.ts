@@ -23,10 +23,11 @@
  * mammoth and turndown are imported on first use.
  */
 import type TurndownService from 'turndown';
-import { unprocessable } from '../../errors.js';
+import { unprocessable } from '../../../errors.js';
 import type { Document, ReaderInput } from '../../types.js';
 import { encryptedRefusal, isEncryptedOoxml, isOle, isZip, openZip, requireBytes } from './office-zip.js';
-import { readInWorker, sharedOffload, type Offload } from '../../../workers/offload.js';
+import { sharedOffload, type Offload } from '../../../workers/offload.js';
+import { readInWorker, type ReadPayload } from './offloaded.js';
 import { requireContent, stem, type ReadOptions, type Reader } from '../reader.js';
 
 export interface DocxReaderOptions {
@@ -146,4 +147,9 @@ function firstRow(row: DomNode): DomNode | undefined {
     return undefined;
   };
   return table ? find(table) : undefined;
+}
+
+/** The worker task (see offloaded.ts): this reader, inline, in a worker thread. */
+export function readInline(payload: ReadPayload): Promise<Document[]> {
+  return new DocxReader({ offload: 'inline' }).read({ data: payload.data, name: payload.name });
 }

@@ -16,10 +16,11 @@
  * .xlsx (a common mislabel) is read.
  */
 import type { Cell, CellValue, Workbook, Worksheet } from 'exceljs';
-import { unprocessable } from '../../errors.js';
+import { unprocessable } from '../../../errors.js';
 import type { Document, ReaderInput } from '../../types.js';
 import { encryptedRefusal, isEncryptedOoxml, isOle, isZip, openZip, requireBytes } from './office-zip.js';
-import { readInWorker, sharedOffload, type Offload } from '../../../workers/offload.js';
+import { sharedOffload, type Offload } from '../../../workers/offload.js';
+import { readInWorker, type ReadPayload } from './offloaded.js';
 import { TEXT_CHUNKERS, extension, stem, type ReadOptions, type Reader } from '../reader.js';
 
 export interface ExcelReaderOptions {
@@ -151,4 +152,9 @@ function formatDate(d: Date): string {
   const iso = d.toISOString();
   const time = iso.slice(11, 19);
   return time === '00:00:00' ? iso.slice(0, 10) : `${iso.slice(0, 10)} ${time}`;
+}
+
+/** The worker task (see offloaded.ts): this reader, inline, in a worker thread. */
+export function readInline(payload: ReadPayload): Promise<Document[]> {
+  return new ExcelReader({ ...payload.options, offload: 'inline' }).read({ data: payload.data, name: payload.name });
 }

@@ -24,7 +24,7 @@
  * flattened onto one line, as every size-based chunker flattens whitespace).
  */
 import { parse } from 'csv-parse/sync';
-import { unprocessable } from '../../errors.js';
+import { unprocessable } from '../../../errors.js';
 import type { Document, ReaderInput } from '../../types.js';
 import { TEXT_CHUNKERS, decodeText, requireContent, stem, type Reader } from '../reader.js';
 

@@ -8,7 +8,7 @@
  *
  * The page title goes to `meta_data.title`; URL ingestion names the document after it.
  */
-import { unprocessable } from '../../errors.js';
+import { unprocessable } from '../../../errors.js';
 import type { Document, ReaderInput } from '../../types.js';
 import { decodeText, requireContent, stem, type Reader } from '../reader.js';
 

@@ -3,7 +3,7 @@
  * JSON: a top-level array gives one Document per element, anything else one Document. Each
  * holds its element re-serialised compactly, so a chunk is valid JSON on its own.
  */
-import { unprocessable } from '../../errors.js';
+import { unprocessable } from '../../../errors.js';
 import type { Document, ReaderInput } from '../../types.js';
 import { decodeText, requireContent, stem, type Reader } from '../reader.js';
 

@@ -7,7 +7,7 @@
  * Every function is a pure function of the bytes it is given, so a reader can run in a worker.
  */
 import type JSZip from 'jszip';
-import { unprocessable } from '../../errors.js';
+import { unprocessable } from '../../../errors.js';
 import type { ReaderInput } from '../../types.js';
 
 /** The most a single upload's zip may inflate to; a zip bomb is refused instead of exhausting memory. */

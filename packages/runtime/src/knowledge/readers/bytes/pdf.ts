@@ -5,9 +5,10 @@
  * lines are kept, as agno's sanitising does. unpdf is imported on first use, so a runtime that
  * never reads a PDF does not load PDF.js.
  */
-import { unprocessable } from '../../errors.js';
+import { unprocessable } from '../../../errors.js';
 import type { Document, ReaderInput } from '../../types.js';
-import { readInWorker, sharedOffload, type Offload } from '../../../workers/offload.js';
+import { sharedOffload, type Offload } from '../../../workers/offload.js';
+import { readInWorker, type ReadPayload } from './offloaded.js';
 import { stem, type ReadOptions, type Reader } from '../reader.js';
 
 export interface PdfReaderOptions {
@@ -74,4 +75,9 @@ function sanitize(text: string): string {
     .replaceAll('\u0000', '\n\n')
     .replace(/[ \t]+/g, ' ')
     .trim();
+}
+
+/** The worker task (see offloaded.ts): this reader, inline, in a worker thread. */
+export function readInline(payload: ReadPayload): Promise<Document[]> {
+  return new PdfReader({ offload: 'inline' }).read({ data: payload.data, name: payload.name });
 }

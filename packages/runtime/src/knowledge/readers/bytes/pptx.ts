@@ -24,11 +24,12 @@
  * text and gives each chunk the slides it covers.
  */
 import type JSZip from 'jszip';
-import { unprocessable } from '../../errors.js';
+import { unprocessable } from '../../../errors.js';
 import type { Document, ReaderInput } from '../../types.js';
 import { encryptedRefusal, isEncryptedOoxml, isOle, isZip, openZip, readPart, requireBytes, resolvePart } from './office-zip.js';
 import { attribute, child, descendants, elements, localName, parseXml, path, relationships, type XmlElement } from './ooxml.js';
-import { readInWorker, sharedOffload, type Offload } from '../../../workers/offload.js';
+import { sharedOffload, type Offload } from '../../../workers/offload.js';
+import { readInWorker, type ReadPayload } from './offloaded.js';
 import { TEXT_CHUNKERS, stem, type ReadOptions, type Reader } from '../reader.js';
 
 export interface PptxReaderOptions {
@@ -210,4 +211,9 @@ function paragraphs(body: XmlElement): string {
 
 function textOf(node: XmlElement | undefined): string {
   return node ? node.children.map((c) => (typeof c === 'string' ? c : textOf(c))).join('') : '';
+}
+
+/** The worker task (see offloaded.ts): this reader, inline, in a worker thread. */
+export function readInline(payload: ReadPayload): Promise<Document[]> {
+  return new PptxReader({ offload: 'inline' }).read({ data: payload.data, name: payload.name });
 }

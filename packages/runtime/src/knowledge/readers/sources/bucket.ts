@@ -18,8 +18,7 @@
  * addressing, is never part of the host name. Without S3_ENDPOINT (AWS), the knowledge base's
  * address rules apply as to any URL.
  */
-import { RuntimeError } from '../../../errors.js';
-import { badRequest, unprocessable } from '../../errors.js';
+import { badRequest, RuntimeError, unprocessable } from '../../../errors.js';
 import type { Document, ReaderInput } from '../../types.js';
 import { s3Access, type S3Access } from './providers/s3.js';
 import {

@@ -12,7 +12,7 @@
  * otherwise fetch internal pages on the caller's behalf.
  */
 import { createHash } from 'node:crypto';
-import { badRequest, unprocessable } from '../../errors.js';
+import { badRequest, unprocessable } from '../../../errors.js';
 import { parseUrl } from '../../../net/safe-fetch.js';
 import type { Document, ReaderInput } from '../../types.js';
 import { FirecrawlClient, type ScrapedPage } from './providers/firecrawl.js';

@@ -11,8 +11,7 @@
  * (default https://arxiv.org), ARXIV_MAX_RESULTS (default 5). SSRF: both are the operator's;
  * PDFs are fetched from ARXIV_PDF_BASE_URL by id, never from a URL taken from the feed.
  */
-import { RuntimeError } from '../../../errors.js';
-import { badRequest, unprocessable } from '../../errors.js';
+import { badRequest, RuntimeError, unprocessable } from '../../../errors.js';
 import type { Document, ReaderInput } from '../../types.js';
 import { ARXIV_ID, parseArxivFeed, toSearchQuery, type ArxivFeed, type ArxivPaper } from './providers/arxiv.js';
 import {

@@ -6,7 +6,7 @@
  * carry `url` in their metadata. It is what `insert({ url })` uses when no reader is named.
  */
 import { createHash } from 'node:crypto';
-import { badRequest } from '../../errors.js';
+import { badRequest } from '../../../errors.js';
 import { parseUrl } from '../../../net/safe-fetch.js';
 import type { Document, ReaderInput } from '../../types.js';
 import { knownOptions, refuseBytes, TEXT_CHUNKERS, type SourceContext, type SourceInput, type SourceReader, type SourceResult } from '../reader.js';

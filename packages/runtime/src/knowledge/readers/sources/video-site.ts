@@ -12,7 +12,7 @@
  * request goes to YOUTUBE_BASE_URL (the operator's), including the caption track, whose path
  * and query are taken from the page but whose origin is always the configured one.
  */
-import { badRequest, unprocessable } from '../../errors.js';
+import { badRequest, unprocessable } from '../../../errors.js';
 import type { Document, ReaderInput } from '../../types.js';
 import { extractPlayerResponse, parseTimedText, parseVideoId, pickTrack, playerInfo, type CaptionSegment } from './providers/youtube.js';
 import {

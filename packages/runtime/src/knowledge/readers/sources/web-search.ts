@@ -10,8 +10,7 @@
  * SSRF: the search API is the operator's (its host may be internal: a SearXNG on the LAN);
  * result pages come from the web, so they are fetched under the knowledge base's rules.
  */
-import { RuntimeError } from '../../../errors.js';
-import { badRequest, unprocessable } from '../../errors.js';
+import { badRequest, RuntimeError, unprocessable } from '../../../errors.js';
 import type { Document, ReaderInput } from '../../types.js';
 import { SearxngProvider } from './providers/searxng.js';
 import type { SearchProvider, SearchResult } from './providers/search-provider.js';

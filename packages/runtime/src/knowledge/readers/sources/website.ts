@@ -15,8 +15,7 @@
  * base's maxContentBytes.
  */
 import { createHash } from 'node:crypto';
-import { RuntimeError } from '../../../errors.js';
-import { badRequest, unprocessable } from '../../errors.js';
+import { badRequest, RuntimeError, unprocessable } from '../../../errors.js';
 import { parseUrl } from '../../../net/safe-fetch.js';
 import type { Document, ReaderInput } from '../../types.js';
 import {

@@ -15,6 +15,9 @@
  */
 import Database from 'better-sqlite3';
 import type { Offload } from '../../../workers/offload.js';
+import { defineWorkerTask } from '../../../workers/task.js';
+
+const CHECKPOINT = defineWorkerTask('sqlite-checkpoint', import.meta.url, './checkpoint.js', 'checkpointTask');
 
 export interface CheckpointPayload {
   path: string;
@@ -54,7 +57,7 @@ export class BackgroundCheckpoints {
     const pool = this.pool();
     if (pool === 'inline') return;
     const run = pool
-      .run<CheckpointResult>('sqlite-checkpoint', { path: this.path } satisfies CheckpointPayload, { label: 'SQLite checkpoint' })
+      .run<CheckpointResult>(CHECKPOINT, { path: this.path } satisfies CheckpointPayload, { label: 'SQLite checkpoint' })
       // A full queue or a failed thread: SQLite's own checkpoint does the work, as before.
       .then(
         () => undefined,

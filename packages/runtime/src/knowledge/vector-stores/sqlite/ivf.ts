@@ -35,6 +35,10 @@ import type { Offload } from '../../../workers/offload.js';
 import { IvfMemory } from './ivf-memory.js';
 import { assignLists, nearestList, nearestLists, trainCentroids, type AssignPayload, type TrainPayload } from './ivf-kmeans.js';
 import { processAlive } from '../../../util/process-alive.js';
+import { defineWorkerTask } from '../../../workers/task.js';
+
+defineWorkerTask('ivf-train', import.meta.url, './ivf-kmeans.js', 'trainTask');
+defineWorkerTask('ivf-assign', import.meta.url, './ivf-kmeans.js', 'assignTask');
 
 export interface IvfSettings {
   lists: number;

@@ -6,7 +6,7 @@
  * row per line). It runs in `secure` safe mode: `include::` directives are not followed (they
  * become plain links), no file or URL is read, and attributes cannot lift that.
  */
-import { unprocessable } from '../../../errors.js';
+import { unprocessable } from '../../../../errors.js';
 import { markdownWriter } from '../docx.js';
 import { compactLists, tidy } from './markdown.js';
 

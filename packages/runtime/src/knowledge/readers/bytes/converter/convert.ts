@@ -9,8 +9,7 @@
  * Every failure is a RuntimeError naming the file; an unexpected library error is wrapped as a
  * 422 saying which format could not be converted.
  */
-import { RuntimeError } from '../../../../errors.js';
-import { unprocessable } from '../../../errors.js';
+import { RuntimeError, unprocessable } from '../../../../errors.js';
 import type { Document } from '../../../types.js';
 import { HtmlReader } from '../html.js';
 import { pdfTextPages } from '../pdf.js';

@@ -11,7 +11,7 @@
  * inside the archive; a spine entry pointing elsewhere or missing is skipped with a note.
  */
 import type JSZip from 'jszip';
-import { unprocessable } from '../../../errors.js';
+import { unprocessable } from '../../../../errors.js';
 import type { Document } from '../../../types.js';
 import { markdownWriter } from '../docx.js';
 import { readPart, resolvePart } from '../office-zip.js';

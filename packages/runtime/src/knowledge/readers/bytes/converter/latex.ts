@@ -20,7 +20,7 @@
  *
  * Brace pairs are matched once up front, so unbalanced input cannot make the scan quadratic.
  */
-import { unprocessable } from '../../../errors.js';
+import { unprocessable } from '../../../../errors.js';
 import { tidy } from './markdown.js';
 
 export interface LatexResult {

@@ -20,7 +20,7 @@
  */
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { unprocessable } from '../../../errors.js';
+import { unprocessable } from '../../../../errors.js';
 import type { PdfDocument } from '../pdf.js';
 
 type TesseractWorker = Awaited<ReturnType<typeof import('tesseract.js').createWorker>>;

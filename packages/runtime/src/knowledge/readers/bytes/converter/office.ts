@@ -11,8 +11,7 @@
  * converter's, so a record says which reader was asked.
  */
 import { parse } from 'csv-parse/sync';
-import { RuntimeError } from '../../../../errors.js';
-import { unprocessable } from '../../../errors.js';
+import { RuntimeError, unprocessable } from '../../../../errors.js';
 import type { Document } from '../../../types.js';
 import { DocxReader } from '../docx.js';
 import { ExcelReader } from '../excel.js';

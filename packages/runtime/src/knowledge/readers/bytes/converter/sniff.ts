@@ -11,7 +11,7 @@
  * open a zip and runs in a worker.
  */
 import type JSZip from 'jszip';
-import { unprocessable } from '../../../errors.js';
+import { unprocessable } from '../../../../errors.js';
 import { openZip, readPart } from '../office-zip.js';
 import { extension } from '../../reader.js';
 

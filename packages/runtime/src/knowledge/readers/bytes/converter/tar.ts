@@ -13,7 +13,7 @@
  *   with an error that says where.
  */
 import { gunzipSync } from 'node:zlib';
-import { unprocessable } from '../../../errors.js';
+import { unprocessable } from '../../../../errors.js';
 
 export interface TarMember {
   path: string;

@@ -15,8 +15,7 @@
  * reached, is SERVICE_UNAVAILABLE (the ingestion job retries); other refusals fail the upload.
  */
 import { randomBytes } from 'node:crypto';
-import { ConfigurationError, RuntimeError } from '../../../../errors.js';
-import { unprocessable } from '../../../errors.js';
+import { ConfigurationError, RuntimeError, unprocessable } from '../../../../errors.js';
 import { safeFetch } from '../../../../net/safe-fetch.js';
 import type { Document } from '../../../types.js';
 import { redact } from '../../sources/providers/service.js';

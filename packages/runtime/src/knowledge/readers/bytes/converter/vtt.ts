@@ -11,7 +11,7 @@
  * `<ruby>`, inline timestamps) are removed and their text kept; entities are decoded. A cue that
  * repeats the one before (captions that roll up line by line) is written once.
  */
-import { unprocessable } from '../../../errors.js';
+import { unprocessable } from '../../../../errors.js';
 
 export interface VttResult {
   content: string;

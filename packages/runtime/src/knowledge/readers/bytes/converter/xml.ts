@@ -17,7 +17,7 @@
  * expansion attacks); a reference to one stays as written. Only XML's own entities and
  * character references are decoded.
  */
-import { unprocessable } from '../../../errors.js';
+import { unprocessable } from '../../../../errors.js';
 import { localName, parseXml, type XmlElement, type XmlNode } from '../ooxml.js';
 import { markdownTable, tidy } from './markdown.js';
 

@@ -9,8 +9,7 @@
  * Errors are `{success: false, error}` with 401 (key), 402 (credits), 429 (rate), 5xx.
  * Authentication is `Authorization: Bearer <key>`; a self-hosted instance may need none.
  */
-import { RuntimeError } from '../../../../errors.js';
-import { badRequest } from '../../../errors.js';
+import { badRequest, RuntimeError } from '../../../../errors.js';
 import { pause, type SourceContext } from '../../reader.js';
 import { asRecord, callJson, optionalString, type ServiceCall } from './service.js';
 

@@ -6,8 +6,7 @@
  * the ingestion job retries it later; any other refusal is the request's fault (400). Secrets
  * are cut out of every message, in case a service echoes what it was sent.
  */
-import { RuntimeError } from '../../../../errors.js';
-import { badRequest } from '../../../errors.js';
+import { badRequest, RuntimeError } from '../../../../errors.js';
 import type { SourceContext, SourceFetchOptions } from '../../reader.js';
 
 /** Large enough for a crawl page of results; the knowledge limit applies when it is lower. */

@@ -3,9 +3,9 @@
  * into a larger buffer) is left as it was.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { pdfWithPages } from '../../test/support/office-fixtures.js';
-import { readInWorker } from './offload.js';
-import { WorkerPool } from './pool.js';
+import { pdfWithPages } from '../../../../test/support/office-fixtures.js';
+import { readInWorker } from './offloaded.js';
+import { WorkerPool } from '../../../workers/pool.js';
 
 const pool = new WorkerPool({ size: 1 });
 afterAll(() => pool.close());
