@@ -4,8 +4,8 @@
  */
 export { Runtime, type RunningRuntime, type ServeOptions } from './runtime.js';
 export type { RuntimeOptions, AuthorizationConfig, McpServerConfig } from './runtime-options.js';
-export type { HostedComponent, KnowledgeComponent } from './components/component.js';
-export { Agent, type AgentOptions, type SearchableKnowledge } from './agent/agent.js';
+export type { HostedComponent, KnowledgeComponent, SearchableKnowledge } from './components/component.js';
+export { Agent, type AgentOptions } from './agent/agent.js';
 export { Team, type TeamOptions, type TeamMode } from './team/team.js';
 export { Workflow, type WorkflowOptions } from './workflow/workflow.js';
 export { step, parallel, condition, type Step, type StepInput, type StepFunction, type WorkflowStep } from './workflow/steps.js';

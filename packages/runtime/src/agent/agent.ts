@@ -13,18 +13,13 @@
  * ```
  */
 import { z } from 'zod';
-import type { KnowledgeComponent } from '../components/component.js';
+import type { SearchableKnowledge } from '../components/component.js';
 import type { ChatMessage, Model, ToolCall } from '../model/model.js';
 import { requireModel, RunFailure, type ExecutionContext, type ExecutionResult, type Runnable } from '../run/execution.js';
 import type { Db } from '../storage/db.js';
 import { executeToolCall, tool, toToolSpec, type AnyFunctionTool } from '../tools/function-tool.js';
 
 /** Knowledge an agent can search; `Knowledge` implements it. */
-export interface SearchableKnowledge extends KnowledgeComponent {
-  /** `userId`: search as that user (shared content and theirs); given under user isolation. */
-  search(query: string, options?: { limit?: number; userId?: string }): Promise<{ content: string; name?: string; score?: number }[]>;
-}
-
 export interface AgentOptions {
   id: string;
   name?: string;

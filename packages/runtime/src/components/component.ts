@@ -25,3 +25,9 @@ export function isHostedComponent(value: unknown): value is HostedComponent {
   const id = (value as { id?: unknown }).id;
   return typeof id === 'string' && id.trim().length > 0;
 }
+
+/** A knowledge base an agent can search (its `search_knowledge_base` tool). Knowledge implements it. */
+export interface SearchableKnowledge extends KnowledgeComponent {
+  /** `userId`: search as that user (shared content and theirs); given under user isolation. */
+  search(query: string, options?: { limit?: number; userId?: string }): Promise<{ content: string; name?: string; score?: number }[]>;
+}

@@ -14,7 +14,8 @@ import type { KnowledgeComponent } from '../components/component.js';
 import { RuntimeError } from '../errors.js';
 import type { ChunkerType } from './chunkers/chunker.js';
 import { CHUNKERS } from './chunkers/registry.js';
-import { isConfigurableKnowledge, type ConfigurableKnowledge, type VectorDbInfo } from './knowledge.js';
+import { isConfigurableKnowledge, type ConfigurableKnowledge } from './configurable.js';
+import type { VectorDbInfo } from './options.js';
 import type { Reader } from './readers/reader.js';
 import { ReaderRegistry } from './readers/registry.js';
 

@@ -4,7 +4,8 @@
 import { z } from 'zod';
 import { Agent } from '../../src/agent/agent.js';
 import { OpenAIEmbedder } from '../../src/knowledge/embedders/openai.js';
-import { Knowledge, type KnowledgeOptions } from '../../src/knowledge/knowledge.js';
+import { Knowledge } from '../../src/knowledge/knowledge.js';
+import type { KnowledgeOptions } from '../../src/knowledge/options.js';
 import type { Reader } from '../../src/knowledge/readers/reader.js';
 import { PostgresVectorStore } from '../../src/knowledge/vector-stores/postgres/store.js';
 import { SqliteVectorStore } from '../../src/knowledge/vector-stores/sqlite/store.js';

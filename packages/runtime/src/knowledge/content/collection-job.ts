@@ -16,10 +16,11 @@
 import { createHash } from 'node:crypto';
 import { RuntimeError, unprocessable } from '../../errors.js';
 import type { Logger } from '../../util/logger.js';
+import { sha256, uuidFromHash } from '../ingest/identity.js';
 import type { ContentRecord, ContentStore, NewContent } from './content-store.js';
 import { failureNote } from '../readers/sources/collection.js';
 import type { ChildContent, FailedChild, SourceChild } from '../readers/reader.js';
-import type { InsertChoices, InsertResult } from '../knowledge.js';
+import type { InsertChoices, InsertResult } from '../options.js';
 
 /** What the collection job needs of a knowledge base; Knowledge implements it. */
 export interface CollectionKnowledge {
@@ -36,9 +37,7 @@ const MAX_MESSAGE_CHARS = 2000;
 
 /** A child's content id: stable per parent and place, so a refresh finds the same record. */
 export function childContentId(parentId: string, key: string): string {
-  const hex = createHash('sha256').update(`${parentId}\n${key}`).digest('hex');
-  const variant = ((parseInt(hex[16]!, 16) & 0x3) | 0x8).toString(16);
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+  return uuidFromHash(sha256(`${parentId}\n${key}`));
 }
 
 interface Tally {

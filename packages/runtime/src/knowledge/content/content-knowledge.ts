@@ -4,7 +4,8 @@
  * Knowledge implements it.
  */
 import type { KnowledgeComponent } from '../../components/component.js';
-import type { InsertChoices, InsertOptions, InsertResult, KnowledgeSearchOptions, KnowledgeHit, SourceLocation } from '../knowledge.js';
+import type { IngestInput, IngestPlan } from '../ingest/plan.js';
+import type { InsertChoices, InsertResult, KnowledgeSearchOptions, KnowledgeHit, SourceLocation } from '../options.js';
 import type { FailedChild, SourceChild } from '../readers/reader.js';
 import type { RemoteSource } from '../remote-sources/remote-source.js';
 import type { CollectionKnowledge } from './collection-job.js';
@@ -12,11 +13,12 @@ import type { CollectionKnowledge } from './collection-job.js';
 export interface ContentKnowledge extends KnowledgeComponent {
   readonly maxContentBytes: number;
   checkInsert(choices: InsertChoices): void;
-  /** Checks a url or topic and the choices for it without I/O; returns the normalised location. */
-  checkSource(choices: InsertChoices, location: SourceLocation): { url?: string; topic?: string };
-  /** `sha256`: the SHA-256 (hex) of the bytes or of the text's UTF-8, computed by the caller. */
-  contentIdentity(choices: InsertChoices, source: { bytes: Uint8Array } | { text: string } | { sha256: string } | SourceLocation | { remote: string }): string;
-  insert(options: InsertOptions): Promise<InsertResult>;
+  /** Validates an upload's choices and resolves them once into the plan its job follows. */
+  plan(choices: InsertChoices, source: { sha256: string } | SourceLocation): IngestPlan;
+  /** Follows a plan: read -> chunk -> embed -> store. */
+  ingest(plan: IngestPlan, input: IngestInput, options?: { signal?: AbortSignal | undefined; unlessHash?: string | undefined }): Promise<InsertResult>;
+  /** The id of content a remote path will be read into (its reader follows each file's name). */
+  contentIdentity(choices: InsertChoices, source: { remote: string }): string;
   search(query: string, options?: KnowledgeSearchOptions): Promise<KnowledgeHit[]>;
   remove(contentId: string, options?: { userId?: string | undefined }): Promise<boolean>;
   /** Collections (a website, a prefix, a crawl) are ingested as a parent with a child per item. */
@@ -31,11 +33,11 @@ export interface ContentKnowledge extends KnowledgeComponent {
 export function isContentKnowledge(value: KnowledgeComponent): value is ContentKnowledge {
   const k = value as Partial<ContentKnowledge>;
   return (
-    typeof k.insert === 'function' &&
+    typeof k.plan === 'function' &&
+    typeof k.ingest === 'function' &&
     typeof k.search === 'function' &&
     typeof k.remove === 'function' &&
     typeof k.checkInsert === 'function' &&
-    typeof k.checkSource === 'function' &&
     typeof k.contentIdentity === 'function'
   );
 }

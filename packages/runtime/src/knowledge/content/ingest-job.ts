@@ -10,11 +10,12 @@ import { RuntimeError } from '../../errors.js';
 import type { Job } from '../../jobs/job-store.js';
 import type { JobHandler } from '../../jobs/job-worker.js';
 import type { Logger } from '../../util/logger.js';
-import { decodeUtf8Sliced } from '../../util/utf8-slices.js';
+import { decodeUtf8Sliced, sha256Sliced } from '../../util/utf8-slices.js';
 import { failUnfinishedChildren, ingestCollection, type CollectionKnowledge } from './collection-job.js';
 import type { ContentKnowledge } from './content-knowledge.js';
 import type { ContentRecord, ContentStore } from './content-store.js';
-import type { InsertChoices, InsertOptions } from '../knowledge.js';
+import type { IngestInput, IngestPlan } from '../ingest/plan.js';
+import type { InsertChoices } from '../options.js';
 import { downloadFile, findSource, isFolder, remoteChildren, type RemoteLocation } from './remote-content.js';
 
 /** Jobs are per knowledge base, so only runtimes hosting that base claim them. */
@@ -38,6 +39,8 @@ export interface IngestPayload {
   topic?: string;
   /** The choices the upload made (reader, chunker, sizes, metadata, the name to read as). */
   choices: InsertChoices;
+  /** What the upload resolved them to (absent for a remote path, and in jobs queued by older versions). */
+  plan?: IngestPlan;
   /** A URL record without a given name takes the page's title. */
   titleFromPage?: boolean;
 }
@@ -77,7 +80,7 @@ export function ingestHandler(knowledge: ContentKnowledge, store: ContentStore, 
         return;
       }
       if ((p.source === 'file' || p.source === 'text') && job.data === null) throw new RuntimeError('INTERNAL_SERVER_ERROR', 'The job lost its content');
-      const source: Pick<InsertOptions, 'text' | 'buffer' | 'url' | 'topic'> =
+      const input: IngestInput =
         p.source === 'url'
           ? { url: p.url! }
           : p.source === 'topic'
@@ -86,15 +89,11 @@ export function ingestHandler(knowledge: ContentKnowledge, store: ContentStore, 
               ? // Decoded a slice at a time: 10 MB in one call held the event loop ~8-20 ms.
                 { text: await decodeUtf8Sliced(job.data!, undefined, signal) }
               : { buffer: job.data! };
-      const result = await knowledge.insert({
-        ...p.choices,
-        ...source,
-        contentId: p.content_id,
-        signal,
-        // A refresh (a URL read again) keeps the stored chunks when the bytes did not change.
-        ...(record.content_hash ? { unlessHash: record.content_hash } : {}),
-      });
-      const size = result.size ?? (source.buffer?.byteLength ?? (source.text !== undefined ? Buffer.byteLength(source.text) : null));
+      // A job queued before uploads carried their plan is planned here, as its upload would have been.
+      const plan = p.plan ?? { ...knowledge.plan(p.choices, 'url' in input || 'topic' in input ? input : { sha256: await sha256Sliced('text' in input ? input.text : input.buffer) }), content_id: p.content_id };
+      // A refresh (a URL read again) keeps the stored chunks when the bytes did not change.
+      const result = await knowledge.ingest(plan, input, { signal, unlessHash: record.content_hash ?? undefined });
+      const size = result.size ?? ('buffer' in input ? input.buffer.byteLength : 'text' in input ? Buffer.byteLength(input.text) : null);
       const updated = await store.update(knowledge.id, p.content_id, {
         status: 'completed',
         // A source reader's notes (pages it skipped and why) stay readable on the record.

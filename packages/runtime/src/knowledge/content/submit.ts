@@ -9,8 +9,8 @@
 import { RuntimeError } from '../../errors.js';
 import type { StagedData } from '../../jobs/job-store.js';
 import { isUniqueViolation } from '../../storage/sql-errors.js';
-import { sha256Sliced } from '../../util/utf8-slices.js';
-import type { InsertChoices, SourceLocation } from '../knowledge.js';
+import type { IngestPlan } from '../ingest/plan.js';
+import type { InsertChoices, SourceLocation } from '../options.js';
 import type { Metadata } from '../types.js';
 import type { ContentKnowledge } from './content-knowledge.js';
 import { ContentStore, type ContentRecord } from './content-store.js';
@@ -21,8 +21,11 @@ import type { ContentService } from './service.js';
 export const WRITE_MODES = ['upsert', 'insert', 'skip'] as const;
 export type WriteMode = (typeof WRITE_MODES)[number];
 
-/** Where the content comes from: bytes or text (stored with the job), a location, or a remote path. */
-export type ContentSource = { file: Uint8Array } | { text: string } | SourceLocation | { remote: RemoteLocation; identity: string };
+/**
+ * What is submitted: bytes or text (stored with the job) or a location or topic, with the plan
+ * the upload resolved for it; or a remote path, whose files are planned as they are read.
+ */
+export type Submission = { plan: IngestPlan } & ({ file: Uint8Array } | { text: string } | SourceLocation) | { remote: RemoteLocation; contentId: string };
 
 /** The record, and whether a job was queued for it (false: it was there and stays as it is). */
 export interface Outcome {
@@ -46,18 +49,16 @@ export interface RecordFields {
  * applies the write mode: `insert` refuses, `skip` changes nothing, `upsert` changes nothing
  * for completed bytes but queues a URL (to re-read) or failed content (to retry).
  */
-export async function submit(service: ContentService, knowledge: ContentKnowledge, mode: WriteMode, choices: InsertChoices, source: ContentSource, fields: RecordFields): Promise<Outcome> {
+export async function submit(service: ContentService, knowledge: ContentKnowledge, mode: WriteMode, choices: InsertChoices, source: Submission, fields: RecordFields): Promise<Outcome> {
   const { db, jobs, store } = service;
   // The owner travels in the choices: it is part of the id, and the job stores chunks under it.
   const owner = choices.userId ?? null;
-  // Bytes and text are hashed a slice at a time: 10 MB in one call held the event loop ~12 ms.
-  const identity =
-    'file' in source ? { sha256: await sha256Sliced(source.file) } : 'text' in source ? { sha256: await sha256Sliced(source.text) } : 'remote' in source ? { remote: source.identity } : source;
-  const id = knowledge.contentIdentity(choices, identity);
+  const id = 'remote' in source ? source.contentId : source.plan.content_id;
   const payload: IngestPayload = {
     content_id: id,
     source: 'file' in source ? 'file' : 'text' in source ? 'text' : 'url' in source ? 'url' : 'remote' in source ? 'remote' : 'topic',
     choices,
+    ...('plan' in source ? { plan: source.plan } : {}),
     ...('remote' in source ? { remote: source.remote } : {}),
     ...('url' in source ? { url: source.url, titleFromPage: choices.name === undefined } : {}),
     ...('topic' in source ? { topic: source.topic, titleFromPage: choices.name === undefined } : {}),

@@ -4,7 +4,7 @@
  * does.
  */
 import { z } from '@hono/zod-openapi';
-import type { KnowledgeSearchOptions } from '../../../knowledge/knowledge.js';
+import type { KnowledgeSearchOptions } from '../../../knowledge/options.js';
 import type { ServerContext } from '../../context.js';
 import { apiRoute, scoped, type RouteDefinition } from '../../route.js';
 import { standardErrors } from '../../standard-errors.js';

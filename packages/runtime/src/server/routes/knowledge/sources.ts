@@ -2,13 +2,13 @@
  * @module server/routes/knowledge/sources
  * Browsing a knowledge base's remote content sources: `GET /knowledge/{knowledge_id}/sources`
  * lists them, `GET /knowledge/{knowledge_id}/sources/{source_id}/files` shows one page of a
- * folder (see knowledge/remote-sources/browser.ts for the paging rules).
+ * folder (see knowledge/content/source-browser.ts for the paging rules).
  */
 import { z } from '@hono/zod-openapi';
 import type { ServerContext } from '../../context.js';
 import { apiRoute, scoped, type RouteDefinition } from '../../route.js';
 import { standardErrors } from '../../standard-errors.js';
-import { SourceBrowser } from '../../../knowledge/remote-sources/browser.js';
+import { SourceBrowser } from '../../../knowledge/content/source-browser.js';
 import type { RemoteSource } from '../../../knowledge/remote-sources/remote-source.js';
 
 export const RemoteSourceInfoSchema = z

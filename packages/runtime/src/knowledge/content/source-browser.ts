@@ -1,5 +1,5 @@
 /**
- * @module knowledge/remote-sources/browser
+ * @module knowledge/content/source-browser
  * Browsing a knowledge base's remote content sources (read-only): which sources it has, and one
  * page of a folder (its files and sub-folders, as the provider lists them).
  *
@@ -14,8 +14,8 @@
  */
 import type { KnowledgeComponent } from '../../components/component.js';
 import { badRequest, RuntimeError } from '../../errors.js';
-import { isConfigurableKnowledge } from '../knowledge.js';
-import type { RemoteFile, RemoteFolder, RemoteListPage, RemoteSource } from './remote-source.js';
+import { isConfigurableKnowledge } from '../configurable.js';
+import type { RemoteFile, RemoteFolder, RemoteListPage, RemoteSource } from '../remote-sources/remote-source.js';
 
 /** Page tokens remembered, across all sources. */
 const TOKEN_CACHE_SIZE = 2000;

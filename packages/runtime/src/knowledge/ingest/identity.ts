@@ -1,0 +1,45 @@
+/**
+ * @module knowledge/ingest/identity
+ * Content ids: stable digests of what builds a content, formatted as UUIDs (version 5, variant
+ * 10) like agno's, so the same content uploaded again is the same content.
+ */
+import { createHash } from 'node:crypto';
+import type { SourceLocation } from '../options.js';
+import type { SourceReader } from '../readers/reader.js';
+import type { Metadata } from '../types.js';
+
+export function sha256(data: string | Uint8Array): string {
+  return createHash('sha256').update(data).digest('hex');
+}
+
+/** A SHA-256 (hex) as a UUID: version 5, variant 10. */
+export function uuidFromHash(hex: string): string {
+  const variant = ((parseInt(hex[16]!, 16) & 0x3) | 0x8).toString(16);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
+/** JSON with object keys sorted, so equal options give equal digests. */
+export function stableJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>).toSorted(([a], [b]) => a.localeCompare(b));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stableJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+/**
+ * The id the SDK's `insert` stores content under: per (identity, metadata, owner). The owner is
+ * added only when there is one, so shared content keeps its old ids.
+ */
+export function contentIdFor(identity: string, metadata: Metadata, owner: string | undefined): string {
+  const meta = JSON.stringify(Object.fromEntries(Object.entries(metadata).toSorted(([a], [b]) => a.localeCompare(b))));
+  return uuidFromHash(sha256(`${identity}:${meta}${owner !== undefined ? `\nowner:${owner}` : ''}`));
+}
+
+/** The identity of content a source reader reads: a plain URL keeps the identity URL content always had. */
+export function sourceIdentity(reader: SourceReader, location: SourceLocation, options: Record<string, unknown> | undefined): string {
+  const where = 'url' in location ? `url:${location.url}` : `topic:${location.topic}`;
+  const extra = options && Object.keys(options).length > 0 ? `:${stableJson(options)}` : '';
+  return reader.id === 'url' && !extra ? where : `${reader.id}:${where}${extra}`;
+}

@@ -1,0 +1,173 @@
+/**
+ * @module knowledge/options
+ * The Knowledge's public types: how one is configured, what `insert` and `search` take and
+ * answer.
+ */
+import type { Model } from '../model/model.js';
+import type { HostResolver } from '../net/safe-fetch.js';
+import type { Chunker } from './chunkers/chunker.js';
+import type { Embedder } from './embedders/embedder.js';
+import type { FilterInput } from './vector-stores/filter-language.js';
+import type { Reader } from './readers/reader.js';
+import type { RemoteSource } from './remote-sources/remote-source.js';
+import type { Metadata } from './types.js';
+import type { MetadataFilters, SearchType, VectorStore } from './vector-stores/vector-store.js';
+import type { Reranker } from './rerankers/reranker.js';
+import type { Offload } from '../workers/offload.js';
+
+export interface KnowledgeOptions {
+  /** Unique among the runtime's knowledge bases; used in routes and `knowledge_id`. */
+  id: string;
+  name?: string;
+  description?: string;
+  store: VectorStore;
+  /** Without one, only keyword search is available. SemanticChunker compares sentences with it. */
+  embedder?: Embedder | undefined;
+  /** Reorders the fused candidates of every search (see rerankers/); rerankerFromEnvironment() reads RERANK_*. */
+  reranker?: Reranker | undefined;
+  /**
+   * The model AgenticChunker asks for break points; default the model of the runtime hosting
+   * this knowledge base (its `model` option or the environment's).
+   */
+  model?: Model | undefined;
+  /** Defaults to `defaultReaders()`: the byte readers and the source readers, configured from process.env. */
+  readers?: Reader[];
+  /** Results when a search gives no limit; default 10. */
+  maxResults?: number;
+  /** Largest content `insert` accepts, in bytes; default 50 MiB (readers hold it in memory). */
+  maxContentBytes?: number;
+  /** How `insert({ url })` fetches; see UrlFetchOptions. */
+  urlFetch?: UrlFetchOptions;
+  /**
+   * Remote places users browse and ingest from by path (S3Source, GcsSource, AzureBlobSource,
+   * SharePointSource, GitHubSource; remoteSourcesFromEnvironment() reads KNOWLEDGE_CONTENT_SOURCES).
+   * Ids must be unique within this knowledge base.
+   */
+  contentSources?: readonly RemoteSource[];
+  /** Where large documents are chunked; default the process's worker pool (see workers/chunking). */
+  offload?: Offload;
+}
+
+/**
+ * URL ingestion limits. By default a URL whose host resolves to a loopback, private,
+ * link-local, CGNAT, multicast or unspecified address is refused (SSRF protection).
+ */
+export interface UrlFetchOptions {
+  /** `true` to allow internal addresses for every host, or the host names allowed them. */
+  allowPrivateHosts?: boolean | readonly string[];
+  /** Per connection; default 10 s. */
+  connectTimeoutMs?: number;
+  /** Per URL, redirects included; default 30 s. */
+  timeoutMs?: number;
+  /** Default 5. */
+  maxRedirects?: number;
+  /** Resolves host names instead of `dns.lookup`; the connection goes to the address it returns. */
+  resolve?: HostResolver;
+}
+
+export interface InsertOptions {
+  /** Exactly one of `text`, `path`, `buffer`, `url` and `topic`. */
+  text?: string;
+  path?: string;
+  buffer?: Uint8Array;
+  /**
+   * A location: an http(s) URL, fetched under `urlFetch`'s rules (the reader follows its content
+   * type), or what a source reader named in `reader` reads (a site to crawl, a video, an
+   * `s3://bucket/key` object or `s3://bucket/prefix/`).
+   */
+  url?: string;
+  /** A search query or topic, for a source reader that searches (`web_search`, `preprint`). */
+  topic?: string;
+  /** Options of a source reader (e.g. `{ max_pages: 5 }` for `website`); it refuses unknown ones. */
+  readerOptions?: Record<string, unknown>;
+  /**
+   * The content's name; also picks the reader by extension. Defaults to the file name, `text`,
+   * or for a URL the page title or the URL.
+   */
+  name?: string;
+  mimeType?: string;
+  /** A reader id (`csv`, `MarkdownReader`...) or instance; default by extension / MIME type. */
+  reader?: string | Reader;
+  /** A chunker key or instance; default the reader's first. Must be one the reader supports. */
+  chunker?: string | Chunker;
+  chunkSize?: number;
+  chunkOverlap?: number;
+  /** Stored on every chunk and filterable in search. */
+  metadata?: Metadata;
+  /**
+   * The user who owns this content: its chunks are found only by searches for this user (or
+   * unscoped ones), and the owner is part of the content's identity, so the same bytes from two
+   * users are two contents. Absent: shared content, which every user's search finds.
+   */
+  userId?: string;
+  /**
+   * The content id to store the chunks under, instead of one derived from the content. The
+   * HTTP upload names its record before the content is read, and the chunks must carry it.
+   */
+  contentId?: string;
+  /**
+   * The SHA-256 (hex) of the bytes this content was last built from: when the bytes read now
+   * have the same digest, nothing is stored again and the result says `unchanged`.
+   */
+  unlessHash?: string;
+  signal?: AbortSignal;
+}
+
+/** What `checkInsert` validates: the choices a caller makes before any content is read. */
+export type InsertChoices = Pick<InsertOptions, 'name' | 'mimeType' | 'reader' | 'chunker' | 'chunkSize' | 'chunkOverlap' | 'metadata' | 'readerOptions' | 'userId'>;
+
+/** A location or topic a source reader reads, as the caller gave it. */
+export type SourceLocation = { url: string } | { topic: string };
+
+export interface InsertResult {
+  content_id: string;
+  name: string;
+  reader: string;
+  chunker: string;
+  chunks: number;
+  /** Bytes fetched, for URL content. */
+  size?: number;
+  /** SHA-256 (hex) of the source bytes (UTF-8 for text). */
+  hash: string;
+  /** True when the bytes matched `unlessHash`, so the stored chunks were kept as they were. */
+  unchanged?: boolean;
+  /**
+   * What a reader skipped and why (a page that failed, a path robots.txt disallows, an archive
+   * member that could not be converted).
+   */
+  notes?: string[];
+}
+
+export interface KnowledgeSearchOptions {
+  limit?: number;
+  searchType?: SearchType;
+  /** A plain object of equalities, or a list of filter expressions (see filter-language.ts). */
+  filters?: MetadataFilters | FilterInput;
+  /** With a reranker configured: false skips it for this search. Default true. */
+  rerank?: boolean;
+  /** Search as this user: shared content and theirs, never another user's. Absent: everything. */
+  userId?: string;
+  /**
+   * Drops hits scored below this (0-1): the similarity for vector and keyword search, the
+   * reranker's score when reranking. Hybrid scores without a reranker are rank fusion scores.
+   */
+  similarityThreshold?: number;
+  signal?: AbortSignal;
+}
+
+export interface KnowledgeHit {
+  id: string;
+  content_id: string;
+  content: string;
+  name?: string;
+  score: number;
+  meta_data: Metadata;
+}
+
+export interface VectorDbInfo {
+  id: string;
+  name: string;
+  description?: string;
+  search_types: SearchType[];
+}
+
