@@ -83,8 +83,9 @@ export interface RunOptions {
 }
 
 /**
- * PATH without the node_modules/.bin directories npm adds when it runs the tests: they hold the
- * pinned MCP clients (claude, codex), which the CLI would otherwise detect as installed.
+ * PATH without the node_modules/.bin directories npm adds when it runs the tests: they can hold
+ * the pinned MCP clients (claude, codex in interop/node_modules/.bin), which the CLI would
+ * otherwise detect as installed.
  */
 const USER_PATH = (process.env.PATH ?? '')
   .split(delimiter)

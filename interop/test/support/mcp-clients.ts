@@ -1,12 +1,13 @@
 /**
  * The real MCP clients `svc connect` configures (and the MCP Inspector), as installed from npm
- * by the root devDependencies, plus the environment and config that keep each one offline: its
- * model is a loopback fake, and everything that would phone home is switched off.
+ * by interop/package.json (into interop/node_modules, which resolution from here finds first),
+ * plus the environment and config that keep each one offline: its model is a loopback fake, and
+ * everything that would phone home is switched off.
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import type { FakeConversation, FakeReply } from '../../../runtime/test/support/fake-llm.js';
+import type { FakeConversation, FakeReply } from '../../../packages/runtime/test/support/fake-llm.js';
 
 export interface InstalledClient {
   /** The executable, or undefined when the package is not installed. */
@@ -32,7 +33,7 @@ function installed(pkg: string, bin: string): InstalledClient {
     path,
     skip: path === undefined && process.env.CI !== 'true',
     require() {
-      if (path === undefined) throw new Error(`${bin} is missing: run npm install (the root devDependencies pin ${pkg})`);
+      if (path === undefined) throw new Error(`${bin} is missing: run npm run test:interop, or npm install --prefix interop (interop/package.json pins ${pkg})`);
       return path;
     },
   };

@@ -9,10 +9,10 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { Agent, openai } from '@svc/runtime';
-import { startFakeLlm, type FakeLlm } from '../../runtime/test/support/fake-llm.js';
-import { ensureBuilt, jsonOf, runCli, runProgram, sandbox, type Sandbox } from './support/cli.js';
+import { startFakeLlm, type FakeLlm } from '../../packages/runtime/test/support/fake-llm.js';
+import { ensureBuilt, jsonOf, runCli, runProgram, sandbox, type Sandbox } from '../../packages/cli/test/support/cli.js';
 import { callOnce, claudeCode, claudeEnv, codex, CODEX_KEY_ENV, codexConfig, inspector } from './support/mcp-clients.js';
-import { startSqliteRuntime, type TestRuntime } from './support/runtime.js';
+import { startSqliteRuntime, type TestRuntime } from '../../packages/cli/test/support/runtime.js';
 
 const KEY = 'test-admin-key';
 const SERVER = 'interop-runtime';
