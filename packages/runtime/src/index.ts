@@ -3,7 +3,8 @@
  * The runtime's public API: the Runtime, its options, storage, and the error types.
  */
 export { Runtime, type RunningRuntime, type ServeOptions } from './runtime.js';
-export type { RuntimeOptions, AuthorizationConfig, McpServerConfig } from './runtime-options.js';
+export type { RuntimeOptions, McpServerConfig } from './runtime-options.js';
+export type { AuthorizationConfig } from './auth/options.js';
 export type { HostedComponent, KnowledgeComponent, SearchableKnowledge } from './components/component.js';
 export { Agent, type AgentOptions } from './agent/agent.js';
 export { Team, type TeamOptions, type TeamMode } from './team/team.js';

@@ -9,10 +9,7 @@ import { isHostedComponent } from './components/component.js';
 import type { Environment } from './config/settings.js';
 import type { Model } from './model/model.js';
 import type { Db } from './storage/db.js';
-
-export const JWT_ALGORITHMS = [
-  'RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'HS256', 'HS384', 'HS512',
-] as const;
+import { authorizationConfigSchema, type AuthorizationConfig } from './auth/options.js';
 
 const component = z.custom<HostedComponent>(isHostedComponent, {
   message: 'must be an object with a non-empty string id',
@@ -22,34 +19,6 @@ const db = z.custom<Db>(
   (v) => typeof v === 'object' && v !== null && typeof (v as Db).migrate === 'function' && typeof (v as Db).query === 'function',
   { message: 'must be a Db (for example from openDb(), SqliteDb or PostgresDb)' },
 );
-
-export const authorizationConfigSchema = z
-  .object({
-    /** PEM public keys or shared secrets; `JWT_VERIFICATION_KEY` is added to these. */
-    verification_keys: z.array(z.string().min(1)).optional(),
-    /** Path to a JWKS file; `JWT_JWKS_FILE` is used when absent. */
-    jwks_file: z.string().min(1).optional(),
-    /** The one accepted algorithm; defaults to RS256. */
-    algorithm: z.enum(JWT_ALGORITHMS).optional(),
-    /** Require this audience (or the runtime id when `verify_audience` is true and this is absent). */
-    audience: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).optional(),
-    verify_audience: z.boolean().optional(),
-    /** The scope that passes every check; defaults to `agent_os:admin`. */
-    admin_scope: z.string().min(1).optional(),
-    /**
-     * Confine each user to their own data plus shared data (knowledge content today); admins,
-     * the security key and open runtimes are not confined. Defaults to USER_ISOLATION, else false.
-     */
-    user_isolation: z.boolean().optional(),
-    /** Refuse JWTs without an `exp` claim (defaults to JWT_REQUIRE_EXP, else false). */
-    require_exp: z.boolean().optional(),
-    /** Failed authentications per client address before 429 (defaults: AUTH_FAILURE_LIMIT or 50 per 60 s). */
-    failed_auth_limit: z
-      .object({ max_failures: z.number().int().min(1), window_seconds: z.number().int().min(1) })
-      .strict()
-      .optional(),
-  })
-  .strict();
 
 export const mcpServerConfigSchema = z
   .object({
@@ -113,7 +82,6 @@ export const runtimeOptionsSchema = z
   })
   .strict();
 
-export type AuthorizationConfig = z.infer<typeof authorizationConfigSchema>;
 export type McpServerConfig = z.infer<typeof mcpServerConfigSchema>;
 
 /** Options of `new Runtime(...)`. */

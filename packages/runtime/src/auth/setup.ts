@@ -4,7 +4,7 @@
  * a missing or unusable key fails the start with a message naming the setting.
  */
 import { ConfigurationError } from '../errors.js';
-import type { AuthorizationConfig } from '../runtime-options.js';
+import type { AuthorizationConfig } from './options.js';
 import type { Logger } from '../util/logger.js';
 import type { Db } from '../storage/db.js';
 import { isTruthyEnv, type AuthMode } from './auth-mode.js';
