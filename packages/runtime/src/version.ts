@@ -1,4 +1,7 @@
+/**
+ * @module version
+ * This package's version, reported as the runtime's version unless the user sets one.
+ */
 import { createRequire } from 'node:module';
 
-/** This package's version, reported as the runtime's version unless the user sets one. */
 export const PACKAGE_VERSION: string = (createRequire(import.meta.url)('../package.json') as { version: string }).version;

@@ -1,3 +1,7 @@
+/**
+ * @module server/routes/config
+ * `GET /config`: the hosted agents, teams, workflows, databases and knowledge, as each describes itself.
+ */
 import { z } from '@hono/zod-openapi';
 import type { HostedComponent } from '../../components/component.js';
 import type { ServerContext } from '../context.js';

@@ -1,3 +1,7 @@
+/**
+ * @module server/routes/health
+ * `GET /health`: a public liveness answer, on the fast path (no auth, no database).
+ */
 import { z } from '@hono/zod-openapi';
 import type { ServerContext } from '../context.js';
 import { apiRoute, PUBLIC, type RouteDefinition } from '../route.js';

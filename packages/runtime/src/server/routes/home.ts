@@ -1,3 +1,7 @@
+/**
+ * @module server/routes/home
+ * `GET /`: the runtime's name, id, version and where its API documentation is.
+ */
 import { z } from '@hono/zod-openapi';
 import type { ServerContext } from '../context.js';
 import { apiRoute, PUBLIC, type RouteDefinition } from '../route.js';

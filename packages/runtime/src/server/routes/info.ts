@@ -1,3 +1,7 @@
+/**
+ * @module server/routes/info
+ * `GET /info`: what `svc` discovers about a runtime (counts, MCP endpoint, auth mode), public.
+ */
 import { z } from '@hono/zod-openapi';
 import type { ServerContext } from '../context.js';
 import { apiRoute, PUBLIC, type RouteDefinition } from '../route.js';
