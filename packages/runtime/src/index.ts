@@ -12,7 +12,7 @@ export { Workflow, type WorkflowOptions } from './workflow/workflow.js';
 export { step, parallel, condition, type Step, type StepInput, type StepFunction, type WorkflowStep } from './workflow/steps.js';
 export { tool, type FunctionTool, type AnyFunctionTool, type ToolContext } from './tools/function-tool.js';
 export type { Runnable, ExecutionContext, ExecutionResult } from './run/execution.js';
-export type { RunEvent } from './run/runner.js';
+export type { RunEvent } from './run/run-events.js';
 export type { RunRecord, SessionRecord, RunStatus, SessionType } from './sessions/types.js';
 export * from './model/index.js';
 export type { AuthMode } from './auth/auth-mode.js';

@@ -12,7 +12,7 @@
  */
 import type { KnowledgeComponent } from '../components/component.js';
 import { RuntimeError } from '../errors.js';
-import type { ChunkerType } from './chunkers/chunker.js';
+import type { ChunkerType } from './chunkers/list.js';
 import { CHUNKERS } from './chunkers/registry.js';
 import { isConfigurableKnowledge, type ConfigurableKnowledge } from './configurable.js';
 import type { VectorDbInfo } from './options.js';

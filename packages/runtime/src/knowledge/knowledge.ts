@@ -24,7 +24,7 @@ import { badRequest, ConfigurationError } from '../errors.js';
 import type { Model } from '../model/model.js';
 import { sha256Sliced } from '../util/utf8-slices.js';
 import { sharedOffload, type Offload } from '../workers/offload.js';
-import type { ChunkerType } from './chunkers/chunker.js';
+import type { ChunkerType } from './chunkers/list.js';
 import { createChunker } from './chunkers/registry.js';
 import type { ConfigurableKnowledge } from './configurable.js';
 import type { Embedder } from './embedders/embedder.js';

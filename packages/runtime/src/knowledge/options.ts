@@ -5,7 +5,7 @@
  */
 import type { Model } from '../model/model.js';
 import type { HostResolver } from '../net/safe-fetch.js';
-import type { Chunker } from './chunkers/chunker.js';
+import type { Chunker } from './chunkers/list.js';
 import type { Embedder } from './embedders/embedder.js';
 import type { FilterInput } from './vector-stores/filter-language.js';
 import type { Reader } from './readers/reader.js';

@@ -13,7 +13,7 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { ChatMessage, Model, ToolCall } from '../model/model.js';
 import { memberContent, requireModel, RunFailure, type ExecutionContext, type ExecutionResult, type Runnable } from '../run/execution.js';
-import { identityFields } from '../run/runner.js';
+import { identityFields } from '../run/run-events.js';
 import type { Db } from '../storage/db.js';
 import { toToolSpec, tool } from '../tools/function-tool.js';
 

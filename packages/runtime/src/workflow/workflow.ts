@@ -11,7 +11,7 @@
  * ```
  */
 import { memberContent, type ExecutionContext, type ExecutionResult, type Runnable } from '../run/execution.js';
-import { identityFields } from '../run/runner.js';
+import { identityFields } from '../run/run-events.js';
 import type { Db } from '../storage/db.js';
 import { stepNames, type Step, type StepInput, type WorkflowStep } from './steps.js';
 

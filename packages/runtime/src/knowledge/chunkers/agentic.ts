@@ -22,7 +22,7 @@
 import type { Model } from '../../model/model.js';
 import { badRequest } from '../../errors.js';
 import type { Chunk, Document } from '../types.js';
-import { sizeOptions, toChunks, type ChunkContext, type Chunker } from './chunker.js';
+import { DEFAULT_CHUNK_SIZE, defineChunker, sizeOptions, toChunks, type ChunkContext, type ChunkerOf } from './chunker.js';
 import { delimiterBreaks, paragraphBreaks, trimSpan, type Span } from './spans.js';
 
 export interface AgenticChunkerOptions {
@@ -34,7 +34,7 @@ export interface AgenticChunkerOptions {
   instructions?: string;
 }
 
-export class AgenticChunker implements Chunker {
+export class AgenticChunker implements ChunkerOf<'AgenticChunker'> {
   readonly type = 'AgenticChunker' as const;
   readonly chunkSize: number;
   readonly instructions: string | undefined;
@@ -87,6 +87,15 @@ export class AgenticChunker implements Chunker {
     );
   }
 }
+
+/** As in agno, chunk_size applies and a given chunk_overlap is dropped. */
+export const AGENTIC_CHUNKER = defineChunker({
+  key: 'AgenticChunker',
+  description: 'A language model chooses the break points, snapped to paragraphs or sentences',
+  metadata: { chunk_size: DEFAULT_CHUNK_SIZE },
+  needs: 'model',
+  create: ({ chunkSize }) => new AgenticChunker(chunkSize !== undefined ? { chunkSize } : {}),
+});
 
 const SYSTEM_PROMPT = [
   'You split documents into chunks for a search index. Each chunk should hold one topic or one self-contained part of the text.',

@@ -8,15 +8,16 @@
  * `chunk` may answer synchronously (the text-only strategies) or with a promise (strategies that
  * load a grammar, or call the knowledge base's embedder or model). The Knowledge always awaits
  * it and hands it a ChunkContext; the text-only strategies ignore the context.
+ *
+ * Each strategy file declares itself with `defineChunker` next to its class, and list.ts names
+ * the declarations: keys, `/knowledge/config`'s table, needs, creation by key and the worker's
+ * rebuild all follow from that list. This module knows no strategy, so none imports the list.
  */
 import { createHash } from 'node:crypto';
 import type { Model } from '../../model/model.js';
 import type { Embedder } from '../embedders/embedder.js';
 import { unprocessable } from '../../errors.js';
 import type { Chunk, Document, Metadata } from '../types.js';
-
-export const CHUNKER_TYPES = ['AgenticChunker', 'CodeChunker', 'DocumentChunker', 'FixedSizeChunker', 'MarkdownChunker', 'RecursiveChunker', 'RowChunker', 'SemanticChunker'] as const;
-export type ChunkerType = (typeof CHUNKER_TYPES)[number];
 
 /** What the Knowledge hands a chunker besides the document. Every field is optional. */
 export interface ChunkContext {
@@ -30,9 +31,51 @@ export interface ChunkContext {
   signal?: AbortSignal | undefined;
 }
 
-export interface Chunker {
-  readonly type: ChunkerType;
+/**
+ * What a strategy implements, `K` being its key. The public `Chunker` (list.ts) is this with `K`
+ * the listed keys; it cannot be declared here, where the list is not known.
+ */
+export interface ChunkerOf<K extends string = string> {
+  readonly type: K;
   chunk(doc: Document, context?: ChunkContext): Chunk[] | Promise<Chunk[]>;
+}
+
+/** What a knowledge base must have for a strategy, checked before any content is read. */
+export type ChunkerNeed = 'embedder' | 'model';
+
+/** A strategy as its file declares it to the list (see defineChunker). */
+export interface ChunkerDefinition<K extends string = string, C extends ChunkerOf<K> = ChunkerOf<K>, S extends object = object> {
+  readonly key: K;
+  readonly name: string;
+  readonly description: string;
+  /** The defaults `/knowledge/config` reports (the spec's table). */
+  readonly metadata: Readonly<Record<string, unknown>>;
+  readonly needs?: ChunkerNeed | undefined;
+  /** Builds the chunker an insert names, from its chunk_size and chunk_overlap where given. */
+  create(options: SizeOptions): C;
+  /** Present only for a pure function of the document and its settings: see ChunkerOffload. */
+  readonly offload?: ChunkerOffload<C, S> | undefined;
+}
+
+/**
+ * How a worker rebuilds a chunker that is a pure function of the document and its settings
+ * (offloaded.ts): its settings as plain data, and the chunker built back from them. Only
+ * instances of exactly `class` go to a worker, since a subclass may behave differently.
+ */
+export interface ChunkerOffload<C, S extends object> {
+  readonly class: abstract new (...args: never[]) => C;
+  settings(chunker: C): S;
+  rebuild(settings: S): C;
+}
+
+/**
+ * Declares a strategy for list.ts; `name` defaults to the key. The created chunker's `type` must
+ * be the key, which the types check.
+ */
+export function defineChunker<const K extends string, C extends ChunkerOf<K>, S extends object = never>(
+  definition: Omit<ChunkerDefinition<K, C, S>, 'name'> & { readonly name?: string },
+): ChunkerDefinition<K, C, S> {
+  return { ...definition, name: definition.name ?? definition.key };
 }
 
 /** Size and overlap in characters, as every size-based strategy takes them. */
@@ -43,7 +86,10 @@ export interface SizeOptions {
 
 export const DEFAULT_CHUNK_SIZE = 5000;
 
-export function sizeOptions(type: ChunkerType, options: SizeOptions): { chunkSize: number; overlap: number } {
+/** The `/knowledge/config` defaults of a strategy that takes both chunk_size and chunk_overlap. */
+export const SIZED_DEFAULTS: Readonly<Record<string, unknown>> = { chunk_size: DEFAULT_CHUNK_SIZE, chunk_overlap: 0 };
+
+export function sizeOptions(type: string, options: SizeOptions): { chunkSize: number; overlap: number } {
   const chunkSize = options.chunkSize ?? DEFAULT_CHUNK_SIZE;
   const overlap = options.overlap ?? 0;
   if (!Number.isInteger(chunkSize) || chunkSize < 1) throw unprocessable(`${type}: chunk_size must be a positive integer (got ${chunkSize})`);

@@ -21,7 +21,7 @@
  */
 import type { Node } from 'web-tree-sitter';
 import type { Chunk, Document } from '../types.js';
-import { sizeOptions, toChunks, type ChunkContext, type Chunker, type Piece } from './chunker.js';
+import { defineChunker, sizeOptions, toChunks, type ChunkContext, type ChunkerOf, type Piece } from './chunker.js';
 import { detectLanguage, loadGrammar, treeSitter, type CodeLanguage } from './code-languages.js';
 import { splitSpan, type Span } from './spans.js';
 
@@ -50,7 +50,7 @@ export interface CodeSplit {
   pieces: CodePiece[];
 }
 
-export class CodeChunker implements Chunker {
+export class CodeChunker implements ChunkerOf<'CodeChunker'> {
   readonly type = 'CodeChunker' as const;
   readonly chunkSize: number;
   readonly language: string | undefined;
@@ -72,6 +72,19 @@ export class CodeChunker implements Chunker {
     );
   }
 }
+
+/** As in agno, chunk_size applies and a given chunk_overlap is dropped. */
+export const CODE_CHUNKER = defineChunker({
+  key: 'CodeChunker',
+  description: 'Splits source code at definitions along its syntax tree (tree-sitter)',
+  metadata: { chunk_size: DEFAULT_CODE_CHUNK_SIZE },
+  create: ({ chunkSize }) => new CodeChunker(chunkSize !== undefined ? { chunkSize } : {}),
+  offload: {
+    class: CodeChunker,
+    settings: (c) => ({ chunkSize: c.chunkSize, language: c.language, maxParseChars: c.maxParseChars }),
+    rebuild: (s) => new CodeChunker({ chunkSize: s.chunkSize, maxParseChars: s.maxParseChars, ...(s.language !== undefined ? { language: s.language } : {}) }),
+  },
+});
 
 /**
  * Splits source text into pieces of at most `chunkSize` characters along its syntax tree, or as

@@ -4,9 +4,9 @@
  * chunk_size characters; a paragraph too large on its own is packed by sentences instead.
  */
 import type { Chunk, Document } from '../types.js';
-import { cleanText, pack, sizeOptions, splitWords, toChunks, withOverlap, type Chunker, type SizeOptions } from './chunker.js';
+import { SIZED_DEFAULTS, cleanText, defineChunker, pack, sizeOptions, splitWords, toChunks, withOverlap, type ChunkerOf, type SizeOptions } from './chunker.js';
 
-export class DocumentChunker implements Chunker {
+export class DocumentChunker implements ChunkerOf<'DocumentChunker'> {
   readonly type = 'DocumentChunker' as const;
   readonly chunkSize: number;
   readonly overlap: number;
@@ -25,6 +25,14 @@ export class DocumentChunker implements Chunker {
     return toChunks(doc, withOverlap(pack(paragraphs, this.chunkSize, '\n\n', bySentence), this.overlap));
   }
 }
+
+export const DOCUMENT_CHUNKER = defineChunker({
+  key: 'DocumentChunker',
+  description: 'Packs paragraphs, then sentences, up to the chunk size',
+  metadata: SIZED_DEFAULTS,
+  create: (options) => new DocumentChunker(options),
+  offload: { class: DocumentChunker, settings: (c) => ({ chunkSize: c.chunkSize, overlap: c.overlap }), rebuild: (s) => new DocumentChunker(s) },
+});
 
 /** Sentences end at `.`, `!` or `?` followed by whitespace; the mark stays with its sentence. */
 export function splitSentences(text: string): string[] {

@@ -4,9 +4,9 @@
  * the window when there is one (so words are not cut), with a character overlap.
  */
 import type { Chunk, Document } from '../types.js';
-import { cleanText, sizeOptions, toChunks, type Chunker, type SizeOptions } from './chunker.js';
+import { SIZED_DEFAULTS, cleanText, defineChunker, sizeOptions, toChunks, type ChunkerOf, type SizeOptions } from './chunker.js';
 
-export class FixedSizeChunker implements Chunker {
+export class FixedSizeChunker implements ChunkerOf<'FixedSizeChunker'> {
   readonly type = 'FixedSizeChunker' as const;
   readonly chunkSize: number;
   readonly overlap: number;
@@ -34,3 +34,11 @@ export class FixedSizeChunker implements Chunker {
     return toChunks(doc, pieces.map((p) => p.trim()));
   }
 }
+
+export const FIXED_SIZE_CHUNKER = defineChunker({
+  key: 'FixedSizeChunker',
+  description: 'Fixed-size character windows, cut at whitespace',
+  metadata: SIZED_DEFAULTS,
+  create: (options) => new FixedSizeChunker(options),
+  offload: { class: FixedSizeChunker, settings: (c) => ({ chunkSize: c.chunkSize, overlap: c.overlap }), rebuild: (s) => new FixedSizeChunker(s) },
+});

@@ -6,7 +6,7 @@
  * section too large is split by paragraphs with its heading repeated on each piece.
  */
 import type { Chunk, Document } from '../types.js';
-import { pack, sizeOptions, splitWords, toChunks, withOverlap, type Chunker, type SizeOptions } from './chunker.js';
+import { SIZED_DEFAULTS, defineChunker, pack, sizeOptions, splitWords, toChunks, withOverlap, type ChunkerOf, type SizeOptions } from './chunker.js';
 
 export interface MarkdownChunkerOptions extends SizeOptions {
   /** `true` splits on every heading level, a number 1-6 on levels up to it; default false. */
@@ -18,7 +18,7 @@ interface Section {
   text: string;
 }
 
-export class MarkdownChunker implements Chunker {
+export class MarkdownChunker implements ChunkerOf<'MarkdownChunker'> {
   readonly type = 'MarkdownChunker' as const;
   readonly chunkSize: number;
   readonly overlap: number;
@@ -71,6 +71,18 @@ export class MarkdownChunker implements Chunker {
     return pack(paragraphs, room, '\n\n', (p) => splitWords(p, room)).map((piece, i) => ({ heading, body: piece, first: i === 0 }));
   }
 }
+
+export const MARKDOWN_CHUNKER = defineChunker({
+  key: 'MarkdownChunker',
+  description: 'Splits markdown by headers, sections and paragraphs',
+  metadata: SIZED_DEFAULTS,
+  create: (options) => new MarkdownChunker(options),
+  offload: {
+    class: MarkdownChunker,
+    settings: (c) => ({ chunkSize: c.chunkSize, overlap: c.overlap, headingLevel: c.headingLevel }),
+    rebuild: (s) => new MarkdownChunker({ chunkSize: s.chunkSize, overlap: s.overlap, splitOnHeadings: s.headingLevel === 0 ? false : s.headingLevel }),
+  },
+});
 
 /** A piece of a section: its text, and the heading it is shown under (repeated on each piece). */
 interface HeadedPiece {

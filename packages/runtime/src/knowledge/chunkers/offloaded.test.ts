@@ -7,7 +7,7 @@
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CodeChunker } from './code.js';
-import type { Chunker } from './chunker.js';
+import type { Chunker } from './list.js';
 import { DocumentChunker } from './document.js';
 import { FixedSizeChunker } from './fixed-size.js';
 import { MarkdownChunker } from './markdown.js';

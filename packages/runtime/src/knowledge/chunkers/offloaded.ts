@@ -1,10 +1,11 @@
 /**
  * @module knowledge/chunkers/offloaded
- * The text-only chunkers (fixed-size, recursive, document, markdown, row and code) are pure
- * functions of the document and their settings, so a large document is chunked in the worker
- * pool instead of on the event loop: a 10 MB text split into 100k chunks takes seconds of CPU.
- * The worker rebuilds the same chunker from its settings and runs the same code, so the chunks
- * are exactly those the main thread would make (see chunking.test.ts).
+ * The text-only chunkers (fixed-size, recursive, document, markdown, row and code: those whose
+ * definition has `offload`) are pure functions of the document and their settings, so a large
+ * document is chunked in the worker pool instead of on the event loop: a 10 MB text split into
+ * 100k chunks takes seconds of CPU. The worker rebuilds the same chunker from its settings, by
+ * its definition in the list, and runs the same code, so the chunks are exactly those the main
+ * thread would make (see offloaded.test.ts).
  *
  * Small documents stay inline: below `OFFLOAD_MIN_CHARS` chunking takes about a millisecond,
  * less than the round trip to a worker.
@@ -14,13 +15,8 @@
  * strings and integer arrays (copied in milliseconds) from which the main thread rebuilds the
  * chunks in slices, yielding to the event loop between them.
  */
-import type { ChunkContext, Chunker } from './chunker.js';
-import { CodeChunker } from './code.js';
-import { DocumentChunker } from './document.js';
-import { FixedSizeChunker } from './fixed-size.js';
-import { MarkdownChunker } from './markdown.js';
-import { RecursiveChunker } from './recursive.js';
-import { RowChunker } from './row.js';
+import type { ChunkContext, ChunkerOffload } from './chunker.js';
+import { CHUNKER_LIST, type Chunker } from './list.js';
 import { SLICE_MS, TimeSlicer } from '../../util/time-slicer.js';
 import type { Chunk, Document, Metadata } from '../types.js';
 import type { Offload } from '../../workers/offload.js';
@@ -31,12 +27,14 @@ const CHUNK = defineWorkerTask('chunk', import.meta.url, './offloaded.js', 'chun
 
 export const OFFLOAD_MIN_CHARS = 32 * 1024;
 
-/** A pure chunker as plain data: its kind and the settings its constructor takes. */
-export type ChunkerSpec =
-  | { type: 'FixedSizeChunker' | 'RecursiveChunker' | 'DocumentChunker'; chunkSize: number; overlap: number }
-  | { type: 'MarkdownChunker'; chunkSize: number; overlap: number; headingLevel: number }
-  | { type: 'RowChunker'; skipHeader: boolean; cleanRows: boolean }
-  | { type: 'CodeChunker'; chunkSize: number; language: string | undefined; maxParseChars: number };
+type Listed = (typeof CHUNKER_LIST)[number];
+type SpecOf<D> = D extends { key: infer K; offload?: { settings(chunker: never): infer S } | undefined } ? ([S] extends [never] ? never : { type: K } & S) : never;
+
+/** A pure chunker as plain data: its key and the settings its definition's `offload` gives. */
+export type ChunkerSpec = SpecOf<Listed>;
+
+/** The listed strategies that can run in a worker (those whose definition has `offload`). */
+const OFFLOADABLE = CHUNKER_LIST.flatMap(({ key, offload }): { key: string; offload: ChunkerOffload<Chunker, object> }[] => (offload ? [{ key, offload }] : []));
 
 /**
  * The spec of a chunker that can run in a worker, or undefined (semantic and agentic chunkers
@@ -44,40 +42,15 @@ export type ChunkerSpec =
  */
 export function chunkerSpec(chunker: Chunker): ChunkerSpec | undefined {
   const proto = Object.getPrototypeOf(chunker) as unknown;
-  if (proto === FixedSizeChunker.prototype || proto === RecursiveChunker.prototype || proto === DocumentChunker.prototype) {
-    const c = chunker as FixedSizeChunker;
-    return { type: c.type as 'FixedSizeChunker', chunkSize: c.chunkSize, overlap: c.overlap };
-  }
-  if (proto === MarkdownChunker.prototype) {
-    const c = chunker as MarkdownChunker;
-    return { type: 'MarkdownChunker', chunkSize: c.chunkSize, overlap: c.overlap, headingLevel: c.headingLevel };
-  }
-  if (proto === RowChunker.prototype) {
-    const c = chunker as RowChunker;
-    return { type: 'RowChunker', skipHeader: c.skipHeader, cleanRows: c.cleanRows };
-  }
-  if (proto === CodeChunker.prototype) {
-    const c = chunker as CodeChunker;
-    return { type: 'CodeChunker', chunkSize: c.chunkSize, language: c.language, maxParseChars: c.maxParseChars };
-  }
-  return undefined;
+  const listed = OFFLOADABLE.find(({ offload }) => proto === offload.class.prototype);
+  return listed ? ({ type: listed.key, ...listed.offload.settings(chunker) } as ChunkerSpec) : undefined;
 }
 
 export function chunkerFromSpec(spec: ChunkerSpec): Chunker {
-  switch (spec.type) {
-    case 'FixedSizeChunker':
-      return new FixedSizeChunker(spec);
-    case 'RecursiveChunker':
-      return new RecursiveChunker(spec);
-    case 'DocumentChunker':
-      return new DocumentChunker(spec);
-    case 'MarkdownChunker':
-      return new MarkdownChunker({ chunkSize: spec.chunkSize, overlap: spec.overlap, splitOnHeadings: spec.headingLevel === 0 ? false : spec.headingLevel });
-    case 'RowChunker':
-      return new RowChunker(spec);
-    case 'CodeChunker':
-      return new CodeChunker({ chunkSize: spec.chunkSize, maxParseChars: spec.maxParseChars, ...(spec.language !== undefined ? { language: spec.language } : {}) });
-  }
+  const { type, ...settings } = spec;
+  const listed = OFFLOADABLE.find(({ key }) => key === type);
+  if (!listed) throw new Error(`No chunker "${type}" runs in a worker`);
+  return listed.offload.rebuild(settings);
 }
 
 export interface ChunkPayload {

@@ -4,9 +4,9 @@
  * failing that after the last period, so chunks tend to end at line or sentence breaks.
  */
 import type { Chunk, Document } from '../types.js';
-import { cleanText, sizeOptions, toChunks, type Chunker, type SizeOptions } from './chunker.js';
+import { SIZED_DEFAULTS, cleanText, defineChunker, sizeOptions, toChunks, type ChunkerOf, type SizeOptions } from './chunker.js';
 
-export class RecursiveChunker implements Chunker {
+export class RecursiveChunker implements ChunkerOf<'RecursiveChunker'> {
   readonly type = 'RecursiveChunker' as const;
   readonly chunkSize: number;
   readonly overlap: number;
@@ -39,3 +39,11 @@ export class RecursiveChunker implements Chunker {
     return toChunks(doc, pieces);
   }
 }
+
+export const RECURSIVE_CHUNKER = defineChunker({
+  key: 'RecursiveChunker',
+  description: 'Size-bounded windows ending at line or sentence breaks',
+  metadata: SIZED_DEFAULTS,
+  create: (options) => new RecursiveChunker(options),
+  offload: { class: RecursiveChunker, settings: (c) => ({ chunkSize: c.chunkSize, overlap: c.overlap }), rebuild: (s) => new RecursiveChunker(s) },
+});

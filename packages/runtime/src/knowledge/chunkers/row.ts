@@ -4,7 +4,7 @@
  * usually about. Chunks carry `row_number` (1-based, counting the header) instead of size data.
  */
 import type { Chunk, Document } from '../types.js';
-import { chunkId, type Chunker } from './chunker.js';
+import { chunkId, defineChunker, type ChunkerOf } from './chunker.js';
 
 export interface RowChunkerOptions {
   /** Drop the first line (a header); numbering then starts at 2. */
@@ -13,7 +13,7 @@ export interface RowChunkerOptions {
   cleanRows?: boolean;
 }
 
-export class RowChunker implements Chunker {
+export class RowChunker implements ChunkerOf<'RowChunker'> {
   readonly type = 'RowChunker' as const;
   readonly skipHeader: boolean;
   readonly cleanRows: boolean;
@@ -36,3 +36,12 @@ export class RowChunker implements Chunker {
     return chunks;
   }
 }
+
+/** Rows have no size: a given chunk_size and chunk_overlap are ignored. */
+export const ROW_CHUNKER = defineChunker({
+  key: 'RowChunker',
+  description: 'One chunk per row of tabular content',
+  metadata: {},
+  create: () => new RowChunker(),
+  offload: { class: RowChunker, settings: (c) => ({ skipHeader: c.skipHeader, cleanRows: c.cleanRows }), rebuild: (s) => new RowChunker(s) },
+});

@@ -24,7 +24,7 @@
 import type { Embedder } from '../embedders/embedder.js';
 import { badRequest } from '../../errors.js';
 import type { Chunk, Document } from '../types.js';
-import { sizeOptions, toChunks, type ChunkContext, type Chunker } from './chunker.js';
+import { DEFAULT_CHUNK_SIZE, defineChunker, sizeOptions, toChunks, type ChunkContext, type ChunkerOf } from './chunker.js';
 import { interpolatedMinima, savgol } from './savitzky-golay.js';
 import { capSpans, packSpans, sentenceSpans, trimSpan, type Span } from './spans.js';
 
@@ -47,7 +47,7 @@ export interface SemanticChunkerOptions {
   embedder?: Embedder;
 }
 
-export class SemanticChunker implements Chunker {
+export class SemanticChunker implements ChunkerOf<'SemanticChunker'> {
   readonly type = 'SemanticChunker' as const;
   readonly chunkSize: number;
   readonly similarityThreshold: number;
@@ -129,6 +129,15 @@ export class SemanticChunker implements Chunker {
     return breaks;
   }
 }
+
+/** As in agno, chunk_size applies and a given chunk_overlap is dropped. */
+export const SEMANTIC_CHUNKER = defineChunker({
+  key: 'SemanticChunker',
+  description: 'Breaks where the topic changes, by embedding similarity of sentences',
+  metadata: { chunk_size: DEFAULT_CHUNK_SIZE },
+  needs: 'embedder',
+  create: ({ chunkSize }) => new SemanticChunker(chunkSize !== undefined ? { chunkSize } : {}),
+});
 
 /** Sentences made only of whitespace join the one before (or, at the start, the one after). */
 function withContent(text: string, spans: readonly Span[]): Span[] {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { pdfDocument, pptxDeck } from '../../../test/support/office-generators.js';
 import { createChunker } from '../chunkers/registry.js';
 import { MarkdownChunker } from '../chunkers/markdown.js';
-import type { Chunker } from '../chunkers/chunker.js';
+import type { Chunker } from '../chunkers/list.js';
 import { Knowledge } from '../knowledge.js';
 import { joinParts, stampParts } from './paged.js';
 import type { Document } from '../types.js';

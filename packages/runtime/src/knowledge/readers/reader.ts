@@ -7,7 +7,7 @@
  * video_site, web_search, preprint, bucket) read a location or a topic and fetch what they
  * read through the SourceContext the Knowledge gives them, so every request passes safeFetch.
  */
-import type { ChunkerType } from '../chunkers/chunker.js';
+import type { ChunkerType } from '../chunkers/list.js';
 import type { RuntimeError } from '../../errors.js';
 import { badRequest, unprocessable } from '../../errors.js';
 import type { FetchedResource, SafeFetchOptions } from '../../net/safe-fetch.js';

@@ -35,7 +35,7 @@ import { readConverterSettings, type ConverterSettings } from './converter/setti
 import { MEDIA_FORMATS, sniffSignature } from './converter/sniff.js';
 import { noTranscriptionService, transcribe } from './converter/transcribe.js';
 import type { ReadOptions, Reader } from '../reader.js';
-import type { ChunkerType } from '../../chunkers/chunker.js';
+import type { ChunkerType } from '../../chunkers/list.js';
 import { defineWorkerTask } from '../../../workers/task.js';
 
 const CONVERT = defineWorkerTask('convert', import.meta.url, './converter/convert.js', 'convertTask');
