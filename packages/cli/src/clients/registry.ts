@@ -9,7 +9,7 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve, win32 } from 'node:path';
-import { isObject } from '../http/request.js';
+import { isObject } from '../util/json.js';
 import { which } from '../system/which.js';
 import {
   entryUrl,

@@ -33,14 +33,14 @@ import { exportedCredential, resolveAdminCredential } from '../credentials/admin
 import { ensureUrlTrusted, requireMintCapable, requireSecureUrl } from '../credentials/gates.js';
 import { sourceNote } from '../discovery/candidates.js';
 import { discoverForClients } from '../discovery/discover-all.js';
-import { isLoopbackHost } from '../discovery/loopback.js';
 import { infoJson, mcpUrl, type RuntimeInfo } from '../discovery/os-info.js';
 import { CliError } from '../errors.js';
 import { ServiceAccountsClient } from '../http/service-accounts.js';
 import { checkToken, verifyJson, verifyMcp, type VerifyResult } from '../mcp/verify.js';
 import { shortenHome } from '../output/home-path.js';
-import type { JsonValue } from '../output/output.js';
 import { askConfirm } from '../output/prompt.js';
+import type { JsonValue } from '../util/json.js';
+import { isLoopbackHost } from '../util/loopback.js';
 import { collect, invalidValue, parseServerName, parseUrlOption, run } from './shared.js';
 
 interface ConnectOptions {

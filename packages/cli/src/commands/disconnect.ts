@@ -22,7 +22,7 @@ import { baseUrlOfEntry, discoverForClients } from '../discovery/discover-all.js
 import { infoJson, type RuntimeInfo } from '../discovery/os-info.js';
 import { CliError } from '../errors.js';
 import { ServiceAccountsClient } from '../http/service-accounts.js';
-import type { JsonValue } from '../output/output.js';
+import type { JsonValue } from '../util/json.js';
 import { askConfirm } from '../output/prompt.js';
 import { parseServerName, parseUrlOption, run } from './shared.js';
 import { shortenHome } from '../output/home-path.js';

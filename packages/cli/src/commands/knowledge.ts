@@ -13,7 +13,7 @@ import { sourceNote } from '../discovery/candidates.js';
 import { discover } from '../discovery/discover.js';
 import { CliError } from '../errors.js';
 import { KNOWLEDGE_CREDENTIAL_HINT, KnowledgeClient, type ReindexStatus } from '../http/knowledge.js';
-import type { JsonValue } from '../output/output.js';
+import type { JsonValue } from '../util/json.js';
 import { askSecret } from '../output/prompt.js';
 import { parseUrlOption, run } from './shared.js';
 

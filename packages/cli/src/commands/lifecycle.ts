@@ -7,7 +7,7 @@ import { Command } from 'commander';
 import { downCommand, RESTART_PAUSE_MS, runCompose, upCommand } from '../compose/compose.js';
 import { findComposeFile } from '../compose/find.js';
 import type { Context } from '../context.js';
-import type { JsonValue } from '../output/output.js';
+import type { JsonValue } from '../util/json.js';
 import { run } from './shared.js';
 
 interface LifecycleOptions {
