@@ -8,13 +8,12 @@
  * or write. After that, each client succeeds or fails on its own.
  */
 import { hostname, userInfo } from 'node:os';
-import { summaryOf } from './catalog.js';
 import { Command, Option } from 'commander';
-import { accountJson, type Account } from '../accounts/account.js';
-import { DEFAULT_EXPIRES, parseExpires, type Expiry } from '../accounts/expires.js';
-import { currentUser, perUserAccountName } from '../accounts/name.js';
-import { heldTokens, holdersOf, type HeldToken } from '../accounts/ownership.js';
-import { exitCodeFor } from '../clients/exit-code.js';
+import { accountJson, type Account } from '../../accounts/account.js';
+import { DEFAULT_EXPIRES, parseExpires, type Expiry } from '../../accounts/expires.js';
+import { currentUser, perUserAccountName } from '../../accounts/name.js';
+import { heldTokens, holdersOf, type HeldToken } from '../../accounts/ownership.js';
+import { exitCodeFor } from '../../clients/exit-code.js';
 import {
   clientEnv,
   CLIENTS,
@@ -24,24 +23,26 @@ import {
   type ClientEntry,
   type ClientEnv,
   type ClientId,
-} from '../clients/registry.js';
-import { CHAT_APPS, noClientsError, selectClients, type ChatAppId } from '../clients/select.js';
-import { deriveServerName, LEGACY_SERVER_NAME } from '../clients/server-name.js';
-import { restore, snapshot, type FileSnapshot } from '../clients/snapshot.js';
-import type { Context } from '../context.js';
-import { exportedCredential, resolveAdminCredential } from '../credentials/admin-token.js';
-import { ensureUrlTrusted, requireMintCapable, requireSecureUrl } from '../credentials/gates.js';
-import { sourceNote } from '../discovery/candidates.js';
-import { discoverForClients } from '../discovery/discover-all.js';
-import { infoJson, mcpUrl, type RuntimeInfo } from '../discovery/os-info.js';
-import { CliError } from '../errors.js';
-import { ServiceAccountsClient } from '../http/service-accounts.js';
-import { checkToken, verifyJson, verifyMcp, type VerifyResult } from '../mcp/verify.js';
-import { shortenHome } from '../output/home-path.js';
-import { askConfirm } from '../output/prompt.js';
-import type { JsonValue } from '../util/json.js';
-import { isLoopbackHost } from '../util/loopback.js';
-import { collect, invalidValue, parseServerName, parseUrlOption, run } from './shared.js';
+} from '../../clients/registry.js';
+import { CHAT_APPS, noClientsError, selectClients, type ChatAppId } from '../../clients/select.js';
+import { deriveServerName, LEGACY_SERVER_NAME } from '../../clients/server-name.js';
+import { restore, snapshot, type FileSnapshot } from '../../clients/snapshot.js';
+import type { Context } from '../../context.js';
+import { exportedCredential, resolveAdminCredential } from '../../credentials/admin-token.js';
+import { ensureUrlTrusted, requireMintCapable, requireSecureUrl } from '../../credentials/gates.js';
+import { sourceNote } from '../../discovery/candidates.js';
+import { discoverForClients } from '../../discovery/discover-all.js';
+import { infoJson, mcpUrl, type RuntimeInfo } from '../../discovery/os-info.js';
+import { CliError } from '../../errors.js';
+import { ServiceAccountsClient } from '../../http/service-accounts.js';
+import { checkToken, verifyJson, verifyMcp, type VerifyResult } from '../../mcp/verify.js';
+import { shortenHome } from '../../output/home-path.js';
+import { askConfirm } from '../../output/prompt.js';
+import type { JsonValue } from '../../util/json.js';
+import { isLoopbackHost } from '../../util/loopback.js';
+import { runAction } from '../action.js';
+import { collect, invalidValue, parseServerName, parseUrlOption } from '../options.js';
+import { runWith } from '../program.js';
 
 interface ConnectOptions {
   url?: string;
@@ -100,7 +101,6 @@ function expiresOption(value: string): Expiry {
 
 export function connectCommand(): Command {
   return new Command('connect')
-    .description(summaryOf('connect'))
     .option('--url <url>', 'runtime base URL (default: autodiscover)', parseUrlOption)
     .option('--clients <list>', 'comma-separated clients (default: detected, plus chat-app steps for a public runtime)')
     .option('--name <account>', 'use one shared service account with this name (default: one per client)')
@@ -117,7 +117,7 @@ export function connectCommand(): Command {
     .option('-y, --yes', 'trust a remote RUNTIME_URL from a .env file without asking')
     .option('--json', 'print exactly one JSON document on stdout')
     .action(async (opts: ConnectOptions, cmd: Command) =>
-      run(cmd, (ctx) => {
+      runAction(cmd, (ctx) => {
         // Whether --expires was typed matters in OAuth mode, where it would shape nothing.
         const expiresGiven = cmd.getOptionValueSource('expires') === 'cli';
         return connect(ctx, opts, expiresGiven);
@@ -778,3 +778,10 @@ function report(ctx: Context, rows: Row[], info: RuntimeInfo, mcp: string, serve
   }
   if (warning) ctx.out.warn(e.yellow(warning));
 }
+
+/** This folder's commands (connect); `run` is the entry of its bundle, dist/cmd/connect.mjs. */
+export function commands(): Command[] {
+  return [connectCommand()];
+}
+
+export const run = runWith(commands);

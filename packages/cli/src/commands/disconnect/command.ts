@@ -5,27 +5,28 @@
  * touched. Only --revoke needs the runtime and an admin credential.
  */
 import { hostname, userInfo } from 'node:os';
-import { summaryOf } from './catalog.js';
 import { Command } from 'commander';
-import type { Account } from '../accounts/account.js';
-import { currentUser, perUserAccountName } from '../accounts/name.js';
-import { heldTokens, holdersOf, type HeldToken } from '../accounts/ownership.js';
-import { exitCodeFor, EXIT_PARTIAL } from '../clients/exit-code.js';
-import { clientEnv, CLIENTS, type ClientAdapter } from '../clients/registry.js';
-import { CHAT_APPS, matchesTargets, noClientsError, selectClients } from '../clients/select.js';
-import { LEGACY_SERVER_NAME } from '../clients/server-name.js';
-import type { Context } from '../context.js';
-import { resolveAdminCredential } from '../credentials/admin-token.js';
-import { ensureUrlTrusted, requireSecureUrl } from '../credentials/gates.js';
-import { candidates } from '../discovery/candidates.js';
-import { baseUrlOfEntry, discoverForClients } from '../discovery/discover-all.js';
-import { infoJson, type RuntimeInfo } from '../discovery/os-info.js';
-import { CliError } from '../errors.js';
-import { ServiceAccountsClient } from '../http/service-accounts.js';
-import type { JsonValue } from '../util/json.js';
-import { askConfirm } from '../output/prompt.js';
-import { parseServerName, parseUrlOption, run } from './shared.js';
-import { shortenHome } from '../output/home-path.js';
+import type { Account } from '../../accounts/account.js';
+import { currentUser, perUserAccountName } from '../../accounts/name.js';
+import { heldTokens, holdersOf, type HeldToken } from '../../accounts/ownership.js';
+import { exitCodeFor, EXIT_PARTIAL } from '../../clients/exit-code.js';
+import { clientEnv, CLIENTS, type ClientAdapter } from '../../clients/registry.js';
+import { CHAT_APPS, matchesTargets, noClientsError, selectClients } from '../../clients/select.js';
+import { LEGACY_SERVER_NAME } from '../../clients/server-name.js';
+import type { Context } from '../../context.js';
+import { resolveAdminCredential } from '../../credentials/admin-token.js';
+import { ensureUrlTrusted, requireSecureUrl } from '../../credentials/gates.js';
+import { candidates } from '../../discovery/candidates.js';
+import { baseUrlOfEntry, discoverForClients } from '../../discovery/discover-all.js';
+import { infoJson, type RuntimeInfo } from '../../discovery/os-info.js';
+import { CliError } from '../../errors.js';
+import { ServiceAccountsClient } from '../../http/service-accounts.js';
+import type { JsonValue } from '../../util/json.js';
+import { askConfirm } from '../../output/prompt.js';
+import { runAction } from '../action.js';
+import { parseServerName, parseUrlOption } from '../options.js';
+import { runWith } from '../program.js';
+import { shortenHome } from '../../output/home-path.js';
 
 interface DisconnectOptions {
   url?: string;
@@ -59,7 +60,6 @@ const OK = new Set(['removed', 'not-found', 'manual']);
 
 export function disconnectCommand(): Command {
   return new Command('disconnect')
-    .description(summaryOf('disconnect'))
     .option('--url <url>', 'runtime base URL (default: autodiscover)', parseUrlOption)
     .option('--clients <list>', 'comma-separated clients (default: detected; chat apps print manual steps)')
     .option('--server-name <name>', 'remove exactly this entry name (default: every entry pointing at the runtime)', parseServerName)
@@ -69,7 +69,7 @@ export function disconnectCommand(): Command {
     .option('--allow-http', 'allow sending the admin credential over plain HTTP to a non-loopback host')
     .option('-y, --yes', 'trust a remote RUNTIME_URL from a .env file without asking')
     .option('--json', 'print exactly one JSON document on stdout')
-    .action(async (opts: DisconnectOptions, cmd: Command) => run(cmd, (ctx) => disconnect(ctx, opts)));
+    .action(async (opts: DisconnectOptions, cmd: Command) => runAction(cmd, (ctx) => disconnect(ctx, opts)));
 }
 
 function errorText(error: unknown): string {
@@ -289,3 +289,10 @@ function report(ctx: Context, rows: Row[], revocations: Revocation[], info: Runt
     ctx.out.line(`Tokens minted for these apps stay valid. Revoke them with: svc tokens revoke <name>${info ? ` --url ${info.url}` : ''}`);
   }
 }
+
+/** This folder's commands (disconnect); `run` is the entry of its bundle, dist/cmd/disconnect.mjs. */
+export function commands(): Command[] {
+  return [disconnectCommand()];
+}
+
+export const run = runWith(commands);
