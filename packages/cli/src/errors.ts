@@ -62,6 +62,12 @@ export class UsageError extends Error {
   }
 }
 
+/** A failure as one line of a result row: a CliError's message and hint, else what it was. */
+export function errorText(error: unknown): string {
+  if (error instanceof CliError) return error.hint ? `${error.message} ${error.hint}` : error.message;
+  return `Unexpected error (${error instanceof Error ? error.name : typeof error}): ${error instanceof Error ? error.message : String(error)}`;
+}
+
 export const EXIT_OK = 0;
 export const EXIT_ERROR = 1;
 export const EXIT_USAGE = 2;

@@ -356,6 +356,15 @@ export function clientEnv(env: NodeJS.ProcessEnv, cwd: string, project = false):
   return { home: homedir(), cwd, env, project };
 }
 
+/** The entry the client would use, or undefined also when its config cannot be read. */
+export function safeRead(client: ClientAdapter, name: string, e: ClientEnv): ClientEntry | undefined {
+  try {
+    return client.readExisting(name, e);
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Whether Claude Code will use a server from the project's .mcp.json. It asks first: the folder
  * must be trusted (its trust dialog accepted, recorded per project in its global config) and

@@ -3,7 +3,7 @@
  * It sends no credential, so no trust or plaintext gate applies.
  */
 import { Command } from 'commander';
-import { CLIENTS, clientEnv, type ClientAdapter, type ClientEntry, type ClientEnv } from '../../clients/registry.js';
+import { CLIENTS, clientEnv, safeRead, type ClientAdapter, type ClientEntry } from '../../clients/registry.js';
 import { deriveServerName, LEGACY_SERVER_NAME } from '../../clients/server-name.js';
 import type { Context } from '../../context.js';
 import { exportedCredential } from '../../credentials/admin-token.js';
@@ -15,7 +15,6 @@ import { runAction } from '../action.js';
 import { parseServerName, parseUrlOption } from '../options.js';
 import { runWith } from '../program.js';
 
-
 interface StatusRow {
   client: ClientAdapter;
   detected: boolean;
@@ -23,14 +22,6 @@ interface StatusRow {
   /** Whether the runtime accepts the entry's token; null when there is no token to check here. */
   tokenValid: boolean | null;
   legacy: ClientEntry | undefined;
-}
-
-function safeRead(client: ClientAdapter, name: string, e: ClientEnv): ClientEntry | undefined {
-  try {
-    return client.readExisting(name, e);
-  } catch {
-    return undefined;
-  }
 }
 
 /**
