@@ -1,6 +1,7 @@
 /**
  * Typed errors. Every failure the user can act on is a CliError with a stable code and, where
- * there is a next step, a hint; `main` turns it into exit 1 and `{error, hint}` in JSON mode.
+ * there is a next step, a hint; the action runner (commands/action.ts) turns it into exit 1 and
+ * `{error, hint}` in JSON mode.
  * UsageError is the other kind: bad command lines exit 2 and never print JSON.
  */
 

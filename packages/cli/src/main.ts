@@ -9,8 +9,23 @@
  *
  * Exit codes: 0 success, 1 command error, 2 usage error (stderr only, never JSON), 3 partial.
  */
+import { writeSync } from 'node:fs';
 import { CATALOG, rootHelp } from './commands/catalog.js';
 import { CLI_VERSION } from './version.js';
+
+/**
+ * Writes straight to fd 1: process.stdout would build a stream first, which on a terminal or a
+ * pipe also loads node:tty or node:net, only to print one line. A non-blocking stdout that is
+ * full right now (EAGAIN) gets the stream after all, which waits for it.
+ */
+function print(text: string): void {
+  try {
+    writeSync(1, text);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') throw error;
+    process.stdout.write(text);
+  }
+}
 
 /** The command named on the command line: the first word after the root options. */
 function commandName(argv: readonly string[]): string | undefined {
@@ -24,7 +39,7 @@ function commandName(argv: readonly string[]): string | undefined {
 
 async function main(argv: string[]): Promise<number> {
   if (argv[0] === '--version' || argv[0] === '-V') {
-    process.stdout.write(`svcctl ${CLI_VERSION}\n`);
+    print(`svcctl ${CLI_VERSION}\n`);
     return 0;
   }
   const name = commandName(argv);
