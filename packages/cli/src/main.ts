@@ -9,16 +9,19 @@
  *
  * Exit codes: 0 success, 1 command error, 2 usage error (stderr only, never JSON), 3 partial.
  */
-import { writeSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { CATALOG, rootHelp } from './commands/catalog.js';
 import { CLI_VERSION } from './version.js';
 
 /**
- * Writes straight to fd 1: process.stdout would build a stream first, which on a terminal or a
- * pipe also loads node:tty or node:net, only to print one line. A non-blocking stdout that is
- * full right now (EAGAIN) gets the stream after all, which waits for it.
+ * Writes straight to fd 1, for `--version`. process.stdout would build a stream, loading
+ * node:stream (and node:tty or node:net on a terminal or a pipe) to print one line; so would an
+ * ES import of node:fs, whose ES facade reads fs's stream getters. Required, node:fs is just the
+ * module Node loaded at startup. A non-blocking stdout that is full right now (EAGAIN) gets the
+ * stream after all, which waits for it.
  */
 function print(text: string): void {
+  const { writeSync } = createRequire(import.meta.url)('node:fs') as typeof import('node:fs');
   try {
     writeSync(1, text);
   } catch (error) {
