@@ -9,19 +9,18 @@
  *
  * Exit codes: 0 success, 1 command error, 2 usage error (stderr only, never JSON), 3 partial.
  */
-import { createRequire } from 'node:module';
 import { CATALOG, rootHelp } from './commands/catalog.js';
 import { CLI_VERSION } from './version.js';
 
 /**
  * Writes straight to fd 1, for `--version`. process.stdout would build a stream, loading
  * node:stream (and node:tty or node:net on a terminal or a pipe) to print one line; so would an
- * ES import of node:fs, whose ES facade reads fs's stream getters. Required, node:fs is just the
- * module Node loaded at startup. A non-blocking stdout that is full right now (EAGAIN) gets the
- * stream after all, which waits for it.
+ * ES import of node:fs, whose ES facade reads fs's stream getters. process.getBuiltinModule
+ * (Node 20.16+) hands over the fs module Node loaded at startup, and nothing else. A
+ * non-blocking stdout that is full right now (EAGAIN) gets the stream after all.
  */
 function print(text: string): void {
-  const { writeSync } = createRequire(import.meta.url)('node:fs') as typeof import('node:fs');
+  const { writeSync } = process.getBuiltinModule('node:fs');
   try {
     writeSync(1, text);
   } catch (error) {
