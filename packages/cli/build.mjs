@@ -1,14 +1,18 @@
 // Bundles the CLI. Cold start is a product feature, so a run loads two files at most:
 // - dist/svc.mjs, the entry: `svc --version`, `svc --help` and the bare catalog, no commander;
-// - dist/cmd/<bundle>.mjs, the one command that runs, with commander and everything it uses in
+// - dist/cmd/<folder>.mjs, the command folder that runs, with commander and everything it uses in
 //   one self-contained file (each extra module file costs the ESM loader time; code shared by
 //   several commands is repeated in their bundles, which only costs disk). dist/cmd/all.mjs
 //   holds every command, for command lines that name none or an unknown one.
+// The catalog (src/commands/catalog.ts) says which bundles there are: each line's `load` imports
+// its folder's command.ts, and building the entry turns that import into the load of the
+// folder's bundle and notes the folder; the bundles built are the folders noted, plus all.
 import { build } from 'esbuild';
 import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 
 const here = new URL('.', import.meta.url).pathname;
+const src = join(here, 'src');
 const dist = join(here, 'dist');
 const { version } = JSON.parse(readFileSync(join(here, 'package.json'), 'utf8'));
 
@@ -35,6 +39,33 @@ const lazyChildProcess = {
   },
 };
 
+/**
+ * In the entry's build, a catalog line's `import('./<folder>/command.js')` becomes
+ * `import('./cmd/<folder>.mjs')` and main.ts's `import('./commands/all.js')` becomes
+ * `import('./cmd/all.mjs')`: files loaded only when that command runs, never code in the entry.
+ */
+function commandBundles(folders) {
+  const catalog = join(src, 'commands', 'catalog.ts');
+  const main = join(src, 'main.ts');
+  return {
+    name: 'command-bundles',
+    setup(b) {
+      b.onResolve({ filter: /.*/ }, (args) => {
+        if (args.kind !== 'dynamic-import') return undefined;
+        let folder;
+        if (args.importer === catalog) {
+          folder = /^\.\/([\w-]+)\/command\.js$/.exec(args.path)?.[1];
+          // Anything else would be bundled into the entry, which must stay tiny.
+          if (!folder) return { errors: [{ text: `a catalog line loads './<folder>/command.js', not '${args.path}'` }] };
+        } else if (args.importer === main && args.path === './commands/all.js') folder = 'all';
+        else return undefined;
+        folders.add(folder);
+        return { path: `./cmd/${folder}.mjs`, external: true };
+      });
+    },
+  };
+}
+
 const common = {
   bundle: true,
   platform: 'node',
@@ -46,15 +77,14 @@ const common = {
   logLevel: 'warning',
 };
 
-await Promise.all([
-  build({ ...common, entryPoints: [join(here, 'src', 'main.ts')], outfile: join(dist, 'svc.mjs') }),
-  build({
-    ...common,
-    entryPoints: ['create', 'connect', 'disconnect', 'lifecycle', 'status', 'tokens', 'knowledge', 'all'].map((name) => ({ in: join(here, 'src', 'entries', `${name}.ts`), out: name })),
-    outdir: join(dist, 'cmd'),
-    outExtension: { '.js': '.mjs' },
-    // CommonJS dependencies (commander) call require(); an ESM bundle has none unless we provide it.
-    banner: { js: "import{createRequire as __svcCreateRequire}from'node:module';const require=__svcCreateRequire(import.meta.url);" },
-    plugins: [lazyChildProcess],
-  }),
-]);
+const folders = new Set();
+await build({ ...common, entryPoints: [join(src, 'main.ts')], outfile: join(dist, 'svc.mjs'), plugins: [commandBundles(folders)] });
+await build({
+  ...common,
+  entryPoints: [...folders].map((name) => ({ in: name === 'all' ? join(src, 'commands', 'all.ts') : join(src, 'commands', name, 'command.ts'), out: name })),
+  outdir: join(dist, 'cmd'),
+  outExtension: { '.js': '.mjs' },
+  // CommonJS dependencies (commander) call require(); an ESM bundle has none unless we provide it.
+  banner: { js: "import{createRequire as __svcCreateRequire}from'node:module';const require=__svcCreateRequire(import.meta.url);" },
+  plugins: [lazyChildProcess],
+});

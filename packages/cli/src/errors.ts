@@ -1,6 +1,7 @@
 /**
  * Typed errors. Every failure the user can act on is a CliError with a stable code and, where
- * there is a next step, a hint; `main` turns it into exit 1 and `{error, hint}` in JSON mode.
+ * there is a next step, a hint; the action runner (commands/action.ts) turns it into exit 1 and
+ * `{error, hint}` in JSON mode.
  * UsageError is the other kind: bad command lines exit 2 and never print JSON.
  */
 
@@ -60,6 +61,12 @@ export class UsageError extends Error {
     this.name = 'UsageError';
     this.hint = hint;
   }
+}
+
+/** A failure as one line of a result row: a CliError's message and hint, else what it was. */
+export function errorText(error: unknown): string {
+  if (error instanceof CliError) return error.hint ? `${error.message} ${error.hint}` : error.message;
+  return `Unexpected error (${error instanceof Error ? error.name : typeof error}): ${error instanceof Error ? error.message : String(error)}`;
 }
 
 export const EXIT_OK = 0;

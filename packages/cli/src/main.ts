@@ -4,31 +4,29 @@
  *
  * The entry point is kept tiny, because cold start is a product feature: `--version`, `--help`
  * and the bare catalog are answered from here without loading commander or any command, and a
- * command loads only its own bundle (dist/cmd/<bundle>.mjs: that command, commander and what
- * the command uses, in one file, since every further file costs the module loader time).
+ * command loads only its own bundle (dist/cmd/<folder>.mjs: that command folder, commander and
+ * what the command uses, in one file, since every further file costs the module loader time).
  *
  * Exit codes: 0 success, 1 command error, 2 usage error (stderr only, never JSON), 3 partial.
  */
 import { CATALOG, rootHelp } from './commands/catalog.js';
 import { CLI_VERSION } from './version.js';
 
-/** Which bundle carries which command (see build.mjs); `all` carries every command. */
-const BUNDLES: Record<string, string> = {
-  create: 'create',
-  connect: 'connect',
-  disconnect: 'disconnect',
-  up: 'lifecycle',
-  down: 'lifecycle',
-  restart: 'lifecycle',
-  status: 'status',
-  tokens: 'tokens',
-  knowledge: 'knowledge',
-};
-
-async function runBundle(bundle: string, argv: readonly string[]): Promise<number> {
-  // A computed specifier: the bundles are built next to this file, not bundled into it.
-  const mod = (await import(new URL(`./cmd/${bundle}.mjs`, import.meta.url).href)) as { run(argv: readonly string[]): Promise<number> };
-  return mod.run(argv);
+/**
+ * Writes straight to fd 1, for `--version`. process.stdout would build a stream, loading
+ * node:stream (and node:tty or node:net on a terminal or a pipe) to print one line; so would an
+ * ES import of node:fs, whose ES facade reads fs's stream getters. process.getBuiltinModule
+ * (Node 20.16+) hands over the fs module Node loaded at startup, and nothing else. A
+ * non-blocking stdout that is full right now (EAGAIN) gets the stream after all.
+ */
+function print(text: string): void {
+  const { writeSync } = process.getBuiltinModule('node:fs');
+  try {
+    writeSync(1, text);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') throw error;
+    process.stdout.write(text);
+  }
 }
 
 /** The command named on the command line: the first word after the root options. */
@@ -43,24 +41,25 @@ function commandName(argv: readonly string[]): string | undefined {
 
 async function main(argv: string[]): Promise<number> {
   if (argv[0] === '--version' || argv[0] === '-V') {
-    process.stdout.write(`svcctl ${CLI_VERSION}\n`);
+    print(`svcctl ${CLI_VERSION}\n`);
     return 0;
   }
   const name = commandName(argv);
   if (argv.length === 0) {
-    const [{ homeScreen }, { colourEnabled, makeStyle }] = await Promise.all([import('./commands/home.js'), import('./output/style.js')]);
-    process.stdout.write(homeScreen(CLI_VERSION, makeStyle(colourEnabled(process.stdout, process.env))));
+    (await import('./commands/home/command.js')).showHome(CLI_VERSION);
     return 0;
   }
-  const known = name !== undefined && CATALOG.some((c) => c.name === name);
   const end = argv.indexOf('--');
   const before = end < 0 ? argv : argv.slice(0, end);
-  if (!known && name === undefined && before.every((a) => a === '--json' || a === '-h' || a === '--help') && before.some((a) => a !== '--json')) {
+  if (name === undefined && before.every((a) => a === '--json' || a === '-h' || a === '--help') && before.some((a) => a !== '--json')) {
     // Commander's width rule: the terminal's columns on a TTY, else 80.
     process.stdout.write(rootHelp(process.stdout.isTTY ? process.stdout.columns : 80));
     return 0;
   }
-  return runBundle(known && name !== undefined ? (BUNDLES[name] ?? 'all') : 'all', argv);
+  const entry = name === undefined ? undefined : CATALOG.find((c) => c.name === name);
+  // The build makes either import the load of one bundle (dist/cmd/<folder>.mjs or all.mjs).
+  const command = await (entry ? entry.load() : import('./commands/all.js'));
+  return command.run(argv, CATALOG);
 }
 
 main(process.argv.slice(2)).then(

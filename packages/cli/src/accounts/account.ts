@@ -4,8 +4,7 @@
  * part of it; `tokens create` appends it once.
  */
 import { CliError } from '../errors.js';
-import { isObject } from '../http/request.js';
-import type { JsonValue } from '../output/output.js';
+import { isObject, type JsonValue } from '../util/json.js';
 
 export interface Account {
   id: string;

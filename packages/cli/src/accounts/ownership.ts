@@ -33,6 +33,14 @@ export function heldTokens(clients: readonly ClientAdapter[], e: ClientEnv): Hel
   return held;
 }
 
+/** Why an account whose token none of this user's configs hold is not simply revoked. */
+export const FOREIGN = 'its token is in none of your client configs, so another user or machine may be using it';
+
+/** Said before such an account is revoked anyway (--force). */
+export function foreignWarning(name: string): string {
+  return `Service account '${name}' holds a token that is in none of your client configs: revoking it disconnects whoever uses it (another user or machine).`;
+}
+
 /** Shorter prefixes could match by chance; the runtime shows 16 characters (8 of them random). */
 const MIN_PREFIX = 12;
 

@@ -7,7 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { CliError } from '../errors.js';
-import { isObject } from '../http/request.js';
+import { isObject } from '../util/json.js';
 import { assertWritableTarget, atomicWrite, FIX_HINT } from './atomic-write.js';
 
 export function readJsonObject(path: string): Record<string, unknown> | undefined {

@@ -9,7 +9,7 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve, win32 } from 'node:path';
-import { isObject } from '../http/request.js';
+import { isObject } from '../util/json.js';
 import { which } from '../system/which.js';
 import {
   entryUrl,
@@ -354,6 +354,15 @@ export const CLIENTS: readonly ClientAdapter[] = [terminalAgent, desktopApp, cli
 
 export function clientEnv(env: NodeJS.ProcessEnv, cwd: string, project = false): ClientEnv {
   return { home: homedir(), cwd, env, project };
+}
+
+/** The entry the client would use, or undefined also when its config cannot be read. */
+export function safeRead(client: ClientAdapter, name: string, e: ClientEnv): ClientEntry | undefined {
+  try {
+    return client.readExisting(name, e);
+  } catch {
+    return undefined;
+  }
 }
 
 /**

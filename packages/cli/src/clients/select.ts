@@ -3,7 +3,7 @@
  * aliases, and the applications' own names), or every detected client. The hosted chat apps
  * have no local config; they only ever get manual steps.
  */
-import { isLoopbackHost } from '../discovery/loopback.js';
+import { isLoopbackHost } from '../util/loopback.js';
 import { CliError } from '../errors.js';
 import { CLIENTS, type ClientAdapter, type ClientEnv, type ClientId } from './registry.js';
 

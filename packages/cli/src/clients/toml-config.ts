@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { parse as parseToml } from 'smol-toml';
 import { CliError } from '../errors.js';
-import { isObject } from '../http/request.js';
+import { isObject } from '../util/json.js';
 import { assertWritableTarget, atomicWrite, FIX_HINT } from './atomic-write.js';
 import { tokenFromAuthorization } from './json-config.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fullProgram } from '../entries/all.js';
+import { fullProgram } from './all.js';
 import { CATALOG, rootHelp } from './catalog.js';
 
 describe('the root help printed without commander', () => {

@@ -1,39 +1,34 @@
 /**
- * The command catalog, without the commands: names, the one-line summaries and the help terms
- * the root help lists. The entry point reads only this, so `svc --help` loads no command; each
- * command module takes its description from here so the two never drift (a test compares the
- * root help with commander's rendering of the full program).
+ * The command catalog: the one list of commands. A line names a command, how the root help
+ * lists it, its one-line summary, and the folder under commands/ that implements it (`load`).
+ * Everything else follows from this list: the entry point routes by it, the build makes one
+ * bundle per folder it names (build.mjs), and the full program is its commands (all.ts).
+ *
+ * The entry point imports this module, so it must stay small and load nothing: `load` is a
+ * dynamic import that the build points at the folder's own bundle, dist/cmd/<folder>.mjs. The
+ * command folders cannot import it back (that would close a cycle through `load`), so the root
+ * program takes the summaries from whoever runs it (program.ts).
  */
-export interface CatalogEntry {
-  name: string;
+import type { CommandModule, Summary } from './program.js';
+import { PROGRAM_DESCRIPTION, ROOT_OPTIONS } from './root.js';
+
+export interface CatalogEntry extends Summary {
   /** How commander lists the command: name, `[options]`, arguments. */
   term: string;
-  summary: string;
+  /** The command's folder: commands/<folder>/command.ts, bundled as dist/cmd/<folder>.mjs. */
+  load(): Promise<CommandModule>;
 }
-
-export const PROGRAM_DESCRIPTION = 'The command-line tool of the runtime: scaffold projects, connect MCP clients, operate deployments, manage tokens and knowledge';
 
 export const CATALOG: readonly CatalogEntry[] = [
-  { name: 'create', term: 'create [options] [name]', summary: 'Create a new runtime project from a starter template' },
-  { name: 'connect', term: 'connect [options]', summary: 'Connect local coding-agent clients to the runtime over MCP' },
-  { name: 'disconnect', term: 'disconnect [options]', summary: 'Remove the runtime from local MCP clients (offline unless --revoke)' },
-  { name: 'up', term: 'up [options]', summary: 'Build and start the project with docker compose (up -d --build)' },
-  { name: 'down', term: 'down [options]', summary: 'Stop the project with docker compose (down)' },
-  { name: 'restart', term: 'restart [options]', summary: 'Stop, pause 2 seconds, and start the project again' },
-  { name: 'status', term: 'status [options]', summary: 'Show the runtime and which local clients are connected to it' },
-  { name: 'tokens', term: 'tokens [options]', summary: 'Create, list and revoke service-account tokens' },
-  { name: 'knowledge', term: 'knowledge [options]', summary: 'Operate knowledge bases: re-embed one with the configured embedder' },
-];
-
-export function summaryOf(name: string): string {
-  return CATALOG.find((c) => c.name === name)?.summary ?? '';
-}
-
-/** The root options, as the root help lists them. */
-export const ROOT_OPTIONS: readonly [string, string][] = [
-  ['-V, --version', 'print the version'],
-  ['--json', 'print exactly one JSON document on stdout'],
-  ['-h, --help', 'display help for command'],
+  { name: 'create', term: 'create [options] [name]', summary: 'Create a new runtime project from a starter template', load: () => import('./create/command.js') },
+  { name: 'connect', term: 'connect [options]', summary: 'Connect local coding-agent clients to the runtime over MCP', load: () => import('./connect/command.js') },
+  { name: 'disconnect', term: 'disconnect [options]', summary: 'Remove the runtime from local MCP clients (offline unless --revoke)', load: () => import('./disconnect/command.js') },
+  { name: 'up', term: 'up [options]', summary: 'Build and start the project with docker compose (up -d --build)', load: () => import('./lifecycle/command.js') },
+  { name: 'down', term: 'down [options]', summary: 'Stop the project with docker compose (down)', load: () => import('./lifecycle/command.js') },
+  { name: 'restart', term: 'restart [options]', summary: 'Stop, pause 2 seconds, and start the project again', load: () => import('./lifecycle/command.js') },
+  { name: 'status', term: 'status [options]', summary: 'Show the runtime and which local clients are connected to it', load: () => import('./status/command.js') },
+  { name: 'tokens', term: 'tokens [options]', summary: 'Create, list and revoke service-account tokens', load: () => import('./tokens/command.js') },
+  { name: 'knowledge', term: 'knowledge [options]', summary: 'Operate knowledge bases: re-embed one with the configured embedder', load: () => import('./knowledge/command.js') },
 ];
 
 /**

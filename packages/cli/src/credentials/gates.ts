@@ -7,7 +7,7 @@
  */
 import type { Context } from '../context.js';
 import { URL_ENV } from '../discovery/candidates.js';
-import { isLoopbackUrl } from '../discovery/loopback.js';
+import { isLoopbackUrl } from '../util/loopback.js';
 import type { RuntimeInfo } from '../discovery/os-info.js';
 import { CliError } from '../errors.js';
 import type { ServiceAccountsClient } from '../http/service-accounts.js';

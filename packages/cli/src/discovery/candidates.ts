@@ -4,7 +4,7 @@
  */
 import { join } from 'node:path';
 import { readEnvFileValue } from './env-file.js';
-import { dedupKey } from './loopback.js';
+import { dedupKey } from '../util/loopback.js';
 
 export type UrlSource = 'flag' | 'env' | 'env-file' | 'client-config' | 'default';
 

@@ -7,9 +7,9 @@
 import { CLIENTS, type ClientEnv } from '../clients/registry.js';
 import type { Context } from '../context.js';
 import { askSelect } from '../output/prompt.js';
+import { dedupKey, isLoopbackUrl } from '../util/loopback.js';
 import { candidates, sourceNote, URL_ENV, type Candidate } from './candidates.js';
 import { discover } from './discover.js';
-import { dedupKey, isLoopbackUrl } from './loopback.js';
 import type { RuntimeInfo } from './os-info.js';
 import { probeCandidate } from './probe.js';
 

@@ -2,7 +2,7 @@
  * The "OS object": what discovery learned about one runtime, in the key order the JSON output
  * promises.
  */
-import type { JsonValue } from '../output/output.js';
+import type { JsonValue } from '../util/json.js';
 import type { UrlSource } from './candidates.js';
 
 export type AuthMode = 'none' | 'security_key' | 'jwt' | 'unknown';

@@ -4,7 +4,8 @@
  * credentials for the auth mode).
  */
 import { CliError } from '../errors.js';
-import { httpRequest, isObject, joinUrl, parseJson } from '../http/request.js';
+import { httpRequest, joinUrl } from '../http/request.js';
+import { isObject, parseJson } from '../util/json.js';
 import { sourceNote, type Candidate } from './candidates.js';
 import type { AuthMode, McpOAuth, RuntimeInfo } from './os-info.js';
 

@@ -5,7 +5,8 @@
  */
 import { CliError } from '../errors.js';
 import { errorDetail } from './service-accounts.js';
-import { httpRequest, isObject, joinUrl, parseJson, type HttpResponse } from './request.js';
+import { isObject, parseJson } from '../util/json.js';
+import { httpRequest, joinUrl, type HttpResponse } from './request.js';
 
 const TIMEOUT_MS = 30_000;
 

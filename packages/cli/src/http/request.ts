@@ -4,11 +4,8 @@
  * NO_PROXY for plain-HTTP URLs (as curl and the established CLI do), never for loopback.
  */
 import type http from 'node:http';
-import { isLoopbackHost } from '../discovery/loopback.js';
-
+import { isLoopbackHost } from '../util/loopback.js';
 import { CLI_VERSION } from '../version.js';
-
-export { CLI_VERSION };
 
 export interface HttpResponse {
   status: number;
@@ -139,17 +136,4 @@ export async function httpRequest(req: HttpRequest): Promise<HttpResponse> {
     }
     return { status: res.status, body: res.body, headers: res.headers };
   }
-}
-
-/** Parses a body as JSON, or undefined when it is not JSON. */
-export function parseJson(body: string): unknown {
-  try {
-    return JSON.parse(body) as unknown;
-  } catch {
-    return undefined;
-  }
-}
-
-export function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

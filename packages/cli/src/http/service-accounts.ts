@@ -6,7 +6,8 @@
 import { parseAccount, type Account } from '../accounts/account.js';
 import type { Expiry } from '../accounts/expires.js';
 import { CliError } from '../errors.js';
-import { httpRequest, isObject, joinUrl, parseJson, type HttpResponse } from './request.js';
+import { isObject, parseJson } from '../util/json.js';
+import { httpRequest, joinUrl, type HttpResponse } from './request.js';
 
 export const API_TIMEOUT_MS = 10_000;
 const PAGE_LIMIT = 100;

@@ -4,8 +4,9 @@
  * A few JSON-RPC POSTs on the CLI's own HTTP client; the MCP SDK would add far more code to
  * the bundle than the handshake needs. It never throws: every outcome is a result.
  */
-import type { JsonValue } from '../output/output.js';
-import { CLI_VERSION, httpRequest, isObject, parseJson, type HttpResponse } from '../http/request.js';
+import { httpRequest, type HttpResponse } from '../http/request.js';
+import { isObject, parseJson, type JsonValue } from '../util/json.js';
+import { CLI_VERSION } from '../version.js';
 
 export const MCP_TIMEOUT_MS = 15_000;
 export const MCP_PROTOCOL_VERSION = '2025-03-26';

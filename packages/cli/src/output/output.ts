@@ -4,9 +4,8 @@
  */
 import type { Writable } from 'node:stream';
 import { CliError } from '../errors.js';
+import type { JsonValue } from '../util/json.js';
 import { colourEnabled, makeStyle, type Style } from './style.js';
-
-export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 
 export interface OutputStreams {
   stdout: Writable & { isTTY?: boolean };

@@ -3,17 +3,18 @@
  */
 import { existsSync, rmSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { summaryOf } from './catalog.js';
 import { Command } from 'commander';
-import type { Context } from '../context.js';
-import { CliError } from '../errors.js';
-import { cloneTemplate } from '../create/clone.js';
-import { DEFAULT_PROJECT_NAME, projectNameError } from '../create/project-name.js';
-import { seedEnvFile } from '../create/seed-env.js';
-import { DEFAULT_TEMPLATE, isTemplateName, TEMPLATES, templateRepoUrl, type TemplateName } from '../create/templates.js';
-import { startProgress } from '../output/spinner.js';
-import { askSelect, askText } from '../output/prompt.js';
-import { invalidValue, run } from './shared.js';
+import type { Context } from '../../context.js';
+import { CliError } from '../../errors.js';
+import { cloneTemplate } from '../../create/clone.js';
+import { DEFAULT_PROJECT_NAME, projectNameError } from '../../create/project-name.js';
+import { seedEnvFile } from '../../create/seed-env.js';
+import { DEFAULT_TEMPLATE, isTemplateName, TEMPLATES, templateRepoUrl, type TemplateName } from '../../create/templates.js';
+import { startProgress } from '../../output/spinner.js';
+import { askSelect, askText } from '../../output/prompt.js';
+import { runAction } from '../action.js';
+import { invalidValue } from '../options.js';
+import { runWith } from '../program.js';
 
 function templateOption(value: string): TemplateName {
   if (!isTemplateName(value)) {
@@ -72,13 +73,12 @@ async function askForMissing(ctx: Context, opts: CreateOptions): Promise<{ name:
 
 export function createCommand(): Command {
   return new Command('create')
-    .description(summaryOf('create'))
     .argument('[name]', `project directory to create (prompted for when omitted; default: ${DEFAULT_PROJECT_NAME})`)
     .option('-t, --template <starter>', `starter template: ${TEMPLATES.join(', ')} (when omitted: ${DEFAULT_TEMPLATE})`, templateOption)
     .option('-u, --url <repo>', 'custom template repository URL, used instead of --template', repoOption)
     .option('--json', 'print exactly one JSON document on stdout')
     .action(async (nameArg: string | undefined, opts: CreateOptions, cmd: Command) =>
-      run(cmd, async (ctx) => {
+      runAction(cmd, async (ctx) => {
         let name = nameArg;
         let template = opts.template;
         if (name === undefined) {
@@ -132,3 +132,10 @@ export function createCommand(): Command {
       }),
     );
 }
+
+/** This folder's commands (create); `run` is the entry of its bundle, dist/cmd/create.mjs. */
+export function commands(): Command[] {
+  return [createCommand()];
+}
+
+export const run = runWith(commands);

@@ -3,21 +3,22 @@
  * Order matters: local validation first (no network), then discovery, the trust gate, the
  * credential, and the plaintext rule, so nothing secret is sent before every check passed.
  */
-import { summaryOf } from './catalog.js';
 import { Command, Option } from 'commander';
-import { accountJson, formatEpoch, type Account } from '../accounts/account.js';
-import { DEFAULT_EXPIRES, parseExpires, type Expiry } from '../accounts/expires.js';
-import { assertAccountName } from '../accounts/name.js';
-import type { Context } from '../context.js';
-import { resolveAdminCredential } from '../credentials/admin-token.js';
-import { ensureUrlTrusted, requireMintCapable, requireSecureUrl } from '../credentials/gates.js';
-import { sourceNote } from '../discovery/candidates.js';
-import { discover } from '../discovery/discover.js';
-import type { RuntimeInfo } from '../discovery/os-info.js';
-import { ServiceAccountsClient } from '../http/service-accounts.js';
-import { CliError } from '../errors.js';
-import { askConfirm } from '../output/prompt.js';
-import { collect, invalidValue, parseUrlOption, run } from './shared.js';
+import { accountJson, formatEpoch, type Account } from '../../accounts/account.js';
+import { DEFAULT_EXPIRES, parseExpires, type Expiry } from '../../accounts/expires.js';
+import { assertAccountName } from '../../accounts/name.js';
+import type { Context } from '../../context.js';
+import { resolveAdminCredential } from '../../credentials/admin-token.js';
+import { ensureUrlTrusted, requireMintCapable, requireSecureUrl } from '../../credentials/gates.js';
+import { sourceNote } from '../../discovery/candidates.js';
+import { discover } from '../../discovery/discover.js';
+import type { RuntimeInfo } from '../../discovery/os-info.js';
+import { ServiceAccountsClient } from '../../http/service-accounts.js';
+import { CliError } from '../../errors.js';
+import { askConfirm } from '../../output/prompt.js';
+import { runAction } from '../action.js';
+import { collect, invalidValue, parseUrlOption } from '../options.js';
+import { runWith } from '../program.js';
 
 export const DEFAULT_SCOPES = ['agents:run', 'teams:run', 'workflows:run', 'sessions:read', 'config:read'];
 
@@ -64,7 +65,7 @@ function createCommand(): Command {
       .addOption(new Option('--expires <lifetime>', "days ('90d' or '30') or 'never'").default(parseExpires(DEFAULT_EXPIRES), DEFAULT_EXPIRES).argParser(expiresOption))
       .option('--privileged', 'allow write, delete, admin and service_accounts scopes'),
   ).action(async (name: string, opts: CommonOptions & { scopes?: string[]; expires: Expiry; privileged?: boolean }, cmd: Command) =>
-    run(cmd, async (ctx) => {
+    runAction(cmd, async (ctx) => {
       assertAccountName(name);
       const info = await target(ctx, opts);
       await requireMintCapable(ctx, info, new ServiceAccountsClient(info.url, undefined, ctx.env));
@@ -93,7 +94,7 @@ function createCommand(): Command {
 function listCommand(): Command {
   return withCommonOptions(new Command('list').description('List service accounts, revoked ones included (no tokens)')).action(
     async (opts: CommonOptions, cmd: Command) =>
-      run(cmd, async (ctx) => {
+      runAction(cmd, async (ctx) => {
         const info = await target(ctx, opts);
         const api = await adminClient(ctx, info, opts);
         const accounts = await api.list();
@@ -131,7 +132,7 @@ function revokeCommand(): Command {
   return withCommonOptions(
     new Command('revoke').description('Revoke a service account: its tokens stop working on their next request').argument('<name>', 'account name'),
   ).action(async (name: string, opts: CommonOptions, cmd: Command) =>
-    run(cmd, async (ctx) => {
+    runAction(cmd, async (ctx) => {
       const info = await target(ctx, opts);
       const api = await adminClient(ctx, info, opts);
       const account = await api.findActive(name);
@@ -160,7 +161,6 @@ function revokeCommand(): Command {
 
 export function tokensCommand(): Command {
   return new Command('tokens')
-    .description(summaryOf('tokens'))
     .helpCommand(false)
     .option('--json', 'print exactly one JSON document on stdout')
     .addCommand(createCommand())
@@ -176,3 +176,10 @@ export function tokensCommand(): Command {
       ),
     );
 }
+
+/** This folder's commands (tokens); `run` is the entry of its bundle, dist/cmd/tokens.mjs. */
+export function commands(): Command[] {
+  return [tokensCommand()];
+}
+
+export const run = runWith(commands);

@@ -2,13 +2,13 @@
  * `svc up`, `svc down`, `svc restart`: docker compose against the project's compose file.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { summaryOf } from './catalog.js';
 import { Command } from 'commander';
-import { downCommand, RESTART_PAUSE_MS, runCompose, upCommand } from '../compose/compose.js';
-import { findComposeFile } from '../compose/find.js';
-import type { Context } from '../context.js';
-import type { JsonValue } from '../output/output.js';
-import { run } from './shared.js';
+import { downCommand, RESTART_PAUSE_MS, runCompose, upCommand } from '../../compose/compose.js';
+import { findComposeFile } from '../../compose/find.js';
+import type { Context } from '../../context.js';
+import type { JsonValue } from '../../util/json.js';
+import { runAction } from '../action.js';
+import { runWith } from '../program.js';
 
 interface LifecycleOptions {
   file?: string;
@@ -19,7 +19,6 @@ interface LifecycleOptions {
 
 function base(name: string): Command {
   return new Command(name)
-    .description(summaryOf(name))
     .option('-f, --file <compose>', 'compose file (default: first of docker-compose.yml, docker-compose.yaml, compose.yml, compose.yaml in ./ then ./infra)')
     .option('--dry-run', 'print the command without running it (short form: -dr)')
     .option('--json', 'print exactly one JSON document on stdout');
@@ -38,7 +37,7 @@ export function upCommandDef(): Command {
   return base('up')
     .option('-p, --pull', 'always pull newer images (--pull always)')
     .action(async (opts: LifecycleOptions, cmd: Command) =>
-      run(cmd, async (ctx) => {
+      runAction(cmd, async (ctx) => {
         const file = findComposeFile(ctx.cwd, opts.file);
         const command = upCommand(file, opts.pull === true);
         const dryRun = opts.dryRun === true;
@@ -54,7 +53,7 @@ export function downCommandDef(): Command {
   return base('down')
     .option('-v, --volumes', 'also delete named volumes and their data (--volumes)')
     .action(async (opts: LifecycleOptions, cmd: Command) =>
-      run(cmd, async (ctx) => {
+      runAction(cmd, async (ctx) => {
         const file = findComposeFile(ctx.cwd, opts.file);
         const command = downCommand(file, opts.volumes === true);
         const dryRun = opts.dryRun === true;
@@ -70,7 +69,7 @@ export function restartCommandDef(): Command {
   return base('restart')
     .option('-p, --pull', 'always pull newer images when starting (--pull always)')
     .action(async (opts: LifecycleOptions, cmd: Command) =>
-      run(cmd, async (ctx) => {
+      runAction(cmd, async (ctx) => {
         const file = findComposeFile(ctx.cwd, opts.file);
         const down = downCommand(file, false);
         const up = upCommand(file, opts.pull === true);
@@ -92,3 +91,10 @@ export function restartCommandDef(): Command {
       }),
     );
 }
+
+/** This folder's commands (up, down and restart); `run` is the entry of its bundle, dist/cmd/lifecycle.mjs. */
+export function commands(): Command[] {
+  return [upCommandDef(), downCommandDef(), restartCommandDef()];
+}
+
+export const run = runWith(commands);

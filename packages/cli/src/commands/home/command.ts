@@ -1,7 +1,9 @@
 /**
- * What bare `svc` prints: the command catalog, grouped by what a user is trying to do.
+ * What bare `svc` prints: the command catalog, grouped by what a user is trying to do. The entry
+ * point shows it without commander; the groups are written for people, so a new command gets a
+ * row here only when it belongs on this first screen.
  */
-import type { Style } from '../output/style.js';
+import { colourEnabled, makeStyle, type Style } from '../../output/style.js';
 
 const GROUPS: { title: string; rows: [string, string][] }[] = [
   {
@@ -33,4 +35,9 @@ export function homeScreen(version: string, s: Style): string {
   }
   lines.push(`Run svc COMMAND --help  for details · v${version}`, '');
   return lines.join('\n');
+}
+
+/** Bare `svc`: the home screen on stdout, coloured by the usual rules. */
+export function showHome(version: string): void {
+  process.stdout.write(homeScreen(version, makeStyle(colourEnabled(process.stdout, process.env))));
 }

@@ -4,18 +4,19 @@
  * progress, and exits 1 if it fails. Order as for tokens: discovery, the trust gate, the
  * credential, the plaintext rule, and only then a request.
  */
-import { summaryOf } from './catalog.js';
 import { Command, InvalidArgumentError } from 'commander';
-import type { Context } from '../context.js';
-import { exportedCredential } from '../credentials/admin-token.js';
-import { ensureUrlTrusted, requireSecureUrl } from '../credentials/gates.js';
-import { sourceNote } from '../discovery/candidates.js';
-import { discover } from '../discovery/discover.js';
-import { CliError } from '../errors.js';
-import { KNOWLEDGE_CREDENTIAL_HINT, KnowledgeClient, type ReindexStatus } from '../http/knowledge.js';
-import type { JsonValue } from '../output/output.js';
-import { askSecret } from '../output/prompt.js';
-import { parseUrlOption, run } from './shared.js';
+import type { Context } from '../../context.js';
+import { exportedCredential } from '../../credentials/admin-token.js';
+import { ensureUrlTrusted, requireSecureUrl } from '../../credentials/gates.js';
+import { sourceNote } from '../../discovery/candidates.js';
+import { discover } from '../../discovery/discover.js';
+import { CliError } from '../../errors.js';
+import { KNOWLEDGE_CREDENTIAL_HINT, KnowledgeClient, type ReindexStatus } from '../../http/knowledge.js';
+import { askSecret } from '../../output/prompt.js';
+import type { JsonValue } from '../../util/json.js';
+import { runAction } from '../action.js';
+import { parseUrlOption } from '../options.js';
+import { runWith } from '../program.js';
 
 interface ReindexOptions {
   url?: string;
@@ -75,7 +76,7 @@ function reindexCommand(): Command {
     .option('-y, --yes', 'skip confirmations (trusting a remote URL from a .env file)')
     .option('--json', 'print exactly one JSON document on stdout')
     .action(async (opts: ReindexOptions, cmd: Command) =>
-      run(cmd, async (ctx) => {
+      runAction(cmd, async (ctx) => {
         const info = await discover({ url: opts.url, env: ctx.env, cwd: ctx.cwd });
         await ensureUrlTrusted(ctx, info, opts.yes === true);
         if (opts.url === undefined) ctx.out.line(ctx.out.style.dim(`Using runtime at ${info.url}${sourceNote({ source: info.url_source, sourceFile: info.url_source_file })}`));
@@ -107,7 +108,6 @@ function reindexCommand(): Command {
 
 export function knowledgeCommand(): Command {
   return new Command('knowledge')
-    .description(summaryOf('knowledge'))
     .helpCommand(false)
     .option('--json', 'print exactly one JSON document on stdout')
     .addCommand(reindexCommand())
@@ -116,3 +116,10 @@ export function knowledgeCommand(): Command {
       cmd.error(cmd.args[0] === undefined ? "error: missing command: use 'svc knowledge reindex'" : `error: unknown command '${cmd.args[0]}' (use reindex)`),
     );
 }
+
+/** This folder's commands (knowledge); `run` is the entry of its bundle, dist/cmd/knowledge.mjs. */
+export function commands(): Command[] {
+  return [knowledgeCommand()];
+}
+
+export const run = runWith(commands);

@@ -2,18 +2,18 @@
  * `svc status`: which runtime discovery finds, and which local clients are configured for it.
  * It sends no credential, so no trust or plaintext gate applies.
  */
-import { summaryOf } from './catalog.js';
 import { Command } from 'commander';
-import { CLIENTS, clientEnv, type ClientAdapter, type ClientEntry, type ClientEnv } from '../clients/registry.js';
-import { deriveServerName, LEGACY_SERVER_NAME } from '../clients/server-name.js';
-import type { Context } from '../context.js';
-import { exportedCredential } from '../credentials/admin-token.js';
-import { sourceNote } from '../discovery/candidates.js';
-import { discover } from '../discovery/discover.js';
-import { infoJson, mcpUrl, type RuntimeInfo } from '../discovery/os-info.js';
-import { checkToken } from '../mcp/verify.js';
-import { parseServerName, parseUrlOption, run } from './shared.js';
-
+import { CLIENTS, clientEnv, safeRead, type ClientAdapter, type ClientEntry } from '../../clients/registry.js';
+import { deriveServerName, LEGACY_SERVER_NAME } from '../../clients/server-name.js';
+import type { Context } from '../../context.js';
+import { exportedCredential } from '../../credentials/admin-token.js';
+import { sourceNote } from '../../discovery/candidates.js';
+import { discover } from '../../discovery/discover.js';
+import { infoJson, mcpUrl, type RuntimeInfo } from '../../discovery/os-info.js';
+import { checkToken } from '../../mcp/verify.js';
+import { runAction } from '../action.js';
+import { parseServerName, parseUrlOption } from '../options.js';
+import { runWith } from '../program.js';
 
 interface StatusRow {
   client: ClientAdapter;
@@ -22,14 +22,6 @@ interface StatusRow {
   /** Whether the runtime accepts the entry's token; null when there is no token to check here. */
   tokenValid: boolean | null;
   legacy: ClientEntry | undefined;
-}
-
-function safeRead(client: ClientAdapter, name: string, e: ClientEnv): ClientEntry | undefined {
-  try {
-    return client.readExisting(name, e);
-  } catch {
-    return undefined;
-  }
 }
 
 /**
@@ -52,12 +44,11 @@ async function statusRows(ctx: Context, info: RuntimeInfo, serverName: string): 
 
 export function statusCommand(): Command {
   return new Command('status')
-    .description(summaryOf('status'))
     .option('--url <url>', 'runtime base URL (default: autodiscover)', parseUrlOption)
     .option('--server-name <name>', 'MCP entry name (default: derived from the runtime name, fallback agentos)', parseServerName)
     .option('--json', 'print exactly one JSON document on stdout')
     .action(async (opts: { url?: string; serverName?: string }, cmd: Command) =>
-      run(cmd, async (ctx) => {
+      runAction(cmd, async (ctx) => {
         const info = await discover({ url: opts.url, env: ctx.env, cwd: ctx.cwd });
         const serverName = opts.serverName ?? deriveServerName(info.name);
         const rows = await statusRows(ctx, info, serverName);
@@ -104,3 +95,10 @@ export function statusCommand(): Command {
       }),
     );
 }
+
+/** This folder's commands (status); `run` is the entry of its bundle, dist/cmd/status.mjs. */
+export function commands(): Command[] {
+  return [statusCommand()];
+}
+
+export const run = runWith(commands);
