@@ -5,6 +5,8 @@
  * errors (honouring Retry-After), and the caller's AbortSignal honoured at every step. Every
  * failure leaves here as a ModelError, and no error message ever contains the API key.
  */
+import { redact } from '../net/redact.js';
+import { retryAfterMs } from '../net/retry-after.js';
 import { ModelError } from './model.js';
 
 export interface HttpSettings {
@@ -76,7 +78,7 @@ export async function postForJson(settings: HttpSettings, request: PostRequest):
   try {
     return JSON.parse(text) as unknown;
   } catch (error) {
-    throw new ModelError(settings.provider, 'MODEL_BAD_RESPONSE', `${settings.provider}: the response is not JSON: ${clip(redact(settings, text))}`, { cause: error });
+    throw new ModelError(settings.provider, 'MODEL_BAD_RESPONSE', `${settings.provider}: the response is not JSON: ${clip(redact(text, settings.secrets))}`, { cause: error });
   }
 }
 
@@ -116,7 +118,7 @@ function networkFailure(settings: HttpSettings, call: Call, error: unknown, phas
     return new ModelError(settings.provider, 'MODEL_TIMEOUT', `${settings.provider}: the response stalled for ${settings.idleTimeoutMs} ms`);
   }
   const detail = error instanceof Error ? describeNetworkError(error) : String(error);
-  return new ModelError(settings.provider, 'MODEL_UNREACHABLE', `${settings.provider}: ${phase}: ${redact(settings, detail)}`, { cause: error });
+  return new ModelError(settings.provider, 'MODEL_UNREACHABLE', `${settings.provider}: ${phase}: ${redact(detail, settings.secrets)}`, { cause: error });
 }
 
 /** undici reports "fetch failed" with the useful part (ECONNREFUSED...) in `cause`. */
@@ -165,16 +167,16 @@ async function postWithRetries(settings: HttpSettings, request: PostRequest): Pr
       errorText = '';
     }
     if (isRetryableStatus(response.status) && attempt < settings.maxRetries) {
-      const retryAfter = parseRetryAfter(response.headers.get('retry-after'));
+      const retryAfter = retryAfterMs(response.headers.get('retry-after'));
       const delay = retryAfter === undefined ? backoff(settings, attempt) : Math.min(retryAfter, settings.maxRetryDelayMs);
       await sleep(settings, delay, request.signal);
       continue;
     }
     const message = providerMessage(errorText) ?? (response.statusText || 'no message');
-    throw new ModelError(settings.provider, 'MODEL_HTTP_ERROR', `${settings.provider}: HTTP ${response.status}: ${clip(redact(settings, message))}`, {
+    throw new ModelError(settings.provider, 'MODEL_HTTP_ERROR', `${settings.provider}: HTTP ${response.status}: ${clip(redact(message, settings.secrets))}`, {
       status: response.status,
       // Callers that retry on their own (the embedders' shared limits) honour it.
-      retryAfterMs: parseRetryAfter(response.headers.get('retry-after')),
+      retryAfterMs: retryAfterMs(response.headers.get('retry-after')),
     });
   }
 }
@@ -228,16 +230,6 @@ async function readText(settings: HttpSettings, response: Response, call: Call, 
   return text + decoder.decode();
 }
 
-/** `Retry-After` in ms: delta-seconds or an HTTP date; undefined when absent or unreadable. */
-export function parseRetryAfter(value: string | null, now = Date.now()): number | undefined {
-  if (value === null || value.trim() === '') return undefined;
-  const trimmed = value.trim();
-  if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.round(Number(trimmed) * 1000);
-  const date = Date.parse(trimmed);
-  if (Number.isNaN(date)) return undefined;
-  return Math.max(0, date - now);
-}
-
 /** Exponential backoff with "equal jitter": half fixed, half random, so clients spread out. */
 function backoff(settings: HttpSettings, attempt: number): number {
   const ceiling = Math.min(settings.maxRetryDelayMs, settings.retryBaseDelayMs * 2 ** attempt);
@@ -281,14 +273,6 @@ export function providerMessage(text: string): string | undefined {
     // Not JSON (a proxy's HTML page, say): the text itself, clipped, is the best we have.
   }
   return text.trim();
-}
-
-export function redact(settings: HttpSettings, text: string): string {
-  let out = text;
-  for (const secret of settings.secrets) {
-    if (secret.length >= 4) out = out.split(secret).join('[redacted]');
-  }
-  return out;
 }
 
 export function clip(text: string): string {

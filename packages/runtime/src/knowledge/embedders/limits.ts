@@ -19,6 +19,7 @@
  */
 import { ConfigurationError } from '../../errors.js';
 import { ModelError } from '../../model/model.js';
+import { parseResetDuration } from '../../net/retry-after.js';
 
 export interface EmbeddingLimitOptions {
   /** Inputs per request. */
@@ -172,22 +173,6 @@ interface Waiter {
 
 function cancelled(provider: string, reason?: unknown): ModelError {
   return new ModelError(provider, 'MODEL_CANCELLED', `${provider}: the request was cancelled`, { cause: reason });
-}
-
-/** `1s`, `6m0s`, `20ms`, `1h2m3.5s` (OpenAI's reset headers) in ms; undefined when unreadable. */
-export function parseResetDuration(value: string | null): number | undefined {
-  if (value === null) return undefined;
-  const text = value.trim();
-  if (/^\d+(\.\d+)?$/.test(text)) return Math.round(Number(text) * 1000);
-  const units: Record<string, number> = { h: 3_600_000, m: 60_000, s: 1000, ms: 1 };
-  let total = 0;
-  let consumed = 0;
-  for (const match of text.matchAll(/(\d+(?:\.\d+)?)(ms|h|m|s)/g)) {
-    if (match.index !== consumed) return undefined;
-    total += Number(match[1]) * units[match[2]!]!;
-    consumed += match[0].length;
-  }
-  return consumed === text.length && consumed > 0 ? Math.round(total) : undefined;
 }
 
 /** The limits of one provider endpoint and model, shared by every embedder in the process using them. */

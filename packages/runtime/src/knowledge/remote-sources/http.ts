@@ -21,7 +21,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ConfigurationError, RuntimeError } from '../../errors.js';
 import { safeFetch, type FetchedResource, type HostResolver } from '../../net/safe-fetch.js';
-import { RemoteSourceError, describeFailure, failureForStatus, redact, shortText, type RemoteFailure } from './errors.js';
+import { redact } from '../../net/redact.js';
+import { retryAfterMs } from '../../net/retry-after.js';
+import { RemoteSourceError, describeFailure, failureForStatus, shortText, type RemoteFailure } from './errors.js';
 import type { RemoteSourceBaseOptions, RemoteSourceType } from './remote-source.js';
 
 /** How much of an error answer is read for its code and message. */
@@ -103,15 +105,6 @@ export function settingUrl(raw: string, field: string, where: string): URL {
     throw new ConfigurationError(`${where}: ${field} is plain http to ${url.hostname}; credentials are only sent over https (or to loopback)`);
   }
   return url;
-}
-
-/** Retry-After as ms: delta seconds or an HTTP date; undefined when absent or unreadable. */
-export function retryAfterMs(value: string | undefined, now = Date.now()): number | undefined {
-  if (value === undefined) return undefined;
-  const text = value.trim();
-  if (/^\d+$/.test(text)) return Number(text) * 1000;
-  const date = Date.parse(text);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
 export class SourceHttp {
