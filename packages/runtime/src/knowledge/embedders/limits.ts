@@ -20,6 +20,7 @@
 import { ConfigurationError } from '../../errors.js';
 import { ModelError } from '../../model/model.js';
 import { parseResetDuration } from '../../net/retry-after.js';
+import { withRetries, type RetryVerdict } from '../../net/retry.js';
 
 export interface EmbeddingLimitOptions {
   /** Inputs per request. */
@@ -351,31 +352,13 @@ export function sharedLimiter(provider: string, endpoint: string, model: string,
 }
 
 /** Worth another attempt: the provider was busy, failing or out of reach, not refusing the input. */
-function isRetryable(error: unknown): boolean {
+function retryable(error: unknown): RetryVerdict {
   if (!ModelError.isInstance(error)) return false;
-  if (error.code === 'MODEL_UNREACHABLE' || error.code === 'MODEL_TIMEOUT') return true;
-  return error.code === 'MODEL_HTTP_ERROR' && error.status !== undefined && (error.status === 429 || error.status === 408 || error.status >= 500);
-}
-
-function sleep(ms: number, signal: AbortSignal | undefined, provider: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(cancelled(provider, signal.reason));
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(cancelled(provider, signal?.reason));
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
-}
-
-/** Exponential backoff with "equal jitter": half of the capped delay fixed, half random. */
-function backoff(limits: EmbeddingLimits, retry: number): number {
-  const ceiling = Math.min(limits.maxRetryDelayMs, limits.retryBaseDelayMs * 2 ** retry);
-  return ceiling / 2 + Math.random() * (ceiling / 2);
+  const transient =
+    error.code === 'MODEL_UNREACHABLE' ||
+    error.code === 'MODEL_TIMEOUT' ||
+    (error.code === 'MODEL_HTTP_ERROR' && error.status !== undefined && (error.status === 429 || error.status === 408 || error.status >= 500));
+  return transient ? { retry: 'after', afterMs: error.retryAfterMs } : false;
 }
 
 /** One batch's answer: its vectors, and the input tokens the provider counted when it says. */
@@ -395,26 +378,32 @@ export interface BatchPlan {
 export async function sendBatch(plan: BatchPlan, batch: readonly string[], signal: AbortSignal | undefined, interactive = false): Promise<number[][]> {
   const { limiter, limits } = plan;
   const cost = estimateTokens(batch);
-  for (let retry = 0; ; retry++) {
-    const release = await limiter.acquire(cost, signal, interactive);
-    let result: BatchResult;
-    try {
-      result = await plan.send(batch, signal);
-    } catch (error) {
-      release();
-      if (signal?.aborted) throw cancelled(limiter.provider, signal.reason);
-      if (!isRetryable(error) || retry >= limits.maxRetries) throw error;
-      const asked = (error as ModelError).retryAfterMs;
-      const delay = Math.min(limits.maxRetryDelayMs, asked ?? backoff(limits, retry));
-      // The provider's word (or a 429) concerns everyone on this endpoint, not this batch alone.
-      if (asked !== undefined || (error as ModelError).status === 429) limiter.pause(delay);
-      await sleep(delay, signal, limiter.provider);
-      continue;
-    }
-    release();
-    if (result.tokens !== undefined) limiter.settle(cost, result.tokens);
-    return result.vectors;
-  }
+  return withRetries(
+    async () => {
+      const release = await limiter.acquire(cost, signal, interactive);
+      let result: BatchResult;
+      try {
+        result = await plan.send(batch, signal);
+      } catch (error) {
+        if (signal?.aborted) throw cancelled(limiter.provider, signal.reason);
+        throw error;
+      } finally {
+        release();
+      }
+      if (result.tokens !== undefined) limiter.settle(cost, result.tokens);
+      return result.vectors;
+    },
+    {
+      policy: { maxRetries: limits.maxRetries, baseDelayMs: limits.retryBaseDelayMs, maxBackoffMs: limits.maxRetryDelayMs },
+      signal,
+      retryable,
+      aborted: (reason) => cancelled(limiter.provider, reason),
+      onRetry: (error, delay) => {
+        // The provider's word (or a 429) concerns everyone on this endpoint, not this batch alone.
+        if ((error as ModelError).retryAfterMs !== undefined || (error as ModelError).status === 429) limiter.pause(delay);
+      },
+    },
+  );
 }
 
 /**
