@@ -19,6 +19,7 @@
  */
 import { ConfigurationError } from '../../errors.js';
 import { ModelError } from '../../model/model.js';
+import { RateLimiter } from '../../net/rate-limiter.js';
 import { parseResetDuration } from '../../net/retry-after.js';
 import { withRetries, type RetryVerdict } from '../../net/retry.js';
 
@@ -115,160 +116,17 @@ export function estimateTokens(texts: readonly string[]): number {
   return total;
 }
 
-/**
- * A token bucket holding one second's share of a per-minute rate. A request costing more than
- * the bucket holds waits for a full bucket and leaves it in debt, so the long-run rate holds
- * without starving large requests.
- */
-class Bucket {
-  private level: number;
-  private last = Date.now();
-
-  constructor(private perMinute: number) {
-    this.level = this.capacity;
-  }
-
-  get rate(): number {
-    return this.perMinute;
-  }
-
-  private get capacity(): number {
-    return Math.max(1, this.perMinute / 60);
-  }
-
-  private refill(now: number): void {
-    this.level = Math.min(this.capacity, this.level + ((now - this.last) * this.perMinute) / 60_000);
-    this.last = now;
-  }
-
-  waitMs(cost: number, now: number): number {
-    this.refill(now);
-    const need = Math.min(cost, this.capacity);
-    return this.level >= need ? 0 : Math.ceil(((need - this.level) * 60_000) / this.perMinute);
-  }
-
-  take(cost: number): void {
-    this.level -= cost;
-  }
-
-  /** Gives back (or, negative, charges) what an estimate got wrong. */
-  credit(amount: number): void {
-    this.level = Math.min(this.capacity, this.level + amount);
-  }
-
-  setRate(perMinute: number): void {
-    this.refill(Date.now());
-    this.perMinute = perMinute;
-    this.level = Math.min(this.level, this.capacity);
-  }
-}
-
-interface Waiter {
-  cost: number;
-  interactive: boolean;
-  resolve(release: () => void): void;
-  reject(error: unknown): void;
-  signal: AbortSignal | undefined;
-  onAbort: () => void;
-}
-
 function cancelled(provider: string, reason?: unknown): ModelError {
   return new ModelError(provider, 'MODEL_CANCELLED', `${provider}: the request was cancelled`, { cause: reason });
 }
 
 /** The limits of one provider endpoint and model, shared by every embedder in the process using them. */
-export class EmbeddingLimiter {
-  private concurrencyLimit: number;
-  private configuredRpm: number | undefined;
-  private configuredTpm: number | undefined;
-  private reportedRpm: number | undefined;
-  private reportedTpm: number | undefined;
-  private requests: Bucket | undefined;
-  private tokens: Bucket | undefined;
-  private inFlight = 0;
-  private pausedUntil = 0;
-  private readonly queue: Waiter[] = [];
-  private timer: NodeJS.Timeout | undefined;
-
+export class EmbeddingLimiter extends RateLimiter {
   constructor(
     readonly provider: string,
     limits: Pick<EmbeddingLimits, 'maxConcurrency' | 'requestsPerMinute' | 'tokensPerMinute'>,
   ) {
-    this.concurrencyLimit = limits.maxConcurrency;
-    this.configuredRpm = limits.requestsPerMinute;
-    this.configuredTpm = limits.tokensPerMinute;
-    this.applyRates();
-  }
-
-  /** Requests allowed in flight at once. */
-  get concurrency(): number {
-    return this.concurrencyLimit;
-  }
-
-  /** The requests-per-minute limit in force, configured or announced; undefined when none. */
-  get requestsPerMinute(): number | undefined {
-    return this.requests?.rate;
-  }
-
-  get tokensPerMinute(): number | undefined {
-    return this.tokens?.rate;
-  }
-
-  /** Another embedder on this endpoint and model: the stricter of each limit applies to both. */
-  tighten(limits: Pick<EmbeddingLimits, 'maxConcurrency' | 'requestsPerMinute' | 'tokensPerMinute'>): void {
-    this.concurrencyLimit = Math.min(this.concurrencyLimit, limits.maxConcurrency);
-    this.configuredRpm = minDefined(this.configuredRpm, limits.requestsPerMinute);
-    this.configuredTpm = minDefined(this.configuredTpm, limits.tokensPerMinute);
-    this.applyRates();
-  }
-
-  private applyRates(): void {
-    this.requests = rebucket(this.requests, minDefined(this.configuredRpm, this.reportedRpm));
-    this.tokens = rebucket(this.tokens, minDefined(this.configuredTpm, this.reportedTpm));
-  }
-
-  /**
-   * Waits for a slot and for the rate limits to allow a request costing `cost` tokens; resolves
-   * with the function that gives the slot back.
-   */
-  acquire(cost: number, signal: AbortSignal | undefined, interactive = false): Promise<() => void> {
-    if (signal?.aborted) return Promise.reject(cancelled(this.provider, signal.reason));
-    return new Promise((resolve, reject) => {
-      const waiter: Waiter = {
-        cost,
-        interactive,
-        resolve,
-        reject,
-        signal,
-        onAbort: () => {
-          const at = this.queue.indexOf(waiter);
-          if (at >= 0) this.queue.splice(at, 1);
-          reject(cancelled(this.provider, signal?.reason));
-          this.pump();
-        },
-      };
-      signal?.addEventListener('abort', waiter.onAbort, { once: true });
-      if (interactive) {
-        const firstBulk = this.queue.findIndex((w) => !w.interactive);
-        this.queue.splice(firstBulk < 0 ? this.queue.length : firstBulk, 0, waiter);
-      } else {
-        this.queue.push(waiter);
-      }
-      this.pump();
-    });
-  }
-
-  /** Nobody on this limiter starts a request for `ms`. */
-  pause(ms: number): void {
-    this.pausedUntil = Math.max(this.pausedUntil, Date.now() + ms);
-  }
-
-  /** A request's true token count, once the provider reported it. */
-  settle(estimated: number, reported: number): void {
-    if (!Number.isFinite(reported) || reported < 0 || !this.tokens) return;
-    this.tokens.credit(estimated - reported);
-    // Tokens given back may let a waiting request go now rather than when its timer says.
-    this.pump();
+    super(limits, (reason) => cancelled(provider, reason));
   }
 
   /** Learns the limits a provider announces (OpenAI's `x-ratelimit-*` headers). */
@@ -277,63 +135,13 @@ export class EmbeddingLimiter {
       const n = Number(headers.get(name));
       return headers.has(name) && Number.isFinite(n) && n > 0 ? n : undefined;
     };
-    const rpm = limit('x-ratelimit-limit-requests');
-    const tpm = limit('x-ratelimit-limit-tokens');
-    if ((rpm !== undefined && rpm !== this.reportedRpm) || (tpm !== undefined && tpm !== this.reportedTpm)) {
-      this.reportedRpm = rpm ?? this.reportedRpm;
-      this.reportedTpm = tpm ?? this.reportedTpm;
-      this.applyRates();
-    }
+    this.announce({ requestsPerMinute: limit('x-ratelimit-limit-requests'), tokensPerMinute: limit('x-ratelimit-limit-tokens') });
     for (const kind of ['requests', 'tokens']) {
       if (headers.get(`x-ratelimit-remaining-${kind}`)?.trim() !== '0') continue;
       const reset = parseResetDuration(headers.get(`x-ratelimit-reset-${kind}`));
       if (reset !== undefined) this.pause(Math.min(reset, DEFAULT_MAX_RETRY_DELAY_MS));
     }
   }
-
-  private pump(): void {
-    if (this.timer) {
-      clearTimeout(this.timer);
-      this.timer = undefined;
-    }
-    while (this.queue.length > 0 && this.inFlight < this.concurrencyLimit) {
-      const head = this.queue[0]!;
-      const now = Date.now();
-      const wait = Math.max(this.pausedUntil - now, this.requests?.waitMs(1, now) ?? 0, this.tokens?.waitMs(head.cost, now) ?? 0);
-      if (wait > 0) {
-        this.timer = setTimeout(() => {
-          this.timer = undefined;
-          this.pump();
-        }, wait);
-        return;
-      }
-      this.queue.shift();
-      head.signal?.removeEventListener('abort', head.onAbort);
-      this.requests?.take(1);
-      this.tokens?.take(head.cost);
-      this.inFlight += 1;
-      let released = false;
-      head.resolve(() => {
-        if (released) return;
-        released = true;
-        this.inFlight -= 1;
-        this.pump();
-      });
-    }
-  }
-}
-
-function minDefined(a: number | undefined, b: number | undefined): number | undefined {
-  if (a === undefined) return b;
-  if (b === undefined) return a;
-  return Math.min(a, b);
-}
-
-function rebucket(bucket: Bucket | undefined, perMinute: number | undefined): Bucket | undefined {
-  if (perMinute === undefined) return undefined;
-  if (!bucket) return new Bucket(perMinute);
-  if (bucket.rate !== perMinute) bucket.setRate(perMinute);
-  return bucket;
 }
 
 const limiters = new Map<string, EmbeddingLimiter>();
