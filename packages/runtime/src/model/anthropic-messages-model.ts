@@ -8,7 +8,7 @@
  */
 import { ModelError, type FinishReason, type Model, type ModelRequest, type ModelResponse, type StreamPart, type ToolCall, type Usage } from './model.js';
 import { asModelError, httpSettings, postForJson, postForStream, type HttpOptions, type HttpSettings } from './http.js';
-import { parseSse } from './sse.js';
+import { parseSse } from '../net/sse.js';
 import { array, isRecord, num, optionalRecord, record, str, type JsonRecord } from './json-fields.js';
 import { argumentsText } from './tool-arguments.js';
 import { toAnthropicMessages } from './anthropic-messages.js';

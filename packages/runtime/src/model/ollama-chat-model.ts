@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { ModelError, type ChatMessage, type FinishReason, type Model, type ModelRequest, type ModelResponse, type StreamPart, type ToolCall, type Usage } from './model.js';
 import { asModelError, httpSettings, postForJson, postForStream, type HttpOptions, type HttpSettings } from './http.js';
-import { parseNdjson } from './ndjson.js';
+import { parseNdjson } from '../net/ndjson.js';
 import { array, isRecord, num, optionalRecord, record, str, type JsonRecord } from './json-fields.js';
 import { argumentsObject, argumentsText } from './tool-arguments.js';
 

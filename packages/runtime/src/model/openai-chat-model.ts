@@ -6,7 +6,7 @@
  */
 import { ModelError, type ChatMessage, type FinishReason, type Model, type ModelRequest, type ModelResponse, type StreamPart, type ToolCall, type Usage } from './model.js';
 import { asModelError, httpSettings, postForJson, postForStream, type HttpOptions, type HttpSettings } from './http.js';
-import { parseSse } from './sse.js';
+import { parseSse } from '../net/sse.js';
 import { array, num, optionalRecord, record, str, type JsonRecord } from './json-fields.js';
 import { argumentsText } from './tool-arguments.js';
 import { randomUUID } from 'node:crypto';
