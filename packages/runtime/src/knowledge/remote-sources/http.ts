@@ -19,10 +19,10 @@
  * - messages never contain a URL (a SAS token or a signature lives in the query) nor a secret.
  */
 import { ConfigurationError, RuntimeError } from '../../errors.js';
-import { safeFetch, type FetchedResource, type HostResolver } from '../../net/safe-fetch.js';
 import { redact } from '../../net/redact.js';
 import { retryAfterMs } from '../../net/retry-after.js';
 import { withRetries } from '../../net/retry.js';
+import { safeFetch, type FetchedResource, type HostResolver } from '../../net/safe-fetch.js';
 import { RemoteSourceError, describeFailure, failureForStatus, shortText, type RemoteFailure } from './errors.js';
 import type { RemoteSourceBaseOptions, RemoteSourceType } from './remote-source.js';
 

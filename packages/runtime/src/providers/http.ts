@@ -1,14 +1,15 @@
 /**
- * @module model/http
+ * @module providers/http
  * The one place the providers touch the network: a JSON POST with a timeout to the first
- * byte, an idle timeout between body chunks, retries with backoff on 429 / 5xx / network
- * errors (honouring Retry-After), and the caller's AbortSignal honoured at every step. Every
- * failure leaves here as a ModelError, and no error message ever contains the API key.
+ * byte, an idle timeout between body chunks, retries (net/retry.ts) on 429 / 5xx / network
+ * errors honouring Retry-After, and the caller's AbortSignal honoured at every step. Every
+ * failure leaves here as a ModelError, and no error message ever contains the API key
+ * (net/redact.ts).
  */
+import { ModelError } from '../model/model.js';
 import { redact } from '../net/redact.js';
 import { retryAfterMs } from '../net/retry-after.js';
 import { withRetries, type RetryVerdict } from '../net/retry.js';
-import { ModelError } from './model.js';
 
 export interface HttpSettings {
   provider: string;
