@@ -7,7 +7,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { OpenAIEmbedder } from '../packages/runtime/src/knowledge/embedders/openai.js';
+import { OpenAIEmbedder } from '../packages/runtime/src/providers/openai/embeddings.js';
 import { Knowledge } from '../packages/runtime/src/knowledge/knowledge.js';
 import { SqliteVectorStore } from '../packages/runtime/src/knowledge/vector-stores/sqlite/store.js';
 import { startFakeEmbeddings } from '../packages/runtime/test/support/fake-embeddings.js';

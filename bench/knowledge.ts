@@ -38,7 +38,7 @@ import { createInterface } from 'node:readline';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import Database from 'better-sqlite3';
 import PdfKitDocument from 'pdfkit';
-import type { Embedder } from '../packages/runtime/src/knowledge/embedders/embedder.js';
+import type { Embedder } from '../packages/runtime/src/model/embedder.js';
 import { Knowledge } from '../packages/runtime/src/knowledge/knowledge.js';
 import { PostgresVectorStore } from '../packages/runtime/src/knowledge/vector-stores/postgres/store.js';
 import { SqliteVectorStore } from '../packages/runtime/src/knowledge/vector-stores/sqlite/store.js';

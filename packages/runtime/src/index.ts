@@ -15,6 +15,7 @@ export type { Runnable, ExecutionContext, ExecutionResult } from './run/executio
 export type { RunEvent } from './run/run-events.js';
 export type { RunRecord, SessionRecord, RunStatus, SessionType } from './sessions/types.js';
 export * from './model/index.js';
+export * from './providers/index.js';
 export type { AuthMode } from './auth/auth-mode.js';
 export { ConfigurationError, RuntimeError, ERROR_CODES, type ErrorCode, type FieldError } from './errors.js';
 export type { Db, DbKind, SqlClient, SqlValue, Migration, MigrationReport } from './storage/db.js';

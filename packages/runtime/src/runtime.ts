@@ -32,7 +32,7 @@ import type { Db } from './storage/db.js';
 import { openDb } from './storage/open-db.js';
 import { PACKAGE_VERSION } from './version.js';
 import type { Model } from './model/model.js';
-import { modelFromEnvironment } from './model/from-environment.js';
+import { modelFromEnvironment } from './providers/from-environment.js';
 import { JobStore } from './jobs/job-store.js';
 import { JobWorker } from './jobs/job-worker.js';
 import { checkKnowledgeEmbedders } from './knowledge/reindex/reindex-job.js';

@@ -3,7 +3,7 @@
  * provider (OpenAI-compatible) talking to the loopback fake LLM, on SQLite and PostgreSQL.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { OpenAIChatModel } from '../src/model/openai-chat-model.js';
+import { OpenAIChatModel } from '../src/providers/openai/chat.js';
 import { testDatabaseKinds } from './support/databases.js';
 import { testComponents } from './support/components.js';
 import { startFakeLlm, type FakeLlm } from './support/fake-llm.js';

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultScopeMap } from '../src/auth/scope-map.js';
-import { OpenAIChatModel } from '../src/model/openai-chat-model.js';
+import { OpenAIChatModel } from '../src/providers/openai/chat.js';
 import { Runtime } from '../src/runtime.js';
 import { silentLogger } from '../src/util/logger.js';
 import { testComponents } from './support/components.js';

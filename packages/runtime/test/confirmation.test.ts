@@ -7,7 +7,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { Agent } from '../src/agent/agent.js';
-import { OpenAIChatModel } from '../src/model/openai-chat-model.js';
+import { OpenAIChatModel } from '../src/providers/openai/chat.js';
 import { Runtime } from '../src/runtime.js';
 import { silentLogger } from '../src/util/logger.js';
 import { tool } from '../src/tools/function-tool.js';

@@ -8,7 +8,7 @@ import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Knowledge } from '../src/knowledge/knowledge.js';
 import { SqliteVectorStore } from '../src/knowledge/vector-stores/sqlite/store.js';
-import { OpenAIChatModel } from '../src/model/openai-chat-model.js';
+import { OpenAIChatModel } from '../src/providers/openai/chat.js';
 import { testComponents } from './support/components.js';
 import { testDatabaseKinds } from './support/databases.js';
 import { startFakeLlm, type FakeLlm } from './support/fake-llm.js';

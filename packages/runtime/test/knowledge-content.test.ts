@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OpenAIEmbedder } from '../src/knowledge/embedders/openai.js';
+import { OpenAIEmbedder } from '../src/providers/openai/embeddings.js';
 import { Knowledge } from '../src/knowledge/knowledge.js';
 import { PostgresVectorStore } from '../src/knowledge/vector-stores/postgres/store.js';
 import { SqliteVectorStore } from '../src/knowledge/vector-stores/sqlite/store.js';

@@ -6,9 +6,9 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Knowledge } from '../src/knowledge/knowledge.js';
-import { CohereReranker } from '../src/knowledge/rerankers/cohere.js';
-import { rerankerFromEnvironment } from '../src/knowledge/rerankers/from-environment.js';
-import { TeiReranker } from '../src/knowledge/rerankers/tei.js';
+import { CohereReranker } from '../src/providers/cohere/rerank.js';
+import { rerankerFromEnvironment } from '../src/providers/from-environment.js';
+import { TeiReranker } from '../src/providers/tei/rerank.js';
 import { SqliteVectorStore } from '../src/knowledge/vector-stores/sqlite/store.js';
 
 type Json = Record<string, any>;

@@ -5,9 +5,10 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ModelError, type Model, type ModelRequest, type StreamPart } from '../src/model/model.js';
-import { AnthropicMessagesModel } from '../src/model/anthropic-messages-model.js';
-import { OllamaChatModel, ollamaBaseUrl } from '../src/model/ollama-chat-model.js';
-import { OpenAIChatModel } from '../src/model/openai-chat-model.js';
+import { AnthropicMessagesModel } from '../src/providers/anthropic/messages.js';
+import { OllamaChatModel } from '../src/providers/ollama/chat.js';
+import { ollamaBaseUrl } from '../src/providers/ollama/host.js';
+import { OpenAIChatModel } from '../src/providers/openai/chat.js';
 import { startFakeLlm, type FakeLlm } from './support/fake-llm.js';
 
 const API_KEY = 'sk-test-secret-key-123';

@@ -4,7 +4,7 @@
  * replayed whole. Closing a follower does not cancel the run.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OpenAIChatModel } from '../src/model/openai-chat-model.js';
+import { OpenAIChatModel } from '../src/providers/openai/chat.js';
 import { testComponents } from './support/components.js';
 import { testDatabaseKinds, type TestDatabase } from './support/databases.js';
 import { startFakeLlm, type FakeLlm } from './support/fake-llm.js';

@@ -5,7 +5,7 @@
  * cancel of an orphaned run ends it CANCELLED instead of answering "still running".
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OpenAIChatModel } from '../src/model/openai-chat-model.js';
+import { OpenAIChatModel } from '../src/providers/openai/chat.js';
 import { INTERRUPTED_MESSAGE } from '../src/sessions/run-lease-store.js';
 import { startChildRuntime, freePort, type ChildRuntime } from './support/child-runtime.js';
 import { testComponents } from './support/components.js';

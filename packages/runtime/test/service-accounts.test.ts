@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintToken } from '../src/auth/service-accounts/token.js';
-import { OpenAIChatModel } from '../src/model/openai-chat-model.js';
+import { OpenAIChatModel } from '../src/providers/openai/chat.js';
 import { Runtime, type RunningRuntime } from '../src/runtime.js';
 import type { RuntimeOptions } from '../src/runtime-options.js';
 import { silentLogger } from '../src/util/logger.js';

@@ -1,7 +1,7 @@
 /**
  * @module knowledge
- * The knowledge (RAG) pipeline's public surface: readers, chunkers, embedders, vector stores
- * and the Knowledge class that ties them together.
+ * The knowledge (RAG) pipeline's public surface: readers, chunkers, vector stores and the
+ * Knowledge class that ties them together (embedders and rerankers are in model/ and providers/).
  */
 export type { Document, Chunk, Metadata, ReaderInput } from './types.js';
 export type { Reader } from './readers/reader.js';
@@ -27,14 +27,6 @@ export { CODE_LANGUAGES, type CodeLanguage } from './chunkers/code-languages.js'
 export { SemanticChunker, type SemanticChunkerOptions } from './chunkers/semantic.js';
 export { AgenticChunker, type AgenticChunkerOptions } from './chunkers/agentic.js';
 export { CHUNKERS, CHUNKER_NEEDS, createChunker, type ChunkerInfo } from './chunkers/registry.js';
-export type { Embedder } from './embedders/embedder.js';
-export { OpenAIEmbedder, OPENAI_DEFAULT_EMBEDDING_MODEL, type OpenAIEmbedderOptions } from './embedders/openai.js';
-export { OllamaEmbedder, OLLAMA_DEFAULT_EMBEDDING_MODEL, type OllamaEmbedderOptions } from './embedders/ollama.js';
-export { embedderFromEnvironment } from './embedders/from-environment.js';
-export type { Reranker, RerankResult } from './rerankers/reranker.js';
-export { CohereReranker, type CohereRerankerOptions } from './rerankers/cohere.js';
-export { TeiReranker, type TeiRerankerOptions } from './rerankers/tei.js';
-export { rerankerFromEnvironment } from './rerankers/from-environment.js';
 export { SEARCH_TYPES, type SearchType, type MetadataFilters, type VectorStore, type StoredChunk, type SearchHit, type SearchRequest } from './vector-stores/vector-store.js';
 export { SqliteVectorStore, type SqliteVectorStoreOptions } from './vector-stores/sqlite/store.js';
 export { PostgresVectorStore, type PostgresVectorStoreOptions } from './vector-stores/postgres/store.js';

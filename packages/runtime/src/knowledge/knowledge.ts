@@ -21,13 +21,14 @@
 import { basename } from 'node:path';
 import type { SearchableKnowledge } from '../components/component.js';
 import { badRequest, ConfigurationError } from '../errors.js';
+import type { Embedder } from '../model/embedder.js';
 import type { Model } from '../model/model.js';
+import type { Reranker } from '../model/reranker.js';
 import { sha256Sliced } from '../util/utf8-slices.js';
 import { sharedOffload, type Offload } from '../workers/offload.js';
 import type { ChunkerType } from './chunkers/list.js';
 import { createChunker } from './chunkers/registry.js';
 import type { ConfigurableKnowledge } from './configurable.js';
-import type { Embedder } from './embedders/embedder.js';
 import { contentIdFor, sha256, sourceIdentity } from './ingest/identity.js';
 import { checkMetadata, checkUserId } from './ingest/metadata.js';
 import { storeParts, type PipelineHost, type ReadPart } from './ingest/pipeline.js';
@@ -40,7 +41,6 @@ import { isCollectionReader, isSourceReader, type ChildContent, type FailedChild
 import { ReaderRegistry, defaultReaders } from './readers/registry.js';
 import { readChild } from './readers/sources/collection.js';
 import { checkUniqueIds, isRemoteSource, type RemoteSource } from './remote-sources/remote-source.js';
-import type { Reranker } from './rerankers/reranker.js';
 import { Searcher } from './search/searcher.js';
 import type { Metadata } from './types.js';
 import { SEARCH_TYPES, type SearchType, type VectorStore } from './vector-stores/vector-store.js';

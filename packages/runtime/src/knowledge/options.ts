@@ -3,17 +3,17 @@
  * The Knowledge's public types: how one is configured, what `insert` and `search` take and
  * answer.
  */
+import type { Embedder } from '../model/embedder.js';
 import type { Model } from '../model/model.js';
+import type { Reranker } from '../model/reranker.js';
 import type { HostResolver } from '../net/safe-fetch.js';
+import type { Offload } from '../workers/offload.js';
 import type { Chunker } from './chunkers/list.js';
-import type { Embedder } from './embedders/embedder.js';
-import type { FilterInput } from './vector-stores/filter-language.js';
 import type { Reader } from './readers/reader.js';
 import type { RemoteSource } from './remote-sources/remote-source.js';
 import type { Metadata } from './types.js';
+import type { FilterInput } from './vector-stores/filter-language.js';
 import type { MetadataFilters, SearchType, VectorStore } from './vector-stores/vector-store.js';
-import type { Reranker } from './rerankers/reranker.js';
-import type { Offload } from '../workers/offload.js';
 
 export interface KnowledgeOptions {
   /** Unique among the runtime's knowledge bases; used in routes and `knowledge_id`. */
@@ -23,7 +23,7 @@ export interface KnowledgeOptions {
   store: VectorStore;
   /** Without one, only keyword search is available. SemanticChunker compares sentences with it. */
   embedder?: Embedder | undefined;
-  /** Reorders the fused candidates of every search (see rerankers/); rerankerFromEnvironment() reads RERANK_*. */
+  /** Reorders the fused candidates of every search (see model/reranker.ts); rerankerFromEnvironment() reads RERANK_*. */
   reranker?: Reranker | undefined;
   /**
    * The model AgenticChunker asks for break points; default the model of the runtime hosting

@@ -1,8 +1,8 @@
 /**
  * @module model/model
- * The one interface every model provider implements. Agents talk only to this; the adapters
- * (OpenAI-compatible chat completions, Anthropic messages, Ollama chat) translate it to their
- * wire formats. Shaped after the Vercel AI SDK's spec: a stream of parts, with `generate`
+ * The one interface every chat model provider implements. Agents talk only to this; the
+ * adapters in providers/ (OpenAI-compatible chat completions, Anthropic messages, Ollama chat)
+ * translate it to their wire formats. Shaped after the Vercel AI SDK's spec: a stream of parts, with `generate`
  * built on the same request.
  */
 

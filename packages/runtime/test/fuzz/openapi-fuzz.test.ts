@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Knowledge } from '../../src/knowledge/knowledge.js';
 import { PostgresVectorStore } from '../../src/knowledge/vector-stores/postgres/store.js';
 import { SqliteVectorStore } from '../../src/knowledge/vector-stores/sqlite/store.js';
-import { OpenAIChatModel } from '../../src/model/openai-chat-model.js';
+import { OpenAIChatModel } from '../../src/providers/openai/chat.js';
 import type { Db } from '../../src/storage/db.js';
 import { testComponents } from '../support/components.js';
 import { testDatabaseKinds } from '../support/databases.js';

@@ -3,7 +3,7 @@
  */
 import { z } from 'zod';
 import { Agent } from '../../src/agent/agent.js';
-import { OpenAIEmbedder } from '../../src/knowledge/embedders/openai.js';
+import { OpenAIEmbedder } from '../../src/providers/openai/embeddings.js';
 import { Knowledge } from '../../src/knowledge/knowledge.js';
 import type { KnowledgeOptions } from '../../src/knowledge/options.js';
 import type { Reader } from '../../src/knowledge/readers/reader.js';

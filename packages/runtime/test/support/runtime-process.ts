@@ -10,7 +10,7 @@
  */
 import { z } from 'zod';
 import { Agent } from '../../src/agent/agent.js';
-import { OpenAIChatModel } from '../../src/model/openai-chat-model.js';
+import { OpenAIChatModel } from '../../src/providers/openai/chat.js';
 import { tool } from '../../src/tools/function-tool.js';
 import { Runtime } from '../../src/runtime.js';
 import { silentLogger } from '../../src/util/logger.js';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeLlm, type FakeLlm } from '../../../test/support/fake-llm.js';
 import { RuntimeError } from '../../errors.js';
-import { openai } from '../../model/from-environment.js';
+import { openai } from '../../providers/from-environment.js';
 import { ModelError, type Model } from '../../model/model.js';
 import type { Document } from '../types.js';
 import { AgenticChunker, fallbackBreak, parseBreaks, snapBreak } from './agentic.js';

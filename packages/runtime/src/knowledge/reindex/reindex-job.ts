@@ -19,9 +19,9 @@ import type { KnowledgeComponent } from '../../components/component.js';
 import { ConfigurationError, RuntimeError } from '../../errors.js';
 import type { Job, JobStore } from '../../jobs/job-store.js';
 import type { JobHandler, JobWorker } from '../../jobs/job-worker.js';
+import type { Embedder } from '../../model/embedder.js';
 import { ModelError } from '../../model/model.js';
 import type { Logger } from '../../util/logger.js';
-import type { Embedder } from '../embedders/embedder.js';
 import { isReindexable, type ReindexableStore } from '../vector-stores/reindex.js';
 import type { VectorStore } from '../vector-stores/vector-store.js';
 

@@ -58,18 +58,6 @@ export class RemoteSourceError extends RuntimeError {
   }
 }
 
-/** Cuts every secret (of 4 characters or more) out of a text, also URL-encoded ones. */
-export function redact(text: string, secrets: readonly (string | undefined)[]): string {
-  let out = text;
-  for (const secret of secrets) {
-    if (!secret || secret.length < 4) continue;
-    out = out.split(secret).join('[redacted]');
-    const encoded = encodeURIComponent(secret);
-    if (encoded !== secret) out = out.split(encoded).join('[redacted]');
-  }
-  return out;
-}
-
 /** A provider's message, one line, at most 200 characters. */
 export function shortText(text: string | undefined): string | undefined {
   if (text === undefined) return undefined;

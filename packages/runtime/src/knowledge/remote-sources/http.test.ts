@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sendJson, startLoopback, type Loopback } from '../../../test/support/fake-remote.js';
-import { RemoteSourceError, redact } from './errors.js';
-import { SourceHttp, retryAfterMs, settingUrl } from './http.js';
+import { redact } from '../../net/redact.js';
+import { retryAfterMs } from '../../net/retry-after.js';
+import { RemoteSourceError } from './errors.js';
+import { SourceHttp, settingUrl } from './http.js';
 
 let server: Loopback;
 

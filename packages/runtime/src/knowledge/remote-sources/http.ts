@@ -18,10 +18,12 @@
  *   token revoked or rotated before its expiry);
  * - messages never contain a URL (a SAS token or a signature lives in the query) nor a secret.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
 import { ConfigurationError, RuntimeError } from '../../errors.js';
+import { redact } from '../../net/redact.js';
+import { retryAfterMs } from '../../net/retry-after.js';
+import { withRetries } from '../../net/retry.js';
 import { safeFetch, type FetchedResource, type HostResolver } from '../../net/safe-fetch.js';
-import { RemoteSourceError, describeFailure, failureForStatus, redact, shortText, type RemoteFailure } from './errors.js';
+import { RemoteSourceError, describeFailure, failureForStatus, shortText, type RemoteFailure } from './errors.js';
 import type { RemoteSourceBaseOptions, RemoteSourceType } from './remote-source.js';
 
 /** How much of an error answer is read for its code and message. */
@@ -105,13 +107,20 @@ export function settingUrl(raw: string, field: string, where: string): URL {
   return url;
 }
 
-/** Retry-After as ms: delta seconds or an HTTP date; undefined when absent or unreadable. */
-export function retryAfterMs(value: string | undefined, now = Date.now()): number | undefined {
-  if (value === undefined) return undefined;
-  const text = value.trim();
-  if (/^\d+$/.test(text)) return Number(text) * 1000;
-  const date = Date.parse(text);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+/** An answer that means "too many requests": retried after `waitMs` (what the provider asked) or a backoff. */
+class Throttled {
+  constructor(
+    readonly status: number,
+    readonly said: string,
+    readonly waitMs: number | undefined,
+  ) {}
+}
+
+/** A cached token was refused and dropped: the request goes again at once with a fresh one. */
+class Reauthorized extends Error {
+  constructor() {
+    super('the cached token was refused');
+  }
 }
 
 export class SourceHttp {
@@ -167,67 +176,72 @@ export class SourceHttp {
     } else {
       this.vet(url, request.path, request.credentials === true || request.auth !== undefined);
     }
-    let reauthorized = false;
-    for (let attempt = 0; ; attempt++) {
-      request.signal?.throwIfAborted();
-      let authHeaders: Readonly<Record<string, string>> = {};
-      if (request.auth) authHeaders = await this.authorize(request.auth, request.path);
-      let response: FetchedResource;
-      try {
-        response = await safeFetch(url.href, {
-          method: request.method ?? 'GET',
-          headers: { ...request.headers, ...authHeaders },
-          body: request.body,
-          // An error answer is read whole up to 64 KiB even under a smaller cap, so a missing file
-          // is a 404 rather than "too large"; a success past the cap is refused just below.
-          maxBytes: Math.max(request.maxBytes, ERROR_BODY_BYTES),
-          timeoutMs: s.timeoutMs,
-          connectTimeoutMs: s.connectTimeoutMs,
-          maxRedirects: request.maxRedirects ?? 0,
-          allowRedirect: request.allowRedirect,
-          returnRedirects: request.returnRedirects,
-          allowHttpErrors: true,
-          // The operator's own endpoint may be internal (MinIO, an emulator, a GitHub Enterprise).
-          allowPrivateHosts: !request.handedOut || isLoopbackHost(url.hostname) ? [url.hostname.replace(/^\[|\]$/g, '')] : [],
-          signal: request.signal,
-          resolve: s.resolve,
-        });
-      } catch (error) {
-        throw this.transportFailure(error, request);
-      }
-      const status = response.status;
-      if ((status >= 200 && status < 300) || request.accept?.(status)) {
-        if (response.body.length > request.maxBytes) throw this.tooLarge(request.path, request.maxBytes);
-        return response;
-      }
-      if (status === 401 && request.reauth && !reauthorized) {
-        // A cached token the provider no longer takes: one more try with a fresh one.
-        reauthorized = true;
-        request.reauth();
-        continue;
-      }
-      const said = this.explain(response, request);
-      if (status === 429 || status === 503 || request.throttled?.(response)) {
-        const hinted = retryAfterMs(response.headers['retry-after']) ?? request.retryDelay?.(response);
-        const delay = hinted ?? Math.min(8000, 500 * 2 ** attempt);
-        const seconds = String(Math.max(1, Math.ceil(delay / 1000)));
-        if (attempt >= s.maxRetries || delay > s.maxRetryDelayMs) throw this.failure('throttled', request.path, said, { 'retry-after': seconds });
-        s.logger?.warn(`remote source "${s.sourceId}" (${s.type}): HTTP ${status} for "${redact(request.path, s.secrets())}", retry ${attempt + 1} of ${s.maxRetries} in ${delay} ms`);
-        try {
-          await sleep(delay, undefined, { signal: request.signal });
-        } catch {
-          request.signal?.throwIfAborted();
-        }
-        continue;
-      }
-      let reason: RemoteFailure | undefined;
-      try {
-        reason = request.classify?.(response);
-      } catch {
-        reason = undefined;
-      }
-      throw this.failure(reason ?? failureForStatus(status), request.path, said);
+    const state = { reauthorized: false };
+    return withRetries(() => this.attempt(url, request, state), {
+      policy: { maxRetries: s.maxRetries, baseDelayMs: 500, maxBackoffMs: 8000, jitter: false, maxWaitMs: s.maxRetryDelayMs, longWait: 'give-up' },
+      signal: request.signal,
+      retryable: (error) => (error instanceof Reauthorized ? { retry: 'now' } : error instanceof Throttled ? { retry: 'after', afterMs: error.waitMs } : false),
+      // The caller's own abort reason, as for an abort during the request.
+      aborted: (reason) => reason,
+      onRetry: (error, delay, attempt) => {
+        s.logger?.warn(`remote source "${s.sourceId}" (${s.type}): HTTP ${(error as Throttled).status} for "${redact(request.path, s.secrets())}", retry ${attempt + 1} of ${s.maxRetries} in ${delay} ms`);
+      },
+      // A wait not taken is handed on, so the caller's client can come back then.
+      giveUp: (error, delay) => this.failure('throttled', request.path, (error as Throttled).said, { 'retry-after': String(Math.max(1, Math.ceil(delay / 1000))) }),
+    });
+  }
+
+  /** One try: the answer, or why not (Throttled and Reauthorized are for `request` to retry). */
+  private async attempt(url: URL, request: SourceRequest, state: { reauthorized: boolean }): Promise<FetchedResource> {
+    const s = this.settings;
+    request.signal?.throwIfAborted();
+    let authHeaders: Readonly<Record<string, string>> = {};
+    if (request.auth) authHeaders = await this.authorize(request.auth, request.path);
+    let response: FetchedResource;
+    try {
+      response = await safeFetch(url.href, {
+        method: request.method ?? 'GET',
+        headers: { ...request.headers, ...authHeaders },
+        body: request.body,
+        // An error answer is read whole up to 64 KiB even under a smaller cap, so a missing file
+        // is a 404 rather than "too large"; a success past the cap is refused just below.
+        maxBytes: Math.max(request.maxBytes, ERROR_BODY_BYTES),
+        timeoutMs: s.timeoutMs,
+        connectTimeoutMs: s.connectTimeoutMs,
+        maxRedirects: request.maxRedirects ?? 0,
+        allowRedirect: request.allowRedirect,
+        returnRedirects: request.returnRedirects,
+        allowHttpErrors: true,
+        // The operator's own endpoint may be internal (MinIO, an emulator, a GitHub Enterprise).
+        allowPrivateHosts: !request.handedOut || isLoopbackHost(url.hostname) ? [url.hostname.replace(/^\[|\]$/g, '')] : [],
+        signal: request.signal,
+        resolve: s.resolve,
+      });
+    } catch (error) {
+      throw this.transportFailure(error, request);
     }
+    const status = response.status;
+    if ((status >= 200 && status < 300) || request.accept?.(status)) {
+      if (response.body.length > request.maxBytes) throw this.tooLarge(request.path, request.maxBytes);
+      return response;
+    }
+    if (status === 401 && request.reauth && !state.reauthorized) {
+      // A cached token the provider no longer takes: one more try with a fresh one.
+      state.reauthorized = true;
+      request.reauth();
+      throw new Reauthorized();
+    }
+    const said = this.explain(response, request);
+    if (status === 429 || status === 503 || request.throttled?.(response)) {
+      throw new Throttled(status, said, retryAfterMs(response.headers['retry-after']) ?? request.retryDelay?.(response));
+    }
+    let reason: RemoteFailure | undefined;
+    try {
+      reason = request.classify?.(response);
+    } catch {
+      reason = undefined;
+    }
+    throw this.failure(reason ?? failureForStatus(status), request.path, said);
   }
 
   /**

@@ -6,11 +6,11 @@
  * metadata key no stored chunk has are refused, naming the valid keys.
  */
 import { badRequest, unprocessable } from '../../errors.js';
+import type { Embedder } from '../../model/embedder.js';
+import type { Reranker } from '../../model/reranker.js';
 import { TimeSlicer } from '../../util/time-slicer.js';
-import type { Embedder } from '../embedders/embedder.js';
 import { checkUserId } from '../ingest/metadata.js';
 import type { KnowledgeHit, KnowledgeSearchOptions } from '../options.js';
-import type { Reranker } from '../rerankers/reranker.js';
 import { filterKeysOf, parseFilters } from '../vector-stores/filter-language.js';
 import { EmbedderGate, isReindexable } from '../vector-stores/reindex.js';
 import { SEARCH_TYPES, type StoredChunk, type VectorStore } from '../vector-stores/vector-store.js';

@@ -19,6 +19,7 @@
  * address rules apply as to any URL.
  */
 import { badRequest, RuntimeError, unprocessable } from '../../../errors.js';
+import { redact } from '../../../net/redact.js';
 import type { Document, ReaderInput } from '../../types.js';
 import { s3Access, type S3Access } from './providers/s3.js';
 import {
@@ -183,7 +184,7 @@ export class BucketReader implements CollectionReader {
 
 /** An S3 or transport failure as a typed error that names the object and never a credential. */
 export function s3Failure(error: unknown, where: string, secrets: readonly (string | undefined)[]): RuntimeError {
-  const clean = (text: string) => secrets.reduce<string>((t, s) => (s && s.length >= 4 ? t.split(s).join('[redacted]') : t), text);
+  const clean = (text: string) => redact(text, secrets);
   if (RuntimeError.isInstance(error)) return new RuntimeError(error.code, clean(error.message), { cause: error });
   const e = error as { name?: unknown; message?: unknown; $metadata?: { httpStatusCode?: unknown } };
   const code = typeof e.name === 'string' ? e.name : 'Error';

@@ -18,7 +18,7 @@ import { randomBytes } from 'node:crypto';
 import { ConfigurationError, RuntimeError, unprocessable } from '../../../../errors.js';
 import { safeFetch } from '../../../../net/safe-fetch.js';
 import type { Document } from '../../../types.js';
-import { redact } from '../../sources/providers/service.js';
+import { redact } from '../../../../net/redact.js';
 import { stem } from '../../reader.js';
 import { checkTranscriptionTransport, type TranscriptionSettings } from './settings.js';
 import { VIDEO_FORMATS } from './sniff.js';

@@ -7,6 +7,7 @@
  * are cut out of every message, in case a service echoes what it was sent.
  */
 import { badRequest, RuntimeError } from '../../../../errors.js';
+import { redact } from '../../../../net/redact.js';
 import type { SourceContext, SourceFetchOptions } from '../../reader.js';
 
 /** Large enough for a crawl page of results; the knowledge limit applies when it is lower. */
@@ -19,12 +20,6 @@ export interface ServiceCall {
   authHint?: string | undefined;
   /** Values never to repeat in an error message. */
   secrets?: readonly (string | undefined)[];
-}
-
-export function redact(text: string, secrets: readonly (string | undefined)[] = []): string {
-  let out = text;
-  for (const secret of secrets) if (secret && secret.length >= 4) out = out.split(secret).join('[redacted]');
-  return out;
 }
 
 /** The refusal for a non-2xx answer. */

@@ -1,19 +1,17 @@
 /**
- * @module model/ollama-chat-model
+ * @module providers/ollama/chat
  * Ollama's native chat API (`POST {host}/api/chat`). It streams NDJSON (one JSON object per
  * line, and streams unless told `stream: false`), sends each tool call whole with arguments as
  * an object and no id, ends with a `done: true` line carrying the token counts, and reports
  * errors as `{"error": "..."}`, also mid-stream. No API key: Ollama runs locally.
  */
 import { randomUUID } from 'node:crypto';
-import { ModelError, type ChatMessage, type FinishReason, type Model, type ModelRequest, type ModelResponse, type StreamPart, type ToolCall, type Usage } from './model.js';
-import { asModelError, httpSettings, postForJson, postForStream, type HttpOptions, type HttpSettings } from './http.js';
-import { parseNdjson } from './ndjson.js';
-import { array, isRecord, num, optionalRecord, record, str, type JsonRecord } from './json-fields.js';
-import { argumentsObject, argumentsText } from './tool-arguments.js';
-
-export const OLLAMA_DEFAULT_HOST = 'http://localhost:11434';
-const OLLAMA_DEFAULT_PORT = '11434';
+import { ModelError, type ChatMessage, type FinishReason, type Model, type ModelRequest, type ModelResponse, type StreamPart, type ToolCall, type Usage } from '../../model/model.js';
+import { parseNdjson } from '../../net/ndjson.js';
+import { asModelError, httpSettings, postForJson, postForStream, type HttpOptions, type HttpSettings } from '../http.js';
+import { array, isRecord, num, optionalRecord, record, str, type JsonRecord } from '../json-fields.js';
+import { argumentsObject, argumentsText } from '../tool-arguments.js';
+import { OLLAMA_DEFAULT_HOST, ollamaBaseUrl } from './host.js';
 
 export interface OllamaChatModelOptions extends HttpOptions {
   /** e.g. `llama3.2`; the model must be pulled on that Ollama server. */
@@ -89,24 +87,6 @@ export class OllamaChatModel implements Model {
     const headers = { 'content-type': 'application/json', accept: stream ? 'application/x-ndjson' : 'application/json' };
     return { url: this.#url, headers, body, signal: request.signal };
   }
-}
-
-/**
- * The base URL for an OLLAMA_HOST-style value. Ollama's own client accepts a bare `host`,
- * `host:port` or `:port` and fills in `http` and port 11434, so users' existing settings work.
- */
-export function ollamaBaseUrl(host: string): string {
-  let value = host.trim().replace(/\/+$/, '');
-  const hasScheme = /^[a-z][a-z\d+.-]*:\/\//i.test(value);
-  if (!hasScheme) value = `http://${value.startsWith(':') ? `localhost${value}` : value}`;
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new ModelError('ollama', 'MODEL_NOT_CONFIGURED', `ollama: the host "${host}" is not a URL or host:port`);
-  }
-  if (!hasScheme && url.port === '') url.port = OLLAMA_DEFAULT_PORT;
-  return url.toString().replace(/\/+$/, '');
 }
 
 function toOllamaMessage(message: ChatMessage): JsonRecord {

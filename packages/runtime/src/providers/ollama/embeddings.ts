@@ -1,13 +1,14 @@
 /**
- * @module knowledge/embedders/ollama
+ * @module providers/ollama/embeddings
  * Ollama's embeddings API (`POST {host}/api/embed`, which takes a list of inputs), in batches
- * within the limits shared by everything using the same host and model (see limits.ts).
+ * within the limits shared by everything using the same host and model (see providers/embedding/).
  */
-import { httpSettings, postForJson, type HttpOptions, type HttpSettings } from '../../model/http.js';
-import { ollamaBaseUrl, OLLAMA_DEFAULT_HOST } from '../../model/ollama-chat-model.js';
-import { BatchedEmbedder } from './batched-embedder.js';
-import { checkVectors, type Embedder } from './embedder.js';
-import type { BatchResult, EmbeddingLimitOptions } from './limits.js';
+import { checkVectors, type Embedder } from '../../model/embedder.js';
+import { BatchedEmbedder } from '../embedding/batched-embedder.js';
+import type { BatchResult } from '../embedding/batches.js';
+import type { EmbeddingLimitOptions } from '../embedding/limits.js';
+import { httpSettings, postForJson, type HttpOptions, type HttpSettings } from '../http.js';
+import { ollamaBaseUrl, OLLAMA_DEFAULT_HOST } from './host.js';
 
 export const OLLAMA_DEFAULT_EMBEDDING_MODEL = 'nomic-embed-text';
 

@@ -1,11 +1,11 @@
 /**
- * @module knowledge/rerankers/cohere
+ * @module providers/cohere/rerank
  * Cohere's rerank API (`POST {base}/rerank` with `model`, `query`, `documents`, `top_n`; answers
  * `results: [{index, relevance_score}]`), which Jina and several gateways speak as well.
  */
-import { httpSettings, postForJson, type HttpOptions, type HttpSettings } from '../../model/http.js';
 import { ModelError } from '../../model/model.js';
-import { checkResults, type RerankResult, type Reranker } from './reranker.js';
+import { checkResults, type RerankResult, type Reranker } from '../../model/reranker.js';
+import { httpSettings, postForJson, type HttpOptions, type HttpSettings } from '../http.js';
 
 export interface CohereRerankerOptions extends HttpOptions {
   model?: string | undefined;

@@ -1,11 +1,15 @@
 /**
- * @module model/http
+ * @module providers/http
  * The one place the providers touch the network: a JSON POST with a timeout to the first
- * byte, an idle timeout between body chunks, retries with backoff on 429 / 5xx / network
- * errors (honouring Retry-After), and the caller's AbortSignal honoured at every step. Every
- * failure leaves here as a ModelError, and no error message ever contains the API key.
+ * byte, an idle timeout between body chunks, retries (net/retry.ts) on 429 / 5xx / network
+ * errors honouring Retry-After, and the caller's AbortSignal honoured at every step. Every
+ * failure leaves here as a ModelError, and no error message ever contains the API key
+ * (net/redact.ts).
  */
-import { ModelError } from './model.js';
+import { ModelError } from '../model/model.js';
+import { redact } from '../net/redact.js';
+import { retryAfterMs } from '../net/retry-after.js';
+import { withRetries, type RetryVerdict } from '../net/retry.js';
 
 export interface HttpSettings {
   provider: string;
@@ -76,7 +80,7 @@ export async function postForJson(settings: HttpSettings, request: PostRequest):
   try {
     return JSON.parse(text) as unknown;
   } catch (error) {
-    throw new ModelError(settings.provider, 'MODEL_BAD_RESPONSE', `${settings.provider}: the response is not JSON: ${clip(redact(settings, text))}`, { cause: error });
+    throw new ModelError(settings.provider, 'MODEL_BAD_RESPONSE', `${settings.provider}: the response is not JSON: ${clip(redact(text, settings.secrets))}`, { cause: error });
   }
 }
 
@@ -116,7 +120,7 @@ function networkFailure(settings: HttpSettings, call: Call, error: unknown, phas
     return new ModelError(settings.provider, 'MODEL_TIMEOUT', `${settings.provider}: the response stalled for ${settings.idleTimeoutMs} ms`);
   }
   const detail = error instanceof Error ? describeNetworkError(error) : String(error);
-  return new ModelError(settings.provider, 'MODEL_UNREACHABLE', `${settings.provider}: ${phase}: ${redact(settings, detail)}`, { cause: error });
+  return new ModelError(settings.provider, 'MODEL_UNREACHABLE', `${settings.provider}: ${phase}: ${redact(detail, settings.secrets)}`, { cause: error });
 }
 
 /** undici reports "fetch failed" with the useful part (ECONNREFUSED...) in `cause`. */
@@ -126,57 +130,60 @@ function describeNetworkError(error: Error): string {
   return error.message;
 }
 
-function isRetryableStatus(status: number): boolean {
-  return status === 429 || status >= 500;
+/** Worth another attempt: the provider was busy or failing (429, 5xx), or out of reach before answering. */
+function retryable(error: unknown): RetryVerdict {
+  if (!ModelError.isInstance(error)) return false;
+  if (error.code === 'MODEL_UNREACHABLE') return { retry: 'after' };
+  if (error.code === 'MODEL_HTTP_ERROR' && error.status !== undefined && (error.status === 429 || error.status >= 500)) return { retry: 'after', afterMs: error.retryAfterMs };
+  return false;
 }
 
 async function postWithRetries(settings: HttpSettings, request: PostRequest): Promise<{ response: Response; call: Call }> {
   const body = JSON.stringify(request.body);
-  for (let attempt = 0; ; attempt++) {
-    if (request.signal?.aborted) throw cancelled(settings, request.signal.reason);
-    const call = startCall(request.signal);
-    const timer = setTimeout(() => {
-      call.timedOut = 'first-byte';
-      call.controller.abort();
-    }, settings.timeoutMs);
-    let response: Response;
-    try {
-      response = await fetch(request.url, { method: 'POST', headers: request.headers, body, signal: call.controller.signal });
-    } catch (error) {
-      call.release();
-      const failure = networkFailure(settings, call, error, 'request failed');
-      if (failure.code !== 'MODEL_UNREACHABLE' || attempt >= settings.maxRetries) throw failure;
-      await sleep(settings, backoff(settings, attempt), request.signal);
-      continue;
-    } finally {
-      clearTimeout(timer);
-    }
-    if (response.ok) {
-      request.onResponse?.(response.headers);
-      return { response, call };
-    }
+  return withRetries(() => postOnce(settings, request, body), {
+    policy: { maxRetries: settings.maxRetries, baseDelayMs: settings.retryBaseDelayMs, maxBackoffMs: settings.maxRetryDelayMs },
+    signal: request.signal,
+    retryable,
+    aborted: (reason) => cancelled(settings, reason),
+  });
+}
 
-    let errorText: string;
-    try {
-      errorText = await readText(settings, response, call, MAX_ERROR_BODY_BYTES);
-    } catch (error) {
-      // A cancel or timeout while reading the error body wins over the status.
-      if (ModelError.isInstance(error) && error.code !== 'MODEL_UNREACHABLE') throw error;
-      errorText = '';
-    }
-    if (isRetryableStatus(response.status) && attempt < settings.maxRetries) {
-      const retryAfter = parseRetryAfter(response.headers.get('retry-after'));
-      const delay = retryAfter === undefined ? backoff(settings, attempt) : Math.min(retryAfter, settings.maxRetryDelayMs);
-      await sleep(settings, delay, request.signal);
-      continue;
-    }
-    const message = providerMessage(errorText) ?? (response.statusText || 'no message');
-    throw new ModelError(settings.provider, 'MODEL_HTTP_ERROR', `${settings.provider}: HTTP ${response.status}: ${clip(redact(settings, message))}`, {
-      status: response.status,
-      // Callers that retry on their own (the embedders' shared limits) honour it.
-      retryAfterMs: parseRetryAfter(response.headers.get('retry-after')),
-    });
+/** One attempt: the response once its headers are in, or a ModelError (an error status's body read for its message). */
+async function postOnce(settings: HttpSettings, request: PostRequest, body: string): Promise<{ response: Response; call: Call }> {
+  if (request.signal?.aborted) throw cancelled(settings, request.signal.reason);
+  const call = startCall(request.signal);
+  const timer = setTimeout(() => {
+    call.timedOut = 'first-byte';
+    call.controller.abort();
+  }, settings.timeoutMs);
+  let response: Response;
+  try {
+    response = await fetch(request.url, { method: 'POST', headers: request.headers, body, signal: call.controller.signal });
+  } catch (error) {
+    call.release();
+    throw networkFailure(settings, call, error, 'request failed');
+  } finally {
+    clearTimeout(timer);
   }
+  if (response.ok) {
+    request.onResponse?.(response.headers);
+    return { response, call };
+  }
+
+  let errorText: string;
+  try {
+    errorText = await readText(settings, response, call, MAX_ERROR_BODY_BYTES);
+  } catch (error) {
+    // A cancel or timeout while reading the error body wins over the status.
+    if (ModelError.isInstance(error) && error.code !== 'MODEL_UNREACHABLE') throw error;
+    errorText = '';
+  }
+  const message = providerMessage(errorText) ?? (response.statusText || 'no message');
+  throw new ModelError(settings.provider, 'MODEL_HTTP_ERROR', `${settings.provider}: HTTP ${response.status}: ${clip(redact(message, settings.secrets))}`, {
+    status: response.status,
+    // The retries here honour it, and so do callers that retry on their own (the embedders' shared limits).
+    retryAfterMs: retryAfterMs(response.headers.get('retry-after')),
+  });
 }
 
 /** Body chunks with an idle timeout per read. Stopping early aborts the connection. */
@@ -228,40 +235,6 @@ async function readText(settings: HttpSettings, response: Response, call: Call, 
   return text + decoder.decode();
 }
 
-/** `Retry-After` in ms: delta-seconds or an HTTP date; undefined when absent or unreadable. */
-export function parseRetryAfter(value: string | null, now = Date.now()): number | undefined {
-  if (value === null || value.trim() === '') return undefined;
-  const trimmed = value.trim();
-  if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.round(Number(trimmed) * 1000);
-  const date = Date.parse(trimmed);
-  if (Number.isNaN(date)) return undefined;
-  return Math.max(0, date - now);
-}
-
-/** Exponential backoff with "equal jitter": half fixed, half random, so clients spread out. */
-function backoff(settings: HttpSettings, attempt: number): number {
-  const ceiling = Math.min(settings.maxRetryDelayMs, settings.retryBaseDelayMs * 2 ** attempt);
-  return ceiling / 2 + Math.random() * (ceiling / 2);
-}
-
-function sleep(settings: HttpSettings, ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) {
-      reject(cancelled(settings, signal.reason));
-      return;
-    }
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(cancelled(settings, signal?.reason));
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
-}
-
 /** The message in the error shapes of OpenAI, Anthropic (`error.message`) and Ollama (`error`). */
 export function providerMessage(text: string): string | undefined {
   if (text.trim() === '') return undefined;
@@ -281,14 +254,6 @@ export function providerMessage(text: string): string | undefined {
     // Not JSON (a proxy's HTML page, say): the text itself, clipped, is the best we have.
   }
   return text.trim();
-}
-
-export function redact(settings: HttpSettings, text: string): string {
-  let out = text;
-  for (const secret of settings.secrets) {
-    if (secret.length >= 4) out = out.split(secret).join('[redacted]');
-  }
-  return out;
 }
 
 export function clip(text: string): string {

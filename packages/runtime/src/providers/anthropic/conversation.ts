@@ -1,13 +1,13 @@
 /**
- * @module model/anthropic-messages
+ * @module providers/anthropic/conversation
  * Turns the provider-neutral conversation into Anthropic's shape. Anthropic has no system or
  * tool roles: system messages become the top-level `system` text, and tool results become
  * `tool_result` blocks of a user turn. Consecutive turns of one role are merged, so the parallel
  * results of one assistant turn land in the single user turn that must follow it.
  */
-import type { ChatMessage } from './model.js';
-import type { JsonRecord } from './json-fields.js';
-import { argumentsObject } from './tool-arguments.js';
+import type { ChatMessage } from '../../model/model.js';
+import type { JsonRecord } from '../json-fields.js';
+import { argumentsObject } from '../tool-arguments.js';
 
 export interface AnthropicMessage {
   role: 'user' | 'assistant';

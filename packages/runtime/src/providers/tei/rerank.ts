@@ -1,10 +1,10 @@
 /**
- * @module knowledge/rerankers/tei
+ * @module providers/tei/rerank
  * Hugging Face Text Embeddings Inference serving a reranker (`POST {base}/rerank` with `query`
  * and `texts`; answers `[{index, score}]`), the usual way to run one on your own machines.
  */
-import { httpSettings, postForJson, type HttpOptions, type HttpSettings } from '../../model/http.js';
-import { checkResults, type RerankResult, type Reranker } from './reranker.js';
+import { checkResults, type RerankResult, type Reranker } from '../../model/reranker.js';
+import { httpSettings, postForJson, type HttpOptions, type HttpSettings } from '../http.js';
 
 export interface TeiRerankerOptions extends HttpOptions {
   /** The TEI server, e.g. `http://reranker:8080`. */

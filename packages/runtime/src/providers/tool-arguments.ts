@@ -1,5 +1,5 @@
 /**
- * @module model/tool-arguments
+ * @module providers/tool-arguments
  * ToolCall.arguments is JSON text (what OpenAI streams), but Anthropic and Ollama send and
  * expect objects. These convert between the two.
  */

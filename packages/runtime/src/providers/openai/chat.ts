@@ -1,15 +1,15 @@
 /**
- * @module model/openai-chat-model
+ * @module providers/openai/chat
  * OpenAI-compatible chat completions (`POST {baseURL}/chat/completions`): OpenAI itself, and
  * the OpenAI-compatible endpoints of Ollama (`/v1`), vLLM, LM Studio and the like, which is
  * why the API key is optional.
  */
-import { ModelError, type ChatMessage, type FinishReason, type Model, type ModelRequest, type ModelResponse, type StreamPart, type ToolCall, type Usage } from './model.js';
-import { asModelError, httpSettings, postForJson, postForStream, type HttpOptions, type HttpSettings } from './http.js';
-import { parseSse } from './sse.js';
-import { array, num, optionalRecord, record, str, type JsonRecord } from './json-fields.js';
-import { argumentsText } from './tool-arguments.js';
 import { randomUUID } from 'node:crypto';
+import { ModelError, type ChatMessage, type FinishReason, type Model, type ModelRequest, type ModelResponse, type StreamPart, type ToolCall, type Usage } from '../../model/model.js';
+import { parseSse } from '../../net/sse.js';
+import { asModelError, httpSettings, postForJson, postForStream, type HttpOptions, type HttpSettings } from '../http.js';
+import { array, num, optionalRecord, record, str, type JsonRecord } from '../json-fields.js';
+import { argumentsText } from '../tool-arguments.js';
 
 export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
 

@@ -1,15 +1,16 @@
 /**
- * @module knowledge/embedders/openai
+ * @module providers/openai/embeddings
  * OpenAI-compatible embeddings (`POST {baseURL}/embeddings`): OpenAI, and servers that copy its
  * API (vLLM, LiteLLM, Together...). Inputs go in batches (100 by default, as agno does), a few
  * requests at once, within the limits shared by everything using the same endpoint and model
- * (see limits.ts); OpenAI's `x-ratelimit-*` headers and `usage.prompt_tokens` feed those limits.
+ * (see providers/embedding/); OpenAI's `x-ratelimit-*` headers and `usage.prompt_tokens` feed those limits.
  */
-import { httpSettings, postForJson, type HttpOptions, type HttpSettings } from '../../model/http.js';
+import { checkVectors, type Embedder } from '../../model/embedder.js';
 import { ModelError } from '../../model/model.js';
-import { BatchedEmbedder } from './batched-embedder.js';
-import { checkVectors, type Embedder } from './embedder.js';
-import type { BatchResult, EmbeddingLimitOptions } from './limits.js';
+import { BatchedEmbedder } from '../embedding/batched-embedder.js';
+import type { BatchResult } from '../embedding/batches.js';
+import type { EmbeddingLimitOptions } from '../embedding/limits.js';
+import { httpSettings, postForJson, type HttpOptions, type HttpSettings } from '../http.js';
 
 export const OPENAI_DEFAULT_EMBEDDING_MODEL = 'text-embedding-3-small';
 const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
@@ -50,7 +51,7 @@ export class OpenAIEmbedder extends BatchedEmbedder implements Embedder {
     this.#apiKey = options.apiKey || undefined;
     this.#url = url;
     this.#dimensions = options.dimensions;
-    // Retries happen in limits.ts, where they wait their turn like any other request.
+    // Retries happen in embedding/batches.ts, where they wait their turn like any other request.
     this.#http = httpSettings('openai', { ...options, maxRetries: 0 });
   }
 

@@ -1,6 +1,6 @@
 /**
- * @module model/sse
- * A small Server-Sent Events parser (the subset of the WHATWG algorithm that model APIs use):
+ * @module net/sse
+ * A small Server-Sent Events parser (the subset of the WHATWG algorithm that streaming APIs use):
  * lines end in `\n`, `\r\n` or `\r` (possibly split across chunks), `:` starts a comment,
  * repeated `data:` lines join with `\n`, and a blank line dispatches the event.
  */

@@ -1,10 +1,12 @@
 /**
- * @module knowledge/embedders/batched-embedder
+ * @module providers/embedding/batched-embedder
  * What every HTTP embedder shares: its inputs go out in batches through the limiter of its
- * endpoint and model (limits.ts). A provider file supplies only the request for one batch.
+ * endpoint and model (batches.ts, limiter.ts). A provider file supplies only the request for one batch.
  */
-import type { EmbedOptions } from './embedder.js';
-import { embedInBatches, resolveEmbeddingLimits, sharedLimiter, type BatchPlan, type BatchResult, type EmbeddingLimiter, type EmbeddingLimitOptions, type EmbeddingLimits } from './limits.js';
+import type { EmbedOptions } from '../../model/embedder.js';
+import { embedInBatches, type BatchPlan, type BatchResult } from './batches.js';
+import { sharedLimiter, type EmbeddingLimiter } from './limiter.js';
+import { resolveEmbeddingLimits, type EmbeddingLimitOptions, type EmbeddingLimits } from './limits.js';
 
 export abstract class BatchedEmbedder {
   readonly limits: EmbeddingLimits;

@@ -1,11 +1,11 @@
 /**
- * @module model/ndjson
+ * @module net/ndjson
  * Newline-delimited JSON (Ollama's streaming format): one JSON value per line, lines possibly
  * split across chunks, blank lines and `\r\n` tolerated.
  */
 import { textChunks, type ByteSource } from './byte-chunks.js';
 
-/** Thrown for a line that is not JSON; the adapters turn it into MODEL_BAD_RESPONSE. */
+/** Thrown for a line that is not JSON; the model providers turn it into MODEL_BAD_RESPONSE. */
 export class NdjsonSyntaxError extends Error {
   constructor(readonly line: string, cause: unknown) {
     super(`Malformed NDJSON line: ${line.length > 200 ? `${line.slice(0, 200)}...` : line}`, { cause });

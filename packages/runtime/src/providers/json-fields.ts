@@ -1,5 +1,5 @@
 /**
- * @module model/json-fields
+ * @module providers/json-fields
  * Provider answers are untrusted JSON; these read fields without casting to `any`, and a
  * missing required field fails as MODEL_BAD_RESPONSE (via asModelError) with a clear message.
  */

@@ -1,9 +1,10 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeEmbeddings, hashEmbedding, type FakeEmbeddings } from '../../../test/support/fake-embeddings.js';
 import { ModelError } from '../../model/model.js';
-import { OpenAIEmbedder, type OpenAIEmbedderOptions } from './openai.js';
-import { embeddingLimitsFromEnvironment, parseResetDuration, resolveEmbeddingLimits } from './limits.js';
-import { OllamaEmbedder } from './ollama.js';
+import { parseResetDuration } from '../../net/retry-after.js';
+import { OllamaEmbedder } from '../ollama/embeddings.js';
+import { OpenAIEmbedder, type OpenAIEmbedderOptions } from '../openai/embeddings.js';
+import { embeddingLimitsFromEnvironment, resolveEmbeddingLimits } from './limits.js';
 
 // A slow loopback provider, so requests overlap and a concurrency bound shows.
 let slow: FakeEmbeddings;

@@ -1,7 +1,8 @@
 /**
- * @module model/byte-chunks
- * The parsers read bytes from either a fetch body (a ReadableStream) or any async iterable,
- * so tests can feed them hand-cut chunks without a server.
+ * @module net/byte-chunks
+ * Response bodies as chunks, for the stream parsers (sse, ndjson): from either a fetch body (a
+ * ReadableStream) or any async iterable, so tests can feed them hand-cut chunks without a
+ * server; and as text, decoded across chunk boundaries.
  */
 export type ByteSource = AsyncIterable<Uint8Array> | ReadableStream<Uint8Array>;
 

@@ -1,8 +1,9 @@
 /**
- * @module knowledge/rerankers/reranker
+ * @module model/reranker
  * A reranker scores search candidates against the query with a cross-encoder, after fusion, so
- * the few results a caller sees are the most relevant of a wider set. One interface, one file
- * per wire format (Cohere's, which Jina and others copy; Hugging Face TEI's).
+ * the few results a caller sees are the most relevant of a wider set. One interface, one provider
+ * file per wire format (providers/cohere/rerank.ts: Cohere's, which Jina and others copy;
+ * providers/tei/rerank.ts: Hugging Face TEI's).
  */
 
 export interface RerankResult {

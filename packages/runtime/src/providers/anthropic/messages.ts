@@ -1,17 +1,17 @@
 /**
- * @module model/anthropic-messages-model
+ * @module providers/anthropic/messages
  * Anthropic's Messages API (`POST {baseURL}/v1/messages`). The wire differs from OpenAI's in
  * ways this adapter hides: the system prompt is a top-level field, tool calls and results are
  * content blocks (`tool_use` in the assistant turn, `tool_result` in the next user turn), tool
  * arguments are objects, `max_tokens` is required, and a stream is a sequence of typed SSE
  * events where each content block starts, receives deltas and stops.
  */
-import { ModelError, type FinishReason, type Model, type ModelRequest, type ModelResponse, type StreamPart, type ToolCall, type Usage } from './model.js';
-import { asModelError, httpSettings, postForJson, postForStream, type HttpOptions, type HttpSettings } from './http.js';
-import { parseSse } from './sse.js';
-import { array, isRecord, num, optionalRecord, record, str, type JsonRecord } from './json-fields.js';
-import { argumentsText } from './tool-arguments.js';
-import { toAnthropicMessages } from './anthropic-messages.js';
+import { ModelError, type FinishReason, type Model, type ModelRequest, type ModelResponse, type StreamPart, type ToolCall, type Usage } from '../../model/model.js';
+import { parseSse } from '../../net/sse.js';
+import { asModelError, httpSettings, postForJson, postForStream, type HttpOptions, type HttpSettings } from '../http.js';
+import { array, isRecord, num, optionalRecord, record, str, type JsonRecord } from '../json-fields.js';
+import { argumentsText } from '../tool-arguments.js';
+import { toAnthropicMessages } from './conversation.js';
 
 export const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';
 /** The API version this adapter speaks; Anthropic requires it on every request. */

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeEmbeddings, hashEmbedding, type FakeEmbeddings } from '../../../test/support/fake-embeddings.js';
 import { ModelError } from '../../model/model.js';
-import { embedderFromEnvironment } from './from-environment.js';
-import { OllamaEmbedder } from './ollama.js';
-import { OpenAIEmbedder } from './openai.js';
+import { embedderFromEnvironment } from '../from-environment.js';
+import { OllamaEmbedder } from '../ollama/embeddings.js';
+import { OpenAIEmbedder } from '../openai/embeddings.js';
 
 let fake: FakeEmbeddings;
 beforeAll(async () => {
