@@ -15,7 +15,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Model } from '../../model/model.js';
-import type { Embedder } from '../embedders/embedder.js';
+import type { Embedder } from '../../model/embedder.js';
 import { unprocessable } from '../../errors.js';
 import type { Chunk, Document, Metadata } from '../types.js';
 

@@ -21,7 +21,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { hashEmbedding } from '../../../test/support/fake-embeddings.js';
 import type { Model, ModelRequest, ModelResponse } from '../../model/model.js';
-import type { Embedder } from '../embedders/embedder.js';
+import type { Embedder } from '../../model/embedder.js';
 import type { Chunk, Document } from '../types.js';
 import { AgenticChunker } from './agentic.js';
 import type { ChunkContext } from './chunker.js';

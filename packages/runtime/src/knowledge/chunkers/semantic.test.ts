@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { hashEmbedding } from '../../../test/support/fake-embeddings.js';
 import { RuntimeError } from '../../errors.js';
-import type { Embedder } from '../embedders/embedder.js';
+import type { Embedder } from '../../model/embedder.js';
 import type { Document } from '../types.js';
 import { createChunker } from './registry.js';
 import { interpolatedMinima, savgol, savgolWeights } from './savitzky-golay.js';

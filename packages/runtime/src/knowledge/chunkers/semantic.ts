@@ -21,7 +21,7 @@
  * There is no default embedder: without one (in the options or the Knowledge) chunking fails
  * with a BAD_REQUEST naming what is missing.
  */
-import type { Embedder } from '../embedders/embedder.js';
+import type { Embedder } from '../../model/embedder.js';
 import { badRequest } from '../../errors.js';
 import type { Chunk, Document } from '../types.js';
 import { DEFAULT_CHUNK_SIZE, defineChunker, sizeOptions, toChunks, type ChunkContext, type ChunkerOf } from './chunker.js';

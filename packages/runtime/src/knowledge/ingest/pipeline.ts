@@ -11,7 +11,7 @@ import type { Offload } from '../../workers/offload.js';
 import { append, type ChunkContext } from '../chunkers/chunker.js';
 import type { Chunker } from '../chunkers/list.js';
 import { chunkOffloaded } from '../chunkers/offloaded.js';
-import type { Embedder } from '../embedders/embedder.js';
+import type { Embedder } from '../../model/embedder.js';
 import type { Reader } from '../readers/reader.js';
 import type { Chunk, Document, Metadata } from '../types.js';
 import type { StoredChunk, VectorStore } from '../vector-stores/vector-store.js';

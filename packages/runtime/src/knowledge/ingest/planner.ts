@@ -9,7 +9,7 @@ import { badRequest } from '../../errors.js';
 import type { Model } from '../../model/model.js';
 import type { Chunker } from '../chunkers/list.js';
 import { CHUNKER_NEEDS, createChunker } from '../chunkers/registry.js';
-import type { Embedder } from '../embedders/embedder.js';
+import type { Embedder } from '../../model/embedder.js';
 import type { InsertChoices, SourceLocation } from '../options.js';
 import { isSourceReader, type Reader, type SourceReader } from '../readers/reader.js';
 import type { ReaderRegistry } from '../readers/registry.js';
