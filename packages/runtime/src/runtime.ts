@@ -19,7 +19,7 @@ import { createAuthenticator } from './auth/setup.js';
 import type { Revocations } from './auth/service-accounts/revocations.js';
 import type { ServiceAccountStore } from './auth/service-accounts/service-account-store.js';
 import type { HostedComponent, KnowledgeComponent } from './components/component.js';
-import { readSettings, type Settings } from './config/settings.js';
+import { readSettings, type Settings } from './settings/runtime.js';
 import { ConfigurationError } from './errors.js';
 import { describeIssues, runtimeOptionsSchema, type RuntimeOptions } from './runtime-options.js';
 import { buildApp, type AppParts, type BuiltApp } from './server/app.js';

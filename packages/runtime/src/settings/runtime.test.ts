@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigurationError } from '../errors.js';
-import { readSettings } from './settings.js';
+import { readSettings } from './runtime.js';
 
 describe('readSettings', () => {
   it('defaults to localhost:7777 and the embedded database', () => {

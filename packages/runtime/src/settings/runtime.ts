@@ -1,5 +1,5 @@
 /**
- * @module config/settings
+ * @module settings/runtime
  * The environment variables the runtime reads, parsed once. Code options win over these where
  * both exist.
  */
