@@ -22,7 +22,8 @@ export type { Db, DbKind, SqlClient, SqlValue, Migration, MigrationReport } from
 export { SqliteDb, type SqliteDbOptions } from './storage/sqlite/sqlite-db.js';
 export { PostgresDb, type PostgresDbOptions } from './storage/postgres/postgres-db.js';
 export { openDb, parseDatabaseUrl, DEFAULT_DATABASE_PATH } from './storage/open-db.js';
-export { readSettings, DEFAULT_PORT, DEFAULT_HOST, type Settings } from './settings/runtime.js';
+export { readSettings, type Settings } from './settings/runtime.js';
+export { DEFAULT_PORT, DEFAULT_HOST } from './settings/server.js';
 export type { Logger } from './util/logger.js';
 export { consoleLogger, silentLogger } from './util/logger.js';
 export type { Access, RouteEntry } from './server/route.js';

@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import type { HostedComponent, KnowledgeComponent } from './components/component.js';
 import { isHostedComponent } from './components/component.js';
-import type { Environment } from './settings/runtime.js';
+import type { Environment } from './settings/environment.js';
 import type { Model } from './model/model.js';
 import type { Db } from './storage/db.js';
 import { authorizationConfigSchema, type AuthorizationConfig } from './auth/options.js';

@@ -213,7 +213,7 @@ export class Runtime implements ServerContext {
     // Once the schema is there, runs left behind by dead processes are finalised.
     this.migrated ??= this.db.migrate().then(async () => {
       // A store built by another embedder refuses the start (or, asked to, re-embeds in the background).
-      await checkKnowledgeEmbedders(this.knowledge, this.jobs, this.settings.env, this.log);
+      await checkKnowledgeEmbedders(this.knowledge, this.jobs, this.settings.knowledgeReindex, this.log);
       this.runner.startMaintenance();
       // Job input files no job names (a crash between writing one and committing its job).
       const swept = await this.jobs.store.sweepDataFiles();

@@ -216,21 +216,13 @@ async function reindex(knowledge: ReindexableKnowledge, target: string, signal: 
   }
 }
 
-/** The knowledge ids KNOWLEDGE_REINDEX names (comma-separated). */
-function reindexSetting(env: Record<string, string | undefined>): string[] {
-  return (env[REINDEX_SETTING] ?? '')
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
-}
-
 /**
  * At start: registers the reindex jobs of every hosted knowledge base, and refuses to start when
  * a store was built by another embedder than the configured one, unless KNOWLEDGE_REINDEX names
  * it (then a reindex starts) or a reindex to the configured embedder is under way already.
+ * `wanted` is that setting's list (settings/knowledge).
  */
-export async function checkKnowledgeEmbedders(knowledge: readonly KnowledgeComponent[], worker: JobWorker, env: Record<string, string | undefined>, log: Logger): Promise<void> {
-  const wanted = reindexSetting(env);
+export async function checkKnowledgeEmbedders(knowledge: readonly KnowledgeComponent[], worker: JobWorker, wanted: readonly string[], log: Logger): Promise<void> {
   for (const id of wanted) {
     if (!knowledge.some((k) => k.id === id)) {
       throw new ConfigurationError(`${REINDEX_SETTING} names knowledge base "${id}", which this runtime does not host (it hosts: ${knowledge.map((k) => k.id).join(', ') || 'none'})`);
