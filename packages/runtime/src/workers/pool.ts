@@ -24,12 +24,12 @@
  * loader, registered inside the worker before the entry is imported.
  */
 import { readFileSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { Worker, type ResourceLimits } from 'node:worker_threads';
 import { ConfigurationError, ERROR_CODES, RuntimeError, type ErrorCode } from '../errors.js';
+import { defaultPoolSize, WORKER_DEFAULTS } from '../settings/workers.js';
 import { addressOf, type WorkerTask } from './task.js';
 
 export interface WorkerPoolOptions {
@@ -109,11 +109,7 @@ interface Slot {
 
 const BOOT_ALLOWANCE_MS = 30_000;
 
-const DEFAULTS = { maxQueue: 64, taskTimeoutMs: 120_000, memoryMb: 2048, idleMs: 30_000 };
-
-export function defaultPoolSize(): number {
-  return Math.max(1, Math.min(2, availableParallelism()));
-}
+const IDLE_MS = 30_000;
 
 export class WorkerPool {
   readonly size: number;
@@ -131,10 +127,10 @@ export class WorkerPool {
 
   constructor(options: WorkerPoolOptions = {}) {
     this.size = options.size ?? defaultPoolSize();
-    this.maxQueue = options.maxQueue ?? DEFAULTS.maxQueue;
-    this.taskTimeoutMs = options.taskTimeoutMs ?? DEFAULTS.taskTimeoutMs;
-    this.memoryMb = options.memoryMb ?? DEFAULTS.memoryMb;
-    this.idleMs = options.idleMs ?? DEFAULTS.idleMs;
+    this.maxQueue = options.maxQueue ?? WORKER_DEFAULTS.maxQueue;
+    this.taskTimeoutMs = options.taskTimeoutMs ?? WORKER_DEFAULTS.taskTimeoutSeconds * 1000;
+    this.memoryMb = options.memoryMb ?? WORKER_DEFAULTS.memoryMb;
+    this.idleMs = options.idleMs ?? IDLE_MS;
     this.entry = options.entry ?? defaultEntry();
     if (!Number.isInteger(this.size) || this.size < 1) throw new ConfigurationError(`worker pool size must be a whole number of at least 1, got ${this.size}`);
     if (!Number.isInteger(this.maxQueue) || this.maxQueue < 0) throw new ConfigurationError(`worker pool queue must be a whole number, got ${this.maxQueue}`);

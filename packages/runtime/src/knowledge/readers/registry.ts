@@ -25,7 +25,7 @@ import { PptxReader } from './bytes/pptx.js';
 import { PreprintReader } from './sources/preprint.js';
 import { extension, isSourceReader, type Reader } from './reader.js';
 import { readSourceSettings, type SourceEnvironment } from './sources/source-settings.js';
-import { readWorkerSettings } from '../../workers/offload.js';
+import { readWorkerSettings } from '../../settings/workers.js';
 import { TextReader } from './bytes/text.js';
 import { UrlReader } from './sources/url.js';
 import { VideoSiteReader } from './sources/video-site.js';
