@@ -24,7 +24,7 @@ import { PdfReader } from './bytes/pdf.js';
 import { PptxReader } from './bytes/pptx.js';
 import { PreprintReader } from './sources/preprint.js';
 import { extension, isSourceReader, type Reader } from './reader.js';
-import { readSourceSettings, type SourceEnvironment } from './sources/source-settings.js';
+import { readSourceSettings, type SourceEnvironment } from '../../settings/sources.js';
 import { readWorkerSettings } from '../../settings/workers.js';
 import { TextReader } from './bytes/text.js';
 import { UrlReader } from './sources/url.js';

@@ -35,7 +35,7 @@ import {
   type SourceResult,
 } from '../reader.js';
 import { readChild, readWholeCollection } from './collection.js';
-import type { S3Settings } from './source-settings.js';
+import type { S3Settings } from '../../../settings/sources.js';
 
 export interface S3Location {
   bucket: string;

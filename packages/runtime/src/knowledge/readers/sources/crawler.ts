@@ -30,7 +30,7 @@ import {
   type SourceResult,
 } from '../reader.js';
 import { readWholeCollection } from './collection.js';
-import type { FirecrawlSettings } from './source-settings.js';
+import type { FirecrawlSettings } from '../../../settings/sources.js';
 
 const MODES = ['scrape', 'crawl'] as const;
 

@@ -27,7 +27,7 @@ import {
   type SourceReader,
   type SourceResult,
 } from '../reader.js';
-import type { ArxivSettings } from './source-settings.js';
+import type { ArxivSettings } from '../../../settings/sources.js';
 
 const SORTS = ['relevance', 'lastUpdatedDate', 'submittedDate'] as const;
 const MAX_IDS = 50;

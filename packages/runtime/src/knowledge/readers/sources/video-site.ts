@@ -25,7 +25,7 @@ import {
   type SourceReader,
   type SourceResult,
 } from '../reader.js';
-import type { VideoSettings } from './source-settings.js';
+import type { VideoSettings } from '../../../settings/sources.js';
 
 /** Watch pages are large (about 1 MB); captions far smaller. */
 const MAX_PAGE_BYTES = 8 * 1024 * 1024;

@@ -26,7 +26,7 @@ import {
   type SourceReader,
   type SourceResult,
 } from '../reader.js';
-import type { WebSearchSettings } from './source-settings.js';
+import type { WebSearchSettings } from '../../../settings/sources.js';
 
 /** The most one result page may add; the knowledge limit applies to all pages together. */
 const MAX_PAGE_BYTES = 2 * 1024 * 1024;

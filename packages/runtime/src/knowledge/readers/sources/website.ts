@@ -32,7 +32,7 @@ import {
   type SourceResult,
 } from '../reader.js';
 import { readWholeCollection } from './collection.js';
-import type { WebsiteSettings } from './source-settings.js';
+import type { WebsiteSettings } from '../../../settings/sources.js';
 import { normalizePageUrl, pageLinks, sameHost } from './web/links.js';
 import { loadRobots } from './web/robots.js';
 

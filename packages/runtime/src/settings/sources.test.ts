@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readSourceSettings } from './source-settings.js';
+import { readSourceSettings } from './sources.js';
 
 describe('readSourceSettings', () => {
   it('has the reference defaults and needs nothing set', () => {

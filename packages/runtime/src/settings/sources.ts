@@ -1,12 +1,12 @@
 /**
- * @module knowledge/readers/sources/source-settings
+ * @module settings/sources
  * The environment variables the source readers read, parsed once when the readers are built
  * (`defaultReaders(env)`), so a malformed value fails at startup and a missing key fails the
  * one upload that needs it, with a message naming the variable. Base URLs are settings so
  * tests and self-hosted services (SearXNG, Firecrawl, MinIO...) can point elsewhere; keys and
  * secrets live here only and are never put in a response, a log line or an error message.
  */
-import { ConfigurationError } from '../../../errors.js';
+import { ConfigurationError } from '../errors.js';
 
 export type SourceEnvironment = Record<string, string | undefined>;
 
