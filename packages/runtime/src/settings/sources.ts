@@ -1,14 +1,15 @@
 /**
  * @module settings/sources
- * The environment variables the source readers read, parsed once when the readers are built
- * (`defaultReaders(env)`), so a malformed value fails at startup and a missing key fails the
- * one upload that needs it, with a message naming the variable. Base URLs are settings so
- * tests and self-hosted services (SearXNG, Firecrawl, MinIO...) can point elsewhere; keys and
- * secrets live here only and are never put in a response, a log line or an error message.
+ * The source readers' area (website, firecrawl, video, web search, arXiv, S3), parsed once when
+ * the readers are built (`defaultReaders(env)`), so a malformed value fails at startup and a
+ * missing key fails the one upload that needs it, with a message naming the variable. Base URLs
+ * are settings so tests and self-hosted services (SearXNG, Firecrawl, MinIO...) can point
+ * elsewhere; keys and secrets live here only and are never put in a response, a log line or an
+ * error message.
  */
-import { ConfigurationError } from '../errors.js';
-
-export type SourceEnvironment = Record<string, string | undefined>;
+import { z } from 'zod';
+import { readEnvironment, type Environment } from './environment.js';
+import { flag, httpBaseUrl, list, oneOf, seconds, text, wholeNumber } from './fields.js';
 
 export interface WebsiteSettings {
   /** Link hops followed from the start page; default 3 (agno's max_depth). */
@@ -73,96 +74,75 @@ export interface SourceSettings {
   s3: S3Settings;
 }
 
-function text(env: SourceEnvironment, name: string): string | undefined {
-  const value = env[name]?.trim();
-  return value ? value : undefined;
-}
+const KEY_HINT = 'use the key variable instead';
 
-function int(env: SourceEnvironment, name: string, fallback: number, min: number, max: number): number {
-  const raw = text(env, name);
-  if (raw === undefined) return fallback;
-  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
-    throw new ConfigurationError(`${name} must be a whole number from ${min} to ${max}, got "${raw}"`);
-  }
-  return Number(raw);
-}
+// Keys in the order the hand-written reader checked them, so the first of several bad values
+// is still the one reported.
+export const sourceSettingsSchema = z
+  .object({
+    WEB_SEARCH_PROVIDER: oneOf(['searxng', 'tavily'], { lowercase: true }),
+    SEARXNG_BASE_URL: httpBaseUrl(KEY_HINT),
+    TAVILY_API_KEY: text(),
+    FIRECRAWL_BASE_URL: httpBaseUrl(KEY_HINT),
+    WEBSITE_MAX_DEPTH: wholeNumber({ min: 0, max: 10, default: 3 }),
+    WEBSITE_MAX_PAGES: wholeNumber({ min: 1, max: 1000, default: 10 }),
+    WEBSITE_DELAY_MS: wholeNumber({ min: 0, max: 60_000, default: 1000 }),
+    FIRECRAWL_API_KEY: text(),
+    FIRECRAWL_POLL_INTERVAL_MS: wholeNumber({ min: 10, max: 60_000, default: 2000 }),
+    FIRECRAWL_CRAWL_TIMEOUT_SECONDS: seconds({ min: 1, max: 3600, default: 300 }),
+    FIRECRAWL_CRAWL_LIMIT: wholeNumber({ min: 1, max: 1000, default: 10 }),
+    YOUTUBE_BASE_URL: httpBaseUrl(KEY_HINT, 'https://www.youtube.com'),
+    VIDEO_CAPTION_LANGUAGES: list(['en']),
+    TAVILY_BASE_URL: httpBaseUrl(KEY_HINT, 'https://api.tavily.com'),
+    WEB_SEARCH_MAX_RESULTS: wholeNumber({ min: 1, max: 20, default: 5 }),
+    ARXIV_BASE_URL: httpBaseUrl(KEY_HINT, 'https://export.arxiv.org'),
+    ARXIV_PDF_BASE_URL: httpBaseUrl(KEY_HINT, 'https://arxiv.org'),
+    ARXIV_MAX_RESULTS: wholeNumber({ min: 1, max: 50, default: 5 }),
+    S3_ENDPOINT: httpBaseUrl(KEY_HINT),
+    // The S3_ names win; the AWS_ ones are what the AWS tools already export.
+    S3_REGION: text(),
+    AWS_REGION: text(),
+    S3_ACCESS_KEY_ID: text(),
+    AWS_ACCESS_KEY_ID: text(),
+    S3_SECRET_ACCESS_KEY: text(),
+    AWS_SECRET_ACCESS_KEY: text(),
+    S3_SESSION_TOKEN: text(),
+    AWS_SESSION_TOKEN: text(),
+    S3_FORCE_PATH_STYLE: flag(true),
+    S3_MAX_OBJECTS: wholeNumber({ min: 1, max: 1000, default: 100 }),
+  })
+  .transform(
+    (env): SourceSettings => ({
+      website: { maxDepth: env.WEBSITE_MAX_DEPTH, maxPages: env.WEBSITE_MAX_PAGES, delayMs: env.WEBSITE_DELAY_MS },
+      firecrawl: {
+        apiKey: env.FIRECRAWL_API_KEY,
+        baseUrl: env.FIRECRAWL_BASE_URL ?? 'https://api.firecrawl.dev',
+        customBaseUrl: env.FIRECRAWL_BASE_URL !== undefined,
+        pollIntervalMs: env.FIRECRAWL_POLL_INTERVAL_MS,
+        crawlTimeoutMs: env.FIRECRAWL_CRAWL_TIMEOUT_SECONDS,
+        crawlLimit: env.FIRECRAWL_CRAWL_LIMIT,
+      },
+      video: { baseUrl: env.YOUTUBE_BASE_URL, languages: env.VIDEO_CAPTION_LANGUAGES },
+      webSearch: {
+        provider: env.WEB_SEARCH_PROVIDER ?? (env.SEARXNG_BASE_URL ? 'searxng' : env.TAVILY_API_KEY ? 'tavily' : undefined),
+        searxngBaseUrl: env.SEARXNG_BASE_URL,
+        tavilyApiKey: env.TAVILY_API_KEY,
+        tavilyBaseUrl: env.TAVILY_BASE_URL,
+        maxResults: env.WEB_SEARCH_MAX_RESULTS,
+      },
+      arxiv: { baseUrl: env.ARXIV_BASE_URL, pdfBaseUrl: env.ARXIV_PDF_BASE_URL, maxResults: env.ARXIV_MAX_RESULTS },
+      s3: {
+        endpoint: env.S3_ENDPOINT,
+        region: env.S3_REGION ?? env.AWS_REGION ?? 'us-east-1',
+        accessKeyId: env.S3_ACCESS_KEY_ID ?? env.AWS_ACCESS_KEY_ID,
+        secretAccessKey: env.S3_SECRET_ACCESS_KEY ?? env.AWS_SECRET_ACCESS_KEY,
+        sessionToken: env.S3_SESSION_TOKEN ?? env.AWS_SESSION_TOKEN,
+        forcePathStyle: env.S3_FORCE_PATH_STYLE,
+        maxObjects: env.S3_MAX_OBJECTS,
+      },
+    }),
+  );
 
-function bool(env: SourceEnvironment, name: string, fallback: boolean): boolean {
-  const raw = text(env, name)?.toLowerCase();
-  if (raw === undefined) return fallback;
-  if (['1', 'true', 'yes', 'on'].includes(raw)) return true;
-  if (['0', 'false', 'no', 'off'].includes(raw)) return false;
-  throw new ConfigurationError(`${name} must be true or false, got "${raw}"`);
-}
-
-/** An http(s) base URL without credentials, query or trailing slash. */
-function baseUrl(env: SourceEnvironment, name: string, fallback: string): string;
-function baseUrl(env: SourceEnvironment, name: string, fallback?: undefined): string | undefined;
-function baseUrl(env: SourceEnvironment, name: string, fallback?: string): string | undefined {
-  const raw = text(env, name);
-  if (raw === undefined) return fallback;
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new ConfigurationError(`${name} must be an http(s) URL, got "${raw}"`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigurationError(`${name} must be an http(s) URL, got "${raw}"`);
-  // A password in a URL ends up in logs and error messages; keys have their own variables.
-  if (url.username || url.password) throw new ConfigurationError(`${name} must not contain credentials; use the key variable instead`);
-  if (url.search || url.hash) throw new ConfigurationError(`${name} must be a base URL without query or fragment`);
-  return url.href.replace(/\/+$/, '');
-}
-
-export function readSourceSettings(env: SourceEnvironment = process.env): SourceSettings {
-  const provider = text(env, 'WEB_SEARCH_PROVIDER')?.toLowerCase();
-  if (provider !== undefined && provider !== 'searxng' && provider !== 'tavily') {
-    throw new ConfigurationError(`WEB_SEARCH_PROVIDER must be searxng or tavily, got "${provider}"`);
-  }
-  const searxngBaseUrl = baseUrl(env, 'SEARXNG_BASE_URL');
-  const tavilyApiKey = text(env, 'TAVILY_API_KEY');
-  const firecrawlBase = baseUrl(env, 'FIRECRAWL_BASE_URL');
-  return {
-    website: {
-      maxDepth: int(env, 'WEBSITE_MAX_DEPTH', 3, 0, 10),
-      maxPages: int(env, 'WEBSITE_MAX_PAGES', 10, 1, 1000),
-      delayMs: int(env, 'WEBSITE_DELAY_MS', 1000, 0, 60_000),
-    },
-    firecrawl: {
-      apiKey: text(env, 'FIRECRAWL_API_KEY'),
-      baseUrl: firecrawlBase ?? 'https://api.firecrawl.dev',
-      customBaseUrl: firecrawlBase !== undefined,
-      pollIntervalMs: int(env, 'FIRECRAWL_POLL_INTERVAL_MS', 2000, 10, 60_000),
-      crawlTimeoutMs: int(env, 'FIRECRAWL_CRAWL_TIMEOUT_SECONDS', 300, 1, 3600) * 1000,
-      crawlLimit: int(env, 'FIRECRAWL_CRAWL_LIMIT', 10, 1, 1000),
-    },
-    video: {
-      baseUrl: baseUrl(env, 'YOUTUBE_BASE_URL', 'https://www.youtube.com'),
-      languages: (text(env, 'VIDEO_CAPTION_LANGUAGES') ?? 'en')
-        .split(',')
-        .map((l) => l.trim())
-        .filter(Boolean),
-    },
-    webSearch: {
-      provider: (provider as SearchProviderId | undefined) ?? (searxngBaseUrl ? 'searxng' : tavilyApiKey ? 'tavily' : undefined),
-      searxngBaseUrl,
-      tavilyApiKey,
-      tavilyBaseUrl: baseUrl(env, 'TAVILY_BASE_URL', 'https://api.tavily.com'),
-      maxResults: int(env, 'WEB_SEARCH_MAX_RESULTS', 5, 1, 20),
-    },
-    arxiv: {
-      baseUrl: baseUrl(env, 'ARXIV_BASE_URL', 'https://export.arxiv.org'),
-      pdfBaseUrl: baseUrl(env, 'ARXIV_PDF_BASE_URL', 'https://arxiv.org'),
-      maxResults: int(env, 'ARXIV_MAX_RESULTS', 5, 1, 50),
-    },
-    s3: {
-      endpoint: baseUrl(env, 'S3_ENDPOINT'),
-      region: text(env, 'S3_REGION') ?? text(env, 'AWS_REGION') ?? 'us-east-1',
-      accessKeyId: text(env, 'S3_ACCESS_KEY_ID') ?? text(env, 'AWS_ACCESS_KEY_ID'),
-      secretAccessKey: text(env, 'S3_SECRET_ACCESS_KEY') ?? text(env, 'AWS_SECRET_ACCESS_KEY'),
-      sessionToken: text(env, 'S3_SESSION_TOKEN') ?? text(env, 'AWS_SESSION_TOKEN'),
-      forcePathStyle: bool(env, 'S3_FORCE_PATH_STYLE', true),
-      maxObjects: int(env, 'S3_MAX_OBJECTS', 100, 1, 1000),
-    },
-  };
+export function readSourceSettings(env: Environment = process.env): SourceSettings {
+  return readEnvironment(sourceSettingsSchema, env);
 }

@@ -4,7 +4,7 @@
  * `/knowledge/config` reports. Byte readers (text ... html) read file content; source readers
  * read a location or topic: `url` (one page, read by the reader its content type picks; `html`
  * for web pages), `website`, `crawler`, `video_site`, `web_search`, `preprint` and `bucket`.
- * The source readers are configured from the environment (see source-settings); one whose
+ * The source readers are configured from the environment (see settings/sources); one whose
  * service is not configured is still offered, and an upload that needs it fails with a message
  * naming the setting to set.
  */
@@ -24,7 +24,8 @@ import { PdfReader } from './bytes/pdf.js';
 import { PptxReader } from './bytes/pptx.js';
 import { PreprintReader } from './sources/preprint.js';
 import { extension, isSourceReader, type Reader } from './reader.js';
-import { readSourceSettings, type SourceEnvironment } from '../../settings/sources.js';
+import { readSourceSettings } from '../../settings/sources.js';
+import type { Environment } from '../../settings/environment.js';
 import { readWorkerSettings } from '../../settings/workers.js';
 import { TextReader } from './bytes/text.js';
 import { UrlReader } from './sources/url.js';
@@ -37,7 +38,7 @@ import { WebsiteReader } from './sources/website.js';
  * default). The order is the order of `readersForType`: `url` lists url, website, crawler,
  * video_site, web_search, bucket; `.csv` lists csv, field_labeled_csv, converter.
  */
-export function defaultReaders(env: SourceEnvironment = process.env): Reader[] {
+export function defaultReaders(env: Environment = process.env): Reader[] {
   const settings = readSourceSettings(env);
   // The conversion pool is shared by the process and configured from process.env on first use;
   // a malformed KNOWLEDGE_WORKER* value still fails here, at startup.
