@@ -32,7 +32,7 @@ describe('the conversion pool from the built JavaScript', () => {
       import { readFileSync } from 'node:fs';
       const { WorkerPool } = await import(${JSON.stringify(join(outDir, 'workers', 'pool.js'))});
       const { ConverterReader } = await import(${JSON.stringify(join(outDir, 'knowledge', 'readers', 'bytes', 'converter.js'))});
-      const { DEFAULT_LIMITS, NO_TRANSCRIPTION } = await import(${JSON.stringify(join(outDir, 'knowledge', 'readers', 'bytes', 'converter', 'settings.js'))});
+      const { DEFAULT_LIMITS, NO_TRANSCRIPTION } = await import(${JSON.stringify(join(outDir, 'settings', 'converter.js'))});
       const pool = new WorkerPool({ size: 1 });
       const reader = new ConverterReader({ offload: pool, settings: { transcription: NO_TRANSCRIPTION, limits: DEFAULT_LIMITS } });
       const tex = await reader.read({ data: '\\\\section{Built}\\nFrom \\\\textbf{dist}.', name: 'a.tex' });

@@ -11,7 +11,7 @@
 import { badRequest } from '../../errors.js';
 import { BucketReader } from './sources/bucket.js';
 import { ConverterReader } from './bytes/converter.js';
-import { readConverterSettings } from './bytes/converter/settings.js';
+import { readConverterSettings } from '../../settings/converter.js';
 import { CrawlerReader } from './sources/crawler.js';
 import { CsvReader } from './bytes/csv.js';
 import { DocxReader } from './bytes/docx.js';

@@ -12,7 +12,7 @@ import { zip } from '../../../../test/support/office-fixtures.js';
 import { tarArchive, textImage } from '../../../../test/support/converter-fixtures.js';
 import { WorkerPool } from '../../../workers/pool.js';
 import { ConverterReader } from './converter.js';
-import { DEFAULT_LIMITS, NO_TRANSCRIPTION } from './converter/settings.js';
+import { DEFAULT_LIMITS, NO_TRANSCRIPTION } from '../../../settings/converter.js';
 
 const pool = new WorkerPool({ size: 2 });
 afterAll(() => pool.close());

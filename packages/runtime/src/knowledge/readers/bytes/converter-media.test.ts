@@ -7,7 +7,7 @@ import { ConfigurationError, RuntimeError } from '../../../errors.js';
 import { isoMedia, mp3Audio, tarArchive, wavAudio } from '../../../../test/support/converter-fixtures.js';
 import { defaultReply, startFakeTranscription, type FakeTranscription } from '../../../../test/support/fake-transcription.js';
 import { ConverterReader } from './converter.js';
-import { DEFAULT_LIMITS, NO_TRANSCRIPTION, readConverterSettings, type TranscriptionSettings } from './converter/settings.js';
+import { DEFAULT_LIMITS, NO_TRANSCRIPTION, readConverterSettings, type TranscriptionSettings } from '../../../settings/converter.js';
 
 const KEY = 'sk-test-transcription-key-0123456789';
 let fake: FakeTranscription;

@@ -10,7 +10,7 @@ import { bmp, scannedPdf, textImage, textPixels, tiff } from '../../../../test/s
 import { WorkerPool } from '../../../workers/pool.js';
 import { ConverterReader } from './converter.js';
 import { ocrAssets } from './converter/ocr.js';
-import { DEFAULT_LIMITS, NO_TRANSCRIPTION } from './converter/settings.js';
+import { DEFAULT_LIMITS, NO_TRANSCRIPTION } from '../../../settings/converter.js';
 
 const pool = new WorkerPool({ size: 2 });
 afterAll(() => pool.close());

@@ -7,7 +7,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { afterAll, describe, expect, it } from 'vitest';
 import { WorkerPool } from '../../../workers/pool.js';
 import { ConverterReader } from './converter.js';
-import { DEFAULT_LIMITS, NO_TRANSCRIPTION } from './converter/settings.js';
+import { DEFAULT_LIMITS, NO_TRANSCRIPTION } from '../../../settings/converter.js';
 
 const settings = { transcription: NO_TRANSCRIPTION, limits: DEFAULT_LIMITS };
 const pool = new WorkerPool({ size: 1 });

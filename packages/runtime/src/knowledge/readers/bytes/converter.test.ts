@@ -14,7 +14,7 @@ import { epubBook, relabelOffice, tarArchive } from '../../../../test/support/co
 import type { Document } from '../../types.js';
 import { WorkerPool } from '../../../workers/pool.js';
 import { ConverterReader } from './converter.js';
-import { DEFAULT_LIMITS, NO_TRANSCRIPTION } from './converter/settings.js';
+import { DEFAULT_LIMITS, NO_TRANSCRIPTION } from '../../../settings/converter.js';
 import { ReaderRegistry, defaultReaders } from '../registry.js';
 
 const pool = new WorkerPool({ size: 2 });

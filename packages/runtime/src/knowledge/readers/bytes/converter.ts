@@ -31,7 +31,7 @@ import { unprocessable } from '../../../errors.js';
 import type { Document, ReaderInput } from '../../types.js';
 import { sharedOffload, type Offload } from '../../../workers/offload.js';
 import { convertFile, type ConvertPayload, type ConvertResult } from './converter/convert.js';
-import { readConverterSettings, type ConverterSettings } from './converter/settings.js';
+import { readConverterSettings, type ConverterSettings } from '../../../settings/converter.js';
 import { MEDIA_FORMATS, sniffSignature } from './converter/sniff.js';
 import { noTranscriptionService, transcribe } from './converter/transcribe.js';
 import type { ReadOptions, Reader } from '../reader.js';

@@ -10,6 +10,7 @@
  * 422 saying which format could not be converted.
  */
 import { RuntimeError, unprocessable } from '../../../../errors.js';
+import type { ConvertLimits } from '../../../../settings/converter.js';
 import type { Document } from '../../../types.js';
 import { HtmlReader } from '../html.js';
 import { pdfTextPages } from '../pdf.js';
@@ -24,17 +25,6 @@ import { detectFormat, type Family } from './sniff.js';
 import { listTar } from './tar.js';
 import { vttToText } from './vtt.js';
 import { xmlToMarkdown } from './xml.js';
-
-export interface ConvertLimits {
-  /** Pages without a text layer OCRed per PDF, at most. */
-  ocrMaxPages: number;
-  /** Pixels of one image (or rendered page) OCR may process. */
-  ocrMaxPixels: number;
-  /** Inflated size of a .tar.gz, at most. */
-  archiveMaxBytes: number;
-  /** Entries of a .tar.gz looked at, at most. */
-  archiveMaxMembers: number;
-}
 
 export interface ConvertPayload {
   name: string;

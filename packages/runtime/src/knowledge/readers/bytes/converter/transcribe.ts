@@ -20,7 +20,7 @@ import { safeFetch } from '../../../../net/safe-fetch.js';
 import type { Document } from '../../../types.js';
 import { redact } from '../../../../net/redact.js';
 import { stem } from '../../reader.js';
-import { checkTranscriptionTransport, type TranscriptionSettings } from './settings.js';
+import { checkTranscriptionTransport, type TranscriptionSettings } from '../../../../settings/converter.js';
 import { VIDEO_FORMATS } from './sniff.js';
 
 const MIME: Record<string, string> = {
