@@ -208,7 +208,7 @@ function composeFileFor(dir: string): string | undefined {
 
 /** Every variable the runtime reads from the app's environment (settings and auth mode). */
 function runtimeEnvVars(): string[] {
-  const sources = ['settings/server.ts', 'auth/auth-mode.ts'].map((f) => readFileSync(join(root, 'packages/runtime/src', f), 'utf8'));
+  const sources = ['settings/server.ts', 'settings/auth-mode.ts'].map((f) => readFileSync(join(root, 'packages/runtime/src', f), 'utf8'));
   const names = new Set<string>();
   for (const text of sources) {
     for (const m of text.matchAll(/(?:\benv\.|\benv\[['"]|\(env, ['"])([A-Z][A-Z0-9_]+)/g)) names.add(m[1]!);

@@ -170,7 +170,7 @@ export class Runtime implements ServerContext {
       authorization: options.authorization,
       config: options.authorization_config,
       runtimeId: this.id,
-      env: this.settings.env,
+      settings: this.settings.auth,
       db: this.db,
       log: this.log,
     }));

@@ -4,6 +4,8 @@
  * environment. Precedence: jwt > security_key > none.
  */
 import { ConfigurationError } from '../errors.js';
+import { readAuthCredentials } from '../settings/auth-mode.js';
+import type { Environment } from '../settings/environment.js';
 
 export type AuthMode = 'none' | 'security_key' | 'jwt';
 
@@ -11,16 +13,8 @@ export interface AuthModeInputs {
   authorization?: boolean | undefined;
   verificationKeys?: readonly string[] | undefined;
   jwksFile?: string | undefined;
-  env: {
-    AUTHORIZATION_ENABLED?: string | undefined;
-    JWT_VERIFICATION_KEY?: string | undefined;
-    JWT_JWKS_FILE?: string | undefined;
-    OS_SECURITY_KEY?: string | undefined;
-  };
-}
-
-export function isTruthyEnv(value: string | undefined): boolean {
-  return value !== undefined && /^(1|true|yes|on)$/i.test(value.trim());
+  /** Read for AUTHORIZATION_ENABLED, JWT_VERIFICATION_KEY, JWT_JWKS_FILE and OS_SECURITY_KEY (settings/auth-mode). */
+  env: Readonly<Environment>;
 }
 
 function present(value: string | undefined): boolean {
@@ -29,13 +23,13 @@ function present(value: string | undefined): boolean {
 
 /** Throws when authorization is demanded but nothing can verify a token. */
 export function resolveAuthMode(inputs: AuthModeInputs): AuthMode {
-  const { env } = inputs;
+  const env = readAuthCredentials(inputs.env);
   const hasJwtKey =
     (inputs.verificationKeys?.some((k) => k.trim() !== '') ?? false) ||
     present(inputs.jwksFile) ||
-    present(env.JWT_VERIFICATION_KEY) ||
-    present(env.JWT_JWKS_FILE);
-  const wantsAuthorization = inputs.authorization === true || isTruthyEnv(env.AUTHORIZATION_ENABLED);
+    env.jwtVerificationKey !== undefined ||
+    env.jwksFile !== undefined;
+  const wantsAuthorization = inputs.authorization === true || env.authorization;
   if (wantsAuthorization && !hasJwtKey) {
     throw new ConfigurationError(
       'authorization is enabled but no JWT verification key is configured: set JWT_VERIFICATION_KEY or ' +
@@ -43,6 +37,6 @@ export function resolveAuthMode(inputs: AuthModeInputs): AuthMode {
     );
   }
   if (wantsAuthorization || hasJwtKey) return 'jwt';
-  if (present(env.OS_SECURITY_KEY)) return 'security_key';
+  if (env.securityKey !== undefined) return 'security_key';
   return 'none';
 }

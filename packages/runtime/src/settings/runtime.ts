@@ -1,19 +1,23 @@
 /**
  * @module settings/runtime
- * The Runtime's own settings (the server and knowledge areas), read from the environment once
- * at construction. Code options win over these where both exist.
+ * The Runtime's own settings (the server, auth and knowledge areas), read from the environment
+ * once at construction, so a bad value fails before the database is opened. Code options win
+ * over these where both exist.
  */
+import { authSettingsSchema, type AuthSettings } from './auth.js';
 import { readEnvironment, type Environment } from './environment.js';
 import { knowledgeSettingsSchema, type KnowledgeSettings } from './knowledge.js';
 import { serverSettingsSchema, type ServerSettings } from './server.js';
 
 export interface Settings extends ServerSettings, KnowledgeSettings {
+  auth: AuthSettings;
   env: Environment;
 }
 
 export function readSettings(env: Environment = process.env): Settings {
   return {
     ...readEnvironment(serverSettingsSchema, env),
+    auth: readEnvironment(authSettingsSchema, env),
     ...readEnvironment(knowledgeSettingsSchema, env),
     env,
   };
