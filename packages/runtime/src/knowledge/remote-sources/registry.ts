@@ -3,15 +3,18 @@
  * The one place the five kinds are registered: how a settings entry (from
  * `KNOWLEDGE_CONTENT_SOURCES`, for runtimes configured by environment) becomes a source.
  *
- * `KNOWLEDGE_CONTENT_SOURCES` holds a JSON array, or the path of a JSON file holding one. Each
- * entry is `{id, type, name?, metadata?, prefix?, ...settings}` with snake_case settings. Secrets
- * are never inline: an entry names the environment variable that holds each one
- * (`secret_access_key_env: "DOCS_S3_SECRET"`), so the file can be committed and the variable
- * injected. A secret given inline is refused, as is an unknown field (a typo would otherwise
- * silently drop a setting); every refusal names the entry and the field, and fails the start.
+ * `KNOWLEDGE_CONTENT_SOURCES` holds a JSON array, or the path of a JSON file holding one;
+ * settings/content-sources reads it. Each entry is `{id, type, name?, metadata?, prefix?,
+ * ...settings}` with snake_case settings. Secrets are never inline: an entry names the
+ * environment variable that holds each one (`secret_access_key_env: "DOCS_S3_SECRET"`), so the
+ * file can be committed and the variable injected. A secret given inline is refused, as is an
+ * unknown field (a typo would otherwise silently drop a setting); every refusal names the entry
+ * and the field, and fails the start.
  */
 import { readFileSync } from 'node:fs';
 import { ConfigurationError } from '../../errors.js';
+import { CONTENT_SOURCES_VARIABLE, namedVariable, readContentSourcesSetting } from '../../settings/content-sources.js';
+import type { Environment } from '../../settings/environment.js';
 import { AzureBlobSource } from './azure-blob.js';
 import { GcsSource, type GcsServiceAccountKey } from './gcs.js';
 import { GitHubSource } from './github.js';
@@ -24,7 +27,6 @@ function optional<T>(value: T | undefined, key: string): Record<string, T> {
   return value === undefined ? {} : { [key]: value };
 }
 
-type Environment = Readonly<Record<string, string | undefined>>;
 type Entry = Readonly<Record<string, unknown>>;
 
 /** Reads an entry's fields, remembering which were read so unknown ones can be refused. */
@@ -34,7 +36,7 @@ class EntryReader {
   constructor(
     readonly entry: Entry,
     readonly where: string,
-    private readonly env: Environment,
+    private readonly env: Readonly<Environment>,
   ) {}
 
   text(field: string): string | undefined {
@@ -83,9 +85,9 @@ class EntryReader {
     if (this.entry[field] !== undefined) throw new ConfigurationError(`${this.where}: ${field} must not be given inline; put it in an environment variable and name that variable in ${field}_env`);
     const variable = this.text(`${field}_env`);
     if (variable === undefined) return undefined;
-    const value = this.env[variable];
-    if (value === undefined || value.trim() === '') throw new ConfigurationError(`${this.where}: ${field}_env names the environment variable ${variable}, which is not set`);
-    return value.trim();
+    const value = namedVariable(this.env, variable);
+    if (value === undefined) throw new ConfigurationError(`${this.where}: ${field}_env names the environment variable ${variable}, which is not set`);
+    return value;
   }
 
   requiredSecret(field: string): string {
@@ -245,7 +247,7 @@ const KINDS: Record<RemoteSourceType, Factory> = {
 const ALIASES: Record<string, RemoteSourceType> = { azure_blob: 'azureblob', azure: 'azureblob', google_cloud_storage: 'gcs' };
 
 /** One source from one settings entry. */
-export function remoteSourceFromSettings(entry: unknown, env: Environment = process.env, label = 'content source'): RemoteSource {
+export function remoteSourceFromSettings(entry: unknown, env: Readonly<Environment> = process.env, label = 'content source'): RemoteSource {
   if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) throw new ConfigurationError(`${label} must be a JSON object`);
   const fields = entry as Entry;
   const where = typeof fields.id === 'string' ? `${label} "${fields.id}"` : label;
@@ -260,32 +262,15 @@ export function remoteSourceFromSettings(entry: unknown, env: Environment = proc
 }
 
 /** Sources from a parsed JSON array; ids must be unique. */
-export function remoteSourcesFromSettings(entries: unknown, env: Environment = process.env, origin = 'KNOWLEDGE_CONTENT_SOURCES'): RemoteSource[] {
+export function remoteSourcesFromSettings(entries: unknown, env: Readonly<Environment> = process.env, origin = CONTENT_SOURCES_VARIABLE): RemoteSource[] {
   if (!Array.isArray(entries)) throw new ConfigurationError(`${origin} must be a JSON array of content sources`);
   const sources = entries.map((entry, index) => remoteSourceFromSettings(entry, env, `${origin}[${index}]`));
   checkUniqueIds(sources, origin);
   return sources;
 }
 
-/** `KNOWLEDGE_CONTENT_SOURCES`: JSON, or the path of a JSON file; none when unset. */
-export function remoteSourcesFromEnvironment(env: Environment = process.env): RemoteSource[] {
-  const value = env.KNOWLEDGE_CONTENT_SOURCES?.trim();
-  if (!value) return [];
-  let text = value;
-  let origin = 'KNOWLEDGE_CONTENT_SOURCES';
-  if (!value.startsWith('[') && !value.startsWith('{')) {
-    try {
-      text = readFileSync(value, 'utf8');
-    } catch (error) {
-      throw new ConfigurationError(`KNOWLEDGE_CONTENT_SOURCES is neither JSON nor a readable file (${(error as NodeJS.ErrnoException).code ?? 'error'} for ${value})`);
-    }
-    origin = value;
-  }
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch (error) {
-    throw new ConfigurationError(`${origin} is not valid JSON: ${(error as Error).message}`);
-  }
-  return remoteSourcesFromSettings(parsed, env, origin);
+/** `KNOWLEDGE_CONTENT_SOURCES` (settings/content-sources): JSON, or the path of a JSON file; none when unset. */
+export function remoteSourcesFromEnvironment(env: Readonly<Environment> = process.env): RemoteSource[] {
+  const setting = readContentSourcesSetting(env);
+  return setting ? remoteSourcesFromSettings(setting.entries, env, setting.origin) : [];
 }
