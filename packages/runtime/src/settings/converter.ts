@@ -21,6 +21,7 @@ import { z } from 'zod';
 import { ConfigurationError } from '../errors.js';
 import { readEnvironment, type Environment } from './environment.js';
 import { httpBaseUrl, matching, oneOf, seconds, text, wholeNumber } from './fields.js';
+import { isLoopbackHost } from '../util/loopback.js';
 
 export interface ConvertLimits {
   /** Pages without a text layer OCRed per PDF, at most. */
@@ -65,12 +66,6 @@ export const NO_TRANSCRIPTION: TranscriptionSettings = {
   timeoutMs: 600_000,
   maxBytes: 25 * 1024 * 1024,
 };
-
-/** True for localhost names and loopback addresses, where plain http never leaves the machine. */
-export function isLoopbackHost(hostname: string): boolean {
-  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  return host === 'localhost' || host.endsWith('.localhost') || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
-}
 
 function transportProblem(baseUrl: string, apiKey: string | undefined): string | undefined {
   const url = new URL(baseUrl);

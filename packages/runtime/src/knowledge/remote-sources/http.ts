@@ -23,6 +23,7 @@ import { redact } from '../../net/redact.js';
 import { retryAfterMs } from '../../net/retry-after.js';
 import { withRetries } from '../../net/retry.js';
 import { safeFetch, type FetchedResource, type HostResolver } from '../../net/safe-fetch.js';
+import { isLoopbackHost } from '../../util/loopback.js';
 import { RemoteSourceError, describeFailure, failureForStatus, shortText, type RemoteFailure } from './errors.js';
 import type { RemoteSourceBaseOptions, RemoteSourceType } from './remote-source.js';
 
@@ -82,12 +83,6 @@ export interface SourceRequest {
    * of any fetch (only a loopback host may be internal).
    */
   handedOut?: boolean;
-}
-
-/** Loopback by name or literal: the only hosts plain HTTP may carry credentials to. */
-export function isLoopbackHost(hostname: string): boolean {
-  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
 
 /** An http(s) URL for a setting: no credentials, query or fragment; returned without a trailing slash. */
