@@ -19,7 +19,7 @@ import type { Logger } from '../../util/logger.js';
 import { sha256, uuidFromHash } from '../ingest/identity.js';
 import type { ContentRecord, ContentStore, NewContent } from './content-store.js';
 import { failureNote } from '../readers/sources/collection.js';
-import type { ChildContent, FailedChild, SourceChild } from '../readers/reader.js';
+import type { ChildContent, FailedChild, SourceChild } from '../readers/sources/source-reader.js';
 import type { InsertChoices, InsertResult } from '../options.js';
 
 /** What the collection job needs of a knowledge base; Knowledge implements it. */

@@ -6,7 +6,7 @@
 import type { KnowledgeComponent } from '../../components/component.js';
 import type { IngestInput, IngestPlan } from '../ingest/plan.js';
 import type { InsertChoices, InsertResult, KnowledgeSearchOptions, KnowledgeHit, SourceLocation } from '../options.js';
-import type { FailedChild, SourceChild } from '../readers/reader.js';
+import type { FailedChild, SourceChild } from '../readers/sources/source-reader.js';
 import type { RemoteSource } from '../remote-sources/remote-source.js';
 import type { CollectionKnowledge } from './collection-job.js';
 

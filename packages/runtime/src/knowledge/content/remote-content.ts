@@ -9,7 +9,7 @@
  * metadata key `remote`, so callers' metadata can neither set nor overwrite them.
  */
 import { badRequest, RuntimeError } from '../../errors.js';
-import type { ChildContent, FailedChild, SourceChild } from '../readers/reader.js';
+import type { ChildContent, FailedChild, SourceChild } from '../readers/sources/source-reader.js';
 import type { RemoteFile, RemoteSource } from '../remote-sources/remote-source.js';
 
 /** A remote path as an ingestion job carries it. */

@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { SourceLocation } from '../options.js';
-import type { SourceReader } from '../readers/reader.js';
+import type { SourceReader } from '../readers/sources/source-reader.js';
 import type { Metadata } from '../types.js';
 
 export function sha256(data: string | Uint8Array): string {

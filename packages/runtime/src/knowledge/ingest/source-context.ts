@@ -6,7 +6,7 @@
  */
 import { checkUrl, safeFetch, type SafeFetchOptions } from '../../net/safe-fetch.js';
 import type { UrlFetchOptions } from '../options.js';
-import type { ReaderLookup, SourceContext, SourceFetchOptions } from '../readers/reader.js';
+import type { ReaderLookup, SourceContext, SourceFetchOptions } from '../readers/sources/source-reader.js';
 
 export function sourceContext(rules: UrlFetchOptions, readers: ReaderLookup, maxBytes: number, signal: AbortSignal | undefined): SourceContext {
   const request = (o: SourceFetchOptions = {}): SafeFetchOptions => ({

@@ -22,18 +22,8 @@ import { badRequest, RuntimeError, unprocessable } from '../../../errors.js';
 import { redact } from '../../../net/redact.js';
 import type { Document, ReaderInput } from '../../types.js';
 import { s3Access, type S3Access } from './providers/s3.js';
-import {
-  chunkersWithDefault,
-  knownOptions,
-  optionalInt,
-  refuseBytes,
-  type CollectionReader,
-  type FailedChild,
-  type SourceChild,
-  type SourceContext,
-  type SourceInput,
-  type SourceResult,
-} from '../reader.js';
+import { chunkersWithDefault } from '../reader.js';
+import { knownOptions, optionalInt, refuseBytes, type CollectionReader, type FailedChild, type SourceChild, type SourceContext, type SourceInput, type SourceResult } from './source-reader.js';
 import { readChild, readWholeCollection } from './collection.js';
 import type { S3Settings } from '../../../settings/sources.js';
 

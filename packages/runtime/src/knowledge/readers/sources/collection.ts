@@ -6,7 +6,8 @@
  */
 import { createHash } from 'node:crypto';
 import { RuntimeError } from '../../../errors.js';
-import type { ChildContent, FailedChild, Reader, SourceChild, SourceContext, SourcePart, SourceResult } from '../reader.js';
+import type { Reader } from '../reader.js';
+import type { ChildContent, FailedChild, SourceChild, SourceContext, SourcePart, SourceResult } from './source-reader.js';
 
 /** Reads a child's content into documents: bytes by the given reader, else the one its file name or type picks. */
 export async function readChild(

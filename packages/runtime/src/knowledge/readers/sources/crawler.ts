@@ -16,19 +16,8 @@ import { badRequest, unprocessable } from '../../../errors.js';
 import { parseUrl } from '../../../net/safe-fetch.js';
 import type { Document, ReaderInput } from '../../types.js';
 import { FirecrawlClient, type ScrapedPage } from './providers/firecrawl.js';
-import {
-  chunkersWithDefault,
-  knownOptions,
-  optionalEnum,
-  optionalInt,
-  refuseBytes,
-  type CollectionReader,
-  type FailedChild,
-  type SourceChild,
-  type SourceContext,
-  type SourceInput,
-  type SourceResult,
-} from '../reader.js';
+import { chunkersWithDefault } from '../reader.js';
+import { knownOptions, optionalEnum, optionalInt, refuseBytes, type CollectionReader, type FailedChild, type SourceChild, type SourceContext, type SourceInput, type SourceResult } from './source-reader.js';
 import { readWholeCollection } from './collection.js';
 import type { FirecrawlSettings } from '../../../settings/sources.js';
 

@@ -14,19 +14,8 @@
 import { badRequest, RuntimeError, unprocessable } from '../../../errors.js';
 import type { Document, ReaderInput } from '../../types.js';
 import { ARXIV_ID, parseArxivFeed, toSearchQuery, type ArxivFeed, type ArxivPaper } from './providers/arxiv.js';
-import {
-  chunkersWithDefault,
-  knownOptions,
-  optionalBool,
-  optionalEnum,
-  optionalInt,
-  refuseBytes,
-  type SourceContext,
-  type SourceInput,
-  type SourcePart,
-  type SourceReader,
-  type SourceResult,
-} from '../reader.js';
+import { chunkersWithDefault } from '../reader.js';
+import { knownOptions, optionalBool, optionalEnum, optionalInt, refuseBytes, type SourceContext, type SourceInput, type SourcePart, type SourceReader, type SourceResult } from './source-reader.js';
 import type { ArxivSettings } from '../../../settings/sources.js';
 
 const SORTS = ['relevance', 'lastUpdatedDate', 'submittedDate'] as const;

@@ -9,7 +9,8 @@ import { createHash } from 'node:crypto';
 import { badRequest } from '../../../errors.js';
 import { parseUrl } from '../../../net/safe-fetch.js';
 import type { Document, ReaderInput } from '../../types.js';
-import { knownOptions, refuseBytes, TEXT_CHUNKERS, type SourceContext, type SourceInput, type SourceReader, type SourceResult } from '../reader.js';
+import { TEXT_CHUNKERS } from '../reader.js';
+import { knownOptions, refuseBytes, type SourceContext, type SourceInput, type SourceReader, type SourceResult } from './source-reader.js';
 
 export class UrlReader implements SourceReader {
   readonly id = 'url';

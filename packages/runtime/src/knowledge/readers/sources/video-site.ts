@@ -15,16 +15,8 @@
 import { badRequest, unprocessable } from '../../../errors.js';
 import type { Document, ReaderInput } from '../../types.js';
 import { extractPlayerResponse, parseTimedText, parseVideoId, pickTrack, playerInfo, type CaptionSegment } from './providers/youtube.js';
-import {
-  chunkersWithDefault,
-  knownOptions,
-  optionalInt,
-  refuseBytes,
-  type SourceContext,
-  type SourceInput,
-  type SourceReader,
-  type SourceResult,
-} from '../reader.js';
+import { chunkersWithDefault } from '../reader.js';
+import { knownOptions, optionalInt, refuseBytes, type SourceContext, type SourceInput, type SourceReader, type SourceResult } from './source-reader.js';
 import type { VideoSettings } from '../../../settings/sources.js';
 
 /** Watch pages are large (about 1 MB); captions far smaller. */

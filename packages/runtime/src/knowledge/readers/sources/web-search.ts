@@ -15,17 +15,8 @@ import type { Document, ReaderInput } from '../../types.js';
 import { SearxngProvider } from './providers/searxng.js';
 import type { SearchProvider, SearchResult } from './providers/search-provider.js';
 import { TavilyProvider } from './providers/tavily.js';
-import {
-  chunkersWithDefault,
-  knownOptions,
-  optionalBool,
-  optionalInt,
-  refuseBytes,
-  type SourceContext,
-  type SourceInput,
-  type SourceReader,
-  type SourceResult,
-} from '../reader.js';
+import { chunkersWithDefault } from '../reader.js';
+import { knownOptions, optionalBool, optionalInt, refuseBytes, type SourceContext, type SourceInput, type SourceReader, type SourceResult } from './source-reader.js';
 import type { WebSearchSettings } from '../../../settings/sources.js';
 
 /** The most one result page may add; the knowledge limit applies to all pages together. */

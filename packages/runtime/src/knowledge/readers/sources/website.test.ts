@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RuntimeError } from '../../../errors.js';
 import { checkUrl, safeFetch } from '../../../net/safe-fetch.js';
-import type { SourceContext } from '../reader.js';
+import type { SourceContext } from './source-reader.js';
 import { ReaderRegistry } from '../registry.js';
 import { WebsiteReader } from './website.js';
 

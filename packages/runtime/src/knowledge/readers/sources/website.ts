@@ -18,19 +18,8 @@ import { createHash } from 'node:crypto';
 import { badRequest, RuntimeError, unprocessable } from '../../../errors.js';
 import { parseUrl } from '../../../net/safe-fetch.js';
 import type { Document, ReaderInput } from '../../types.js';
-import {
-  chunkersWithDefault,
-  knownOptions,
-  optionalInt,
-  pause,
-  refuseBytes,
-  type CollectionReader,
-  type FailedChild,
-  type SourceChild,
-  type SourceContext,
-  type SourceInput,
-  type SourceResult,
-} from '../reader.js';
+import { chunkersWithDefault } from '../reader.js';
+import { knownOptions, optionalInt, pause, refuseBytes, type CollectionReader, type FailedChild, type SourceChild, type SourceContext, type SourceInput, type SourceResult } from './source-reader.js';
 import { readWholeCollection } from './collection.js';
 import type { WebsiteSettings } from '../../../settings/sources.js';
 import { normalizePageUrl, pageLinks, sameHost } from './web/links.js';

@@ -10,7 +10,7 @@
  * Authentication is `Authorization: Bearer <key>`; a self-hosted instance may need none.
  */
 import { badRequest, RuntimeError } from '../../../../errors.js';
-import { pause, type SourceContext } from '../../reader.js';
+import { pause, type SourceContext } from '../source-reader.js';
 import { asRecord, callJson, optionalString, type ServiceCall } from './service.js';
 
 export interface FirecrawlOptions {

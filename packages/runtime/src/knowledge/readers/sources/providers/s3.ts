@@ -11,7 +11,7 @@
  */
 import { Readable } from 'node:stream';
 import { GetObjectCommand, ListObjectsV2Command, S3Client, type S3ClientConfig } from '@aws-sdk/client-s3';
-import type { SourceContext } from '../../reader.js';
+import type { SourceContext } from '../source-reader.js';
 import type { S3Settings } from '../../../../settings/sources.js';
 
 /** The parts of the SDK's HttpRequest a handler reads. */

@@ -4,7 +4,7 @@
  * (title, url, snippet). Each adapter is a file of its own (searxng, tavily); which one is used
  * is a setting (WEB_SEARCH_PROVIDER, or the first configured).
  */
-import type { SourceContext } from '../../reader.js';
+import type { SourceContext } from '../source-reader.js';
 
 export interface SearchResult {
   title: string;

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { RuntimeError } from '../../../../errors.js';
 import { searxngAnswer, tavilyAnswer } from '../../../../../test/support/source-fixtures.js';
 import type { FetchedResource } from '../../../../net/safe-fetch.js';
-import type { SourceContext, SourceFetchOptions } from '../../reader.js';
+import type { SourceContext, SourceFetchOptions } from '../source-reader.js';
 import { SearxngProvider } from './searxng.js';
 import { usableResults } from './search-provider.js';
 import { TavilyProvider } from './tavily.js';

@@ -7,7 +7,7 @@
  * `search.formats` of its settings.yml; that refusal is reported as such. No key.
  */
 import { RuntimeError } from '../../../../errors.js';
-import type { SourceContext } from '../../reader.js';
+import type { SourceContext } from '../source-reader.js';
 import { asRecord, callJson, optionalString } from './service.js';
 import { usableResults, type SearchProvider, type SearchResult } from './search-provider.js';
 

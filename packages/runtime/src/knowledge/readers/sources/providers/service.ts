@@ -8,7 +8,7 @@
  */
 import { badRequest, RuntimeError } from '../../../../errors.js';
 import { redact } from '../../../../net/redact.js';
-import type { SourceContext, SourceFetchOptions } from '../../reader.js';
+import type { SourceContext, SourceFetchOptions } from '../source-reader.js';
 
 /** Large enough for a crawl page of results; the knowledge limit applies when it is lower. */
 const MAX_API_ANSWER_BYTES = 32 * 1024 * 1024;

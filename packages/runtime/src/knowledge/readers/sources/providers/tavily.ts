@@ -6,7 +6,7 @@
  * raw_content}], response_time}`; a bad key is 401 with `{detail: {error}}`.
  */
 import { badRequest } from '../../../../errors.js';
-import type { SourceContext } from '../../reader.js';
+import type { SourceContext } from '../source-reader.js';
 import { asRecord, callJson, optionalString } from './service.js';
 import { usableResults, type SearchProvider, type SearchResult } from './search-provider.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { RuntimeError } from '../../../../errors.js';
 import type { FetchedResource } from '../../../../net/safe-fetch.js';
-import type { SourceContext } from '../../reader.js';
+import type { SourceContext } from '../source-reader.js';
 import { loadRobots, parseRobots, ROBOTS_AGENT } from './robots.js';
 
 const ROBOTS = `# comments are ignored

@@ -8,7 +8,7 @@
  */
 import robotsParserModule from 'robots-parser';
 import { RuntimeError } from '../../../../errors.js';
-import type { SourceContext } from '../../reader.js';
+import type { SourceContext } from '../source-reader.js';
 
 type ParseRobots = typeof robotsParserModule.default;
 // The package's types declare an ES default export; Node hands ESM the CommonJS function itself.
