@@ -25,7 +25,7 @@ import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readd
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { dropIvf } from '../packages/runtime/src/knowledge/vector-stores/sqlite/ivf.js';
+import { dropIvf } from '../packages/runtime/src/knowledge/vector-stores/sqlite/ivf-tables.js';
 import type { StoredChunk } from '../packages/runtime/src/knowledge/vector-stores/vector-store.js';
 import { SqliteVectorStore } from '../packages/runtime/src/knowledge/vector-stores/sqlite/store.js';
 import { WorkerPool } from '../packages/runtime/src/workers/pool.js';

@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { dropIvf } from '../packages/runtime/src/knowledge/vector-stores/sqlite/ivf.js';
+import { dropIvf } from '../packages/runtime/src/knowledge/vector-stores/sqlite/ivf-tables.js';
 import { SqliteVectorStore } from '../packages/runtime/src/knowledge/vector-stores/sqlite/store.js';
 import { WorkerPool } from '../packages/runtime/src/workers/pool.js';
 import { RandomProjectionEmbedder, searchFigures, workload } from './knowledge.js';

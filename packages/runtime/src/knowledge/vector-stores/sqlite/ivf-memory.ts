@@ -10,7 +10,7 @@
  * and scores at ~0.3 µs a row here. Scores are approximate (int8), which is why more candidates
  * than asked for are taken and ranked again exactly in SQL.
  *
- * The owner (sqlite-ivf.ts) keeps it in step with its own connection's writes (`add`/`remove`,
+ * The owner (ivf.ts) keeps it in step with its own connection's writes (`add`/`remove`,
  * both idempotent, so a load racing a write ends right) and drops it when another connection
  * wrote (SQLite's `data_version`) or the centroids changed; a search without it uses SQL alone.
  */

@@ -132,7 +132,7 @@ export async function purgeVersion(db: Database.Database, t: string, version: nu
   const fts = db.prepare(`DELETE FROM ${t}_fts WHERE rowid = ?`);
   const chunk = db.prepare(`DELETE FROM ${t}_chunks WHERE rowid = ?`);
   const bit = bits ? db.prepare(`DELETE FROM ${t}_vec_bits WHERE rowid = ?`) : undefined;
-  // The IVF lists (sqlite-ivf.ts) must not keep a removed row, whose rowid a new chunk may take.
+  // The IVF lists (ivf.ts) must not keep a removed row, whose rowid a new chunk may take.
   const list = db.prepare(`SELECT 1 FROM sqlite_master WHERE name = ?`).get(`${t}_ivf_lists`) ? db.prepare(`DELETE FROM ${t}_ivf_lists WHERE rowid = ?`) : undefined;
   for (;;) {
     const removed = db.transaction(() => {

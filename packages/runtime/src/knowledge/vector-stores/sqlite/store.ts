@@ -9,7 +9,7 @@
  * sqlite-vec `vec0` table: a search takes the nearest candidates by Hamming distance there and
  * ranks them by exact cosine, falling back to the exact scan if fewer than `limit` survive the
  * filter. See sqlite-staging.ts for the numbers and for how writes are staged. Once the store
- * holds 10k chunks the vectors are also partitioned into k-means lists (sqlite-ivf.ts, the `ivf`
+ * holds 10k chunks the vectors are also partitioned into k-means lists (ivf.ts, the `ivf`
  * option, on unless turned off or `quantizedCandidates` is chosen), trained in the worker pool;
  * a search then runs the same exact cosine over the nearest lists' rows only, with the same
  * fallback. A store opened with `ivf: false` searches exactly but keeps an existing index current.
@@ -41,7 +41,8 @@ import { checkTableName } from '../identifiers.js';
 import { TimeSlicer } from '../../../util/time-slicer.js';
 import { BackgroundCheckpoints } from './checkpoint.js';
 import { SqliteReader } from './reader-thread.js';
-import { IVF_DEFAULTS, IvfIndex, createIvfTables, dropIvf } from './ivf.js';
+import { IVF_DEFAULTS, IvfIndex } from './ivf.js';
+import { createIvfTables, dropIvf } from './ivf-tables.js';
 import { sharedOffload, type Offload } from '../../../workers/offload.js';
 import {
   CANDIDATES_MIN,
@@ -80,7 +81,7 @@ export interface SqliteVectorStoreOptions {
    */
   quantizedCandidates?: { perResult?: number; min?: number } | undefined;
   /**
-   * Vector search through an inverted-file index (sqlite-ivf.ts): k-means centroids trained in
+   * Vector search through an inverted-file index (ivf.ts): k-means centroids trained in
    * the knowledge worker pool once the store holds `trainAt` chunks; a search runs exact cosine
    * over the rows of the `probes` lists nearest to the query, falling back to the exact scan when
    * fewer than `limit` of them pass the filter. Exact search until trained. On by default (unless
