@@ -4,11 +4,42 @@
  * Every comparison is type-exact and is false (never NULL) when the key is missing or holds
  * another type, so NOT and OR behave as written; CASE guards every cast, since SQL does not
  * promise to evaluate AND from left to right. Strings compare by code point on both stores.
+ * With the filter goes the owner scope (shared chunks and the user's own), in the same WHERE,
+ * so `limit` is still met whenever that many chunks are visible.
  */
 import type { SqlValue } from '../../storage/db.js';
 import type { Comparison, Filter, FilterScalar } from './filter-language.js';
 
 type SqliteBind = string | number | null;
+
+/**
+ * SQLite: the `AND ...` conditions of a read over chunk rows `c`: the filter over their metadata
+ * and the owner scope, with `?` parameters.
+ */
+export function sqliteConditions(filter: Filter | undefined, visibleTo: string | undefined): { sql: string; params: SqliteBind[] } {
+  const sql: string[] = [];
+  const params: SqliteBind[] = [];
+  if (filter) {
+    const compiled = sqliteFilter(filter, 'c.meta_data');
+    sql.push(` AND ${compiled.sql}`);
+    params.push(...compiled.params);
+  }
+  if (visibleTo !== undefined) {
+    sql.push(' AND (c.user_id IS NULL OR c.user_id = ?)');
+    params.push(visibleTo);
+  }
+  return { sql: sql.join(''), params };
+}
+
+/** PostgreSQL: the same conditions over the chunk table's columns, with `$n` parameters appended to `params`. */
+export function postgresConditions(filter: Filter | undefined, visibleTo: string | undefined, params: SqlValue[]): string {
+  let sql = filter ? ` AND ${postgresFilter(filter, 'meta_data', params)}` : '';
+  if (visibleTo !== undefined) {
+    params.push(visibleTo);
+    sql += ` AND (user_id IS NULL OR user_id = $${params.length})`;
+  }
+  return sql;
+}
 
 /** SQLite: `json_type`/`json_extract` on `column`, with `?` parameters. */
 export function sqliteFilter(filter: Filter, column: string): { sql: string; params: SqliteBind[] } {

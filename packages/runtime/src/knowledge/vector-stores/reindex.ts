@@ -12,12 +12,7 @@
  * and records the target as the store's embedder. Progress is the staging table itself, so a
  * worker that dies loses only the batch it had in flight.
  */
-
-/** The embedder that built a store's vectors. */
-export interface EmbedderRecord {
-  id: string;
-  dimensions: number;
-}
+import { parseEmbedderKey, type EmbedderRecord } from './embedder-record.js';
 
 export interface StoreEmbedderState {
   /** What built the stored vectors; undefined while the store holds none. */
@@ -56,11 +51,14 @@ export function isReindexable(store: object): store is ReindexableStore {
   return typeof (store as Partial<ReindexableStore>).beginReindex === 'function' && typeof (store as Partial<ReindexableStore>).embedderState === 'function';
 }
 
-/** `openai:text-embedding-3-small:1536` -> id and dimensions (the id may hold colons). */
-export function parseEmbedderKey(key: string): EmbedderRecord {
-  const at = key.lastIndexOf(':');
-  const dimensions = Number(key.slice(at + 1));
-  return at > 0 && Number.isInteger(dimensions) ? { id: key.slice(0, at), dimensions } : { id: key, dimensions: 0 };
+/** A store's state from its `_meta` values (`embedder`, `reindex`, `reindex_done`). */
+export function embedderStateOf(meta: Readonly<Record<string, string>>): StoreEmbedderState {
+  return { embedder: meta.embedder ? parseEmbedderKey(meta.embedder) : undefined, reindexTarget: meta.reindex, lastReindex: parseLastReindex(meta.reindex_done) };
+}
+
+/** The `reindex_done` value a swap records: what the last reindex did, and when. */
+export function reindexDone(target: string, dimensions: number | null, chunks: number): string {
+  return JSON.stringify({ embedder: target, dimensions, chunks, finished_at: Math.floor(Date.now() / 1000) });
 }
 
 export function parseLastReindex(value: string | undefined): StoreEmbedderState['lastReindex'] {

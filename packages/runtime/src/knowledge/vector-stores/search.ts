@@ -8,28 +8,29 @@ import { parseFilters, type Filter } from './filter-language.js';
 import { HYBRID_CANDIDATES, reciprocalRankFusion } from './fusion.js';
 import type { SearchHit, SearchRequest } from './vector-store.js';
 
-/** A store's two kinds of query. */
+/** A store's two kinds of query; `visibleTo` is the request's owner scope. */
 export interface SearchSides {
-  vector(vector: number[], limit: number, filter: Filter | undefined): SearchHit[] | Promise<SearchHit[]>;
-  keyword(query: string, limit: number, filter: Filter | undefined): SearchHit[] | Promise<SearchHit[]>;
+  vector(vector: number[], limit: number, filter: Filter | undefined, visibleTo: string | undefined): SearchHit[] | Promise<SearchHit[]>;
+  keyword(query: string, limit: number, filter: Filter | undefined, visibleTo: string | undefined): SearchHit[] | Promise<SearchHit[]>;
 }
 
 export async function searchWith(request: SearchRequest, sides: SearchSides): Promise<SearchHit[]> {
   const filters = request.filter ?? parseFilters(request.filters);
+  const who = request.visibleTo;
   switch (request.searchType) {
     case 'vector':
-      return sides.vector(requireVector(request), request.limit, filters);
+      return sides.vector(requireVector(request), request.limit, filters, who);
     case 'keyword':
-      return sides.keyword(request.query, request.limit, filters);
+      return sides.keyword(request.query, request.limit, filters, who);
     case 'hybrid': {
       const wide = request.limit * HYBRID_CANDIDATES;
-      // Keyword first: a store that answers it on another thread (sqlite-reader.ts) then scores
-      // both at once, the vector side here meanwhile.
+      // Keyword first: a store that answers it on another thread (sqlite/reader-thread.ts)
+      // then scores both at once, the vector side here meanwhile.
       const queryVector = requireVector(request);
-      const keyword = sides.keyword(request.query, wide, filters);
+      const keyword = sides.keyword(request.query, wide, filters, who);
       let vector: SearchHit[] | Promise<SearchHit[]>;
       try {
-        vector = sides.vector(queryVector, wide, filters);
+        vector = sides.vector(queryVector, wide, filters, who);
       } catch (error) {
         // The keyword side's answer is no longer wanted; its failure must not go unhandled.
         void Promise.resolve(keyword).catch(() => undefined);
@@ -43,8 +44,4 @@ export async function searchWith(request: SearchRequest, sides: SearchSides): Pr
 function requireVector(request: SearchRequest): number[] {
   if (!request.vector) throw new RuntimeError('BAD_REQUEST', `${request.searchType} search needs a query embedding`);
   return request.vector;
-}
-
-export function embedderConflict(stored: string, given: string): RuntimeError {
-  return new RuntimeError('CONFLICT', `This knowledge store holds vectors from ${stored}; refusing vectors from ${given}. Use a new table to change embedders.`);
 }

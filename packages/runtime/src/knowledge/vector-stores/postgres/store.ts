@@ -15,10 +15,11 @@ import type { Db, SqlClient, SqlValue } from '../../../storage/db.js';
 import type { Filter } from '../filter-language.js';
 import { postgresFilter } from '../filter-sql.js';
 import { queryTokens } from '../filters.js';
-import { embedderConflict, searchWith } from '../search.js';
+import { searchWith } from '../search.js';
+import { embedderConflict, parseEmbedderKey } from '../embedder-record.js';
 import { checkTableName } from '../identifiers.js';
 import type { ChunkOwner, SearchHit, SearchRequest, StoredChunk, VectorStore } from '../vector-store.js';
-import { parseEmbedderKey, parseLastReindex, routeVectors, type PendingChunk, type ReindexableStore, type StoreEmbedderState } from '../reindex.js';
+import { parseLastReindex, routeVectors, type PendingChunk, type ReindexableStore, type StoreEmbedderState } from '../reindex.js';
 
 export interface PostgresVectorStoreOptions {
   /** A PostgreSQL `Db` (e.g. the runtime's own); pgvector must be installable on its server. */

@@ -36,7 +36,8 @@ import { storageError } from '../../../storage/sql-errors.js';
 import type { Filter } from '../filter-language.js';
 import { sqliteFilter } from '../filter-sql.js';
 import { queryTokens } from '../filters.js';
-import { embedderConflict, searchWith } from '../search.js';
+import { searchWith } from '../search.js';
+import { embedderConflict, parseEmbedderKey } from '../embedder-record.js';
 import { checkTableName } from '../identifiers.js';
 import { TimeSlicer } from '../../../util/time-slicer.js';
 import { BackgroundCheckpoints } from './checkpoint.js';
@@ -62,7 +63,7 @@ import {
   visible,
 } from './staging.js';
 import type { ChunkOwner, SearchHit, SearchRequest, StoredChunk, VectorStore } from '../vector-store.js';
-import { parseEmbedderKey, parseLastReindex, routeVectors, type PendingChunk, type ReindexableStore, type StoreEmbedderState } from '../reindex.js';
+import { parseLastReindex, routeVectors, type PendingChunk, type ReindexableStore, type StoreEmbedderState } from '../reindex.js';
 
 export interface SqliteVectorStoreOptions {
   /** File path, or `:memory:`. Parent directories are created. */
