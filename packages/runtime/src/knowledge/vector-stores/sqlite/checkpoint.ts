@@ -6,7 +6,7 @@
  * crossed the mark and on the thread that committed: it copies the log's pages into the database
  * and fsyncs both files, 20-50 ms on the shared development machine, once per ~4 MB written.
  * Storing 150k chunks of 384-d vectors writes ~300 MB, so those commits were most of the
- * event-loop stalls of a large upload. Here a staged write (sqlite.ts) asks a pool thread, after
+ * event-loop stalls of a large upload. Here a staged write (writes.ts) asks a pool thread, after
  * each of its transactions, for a PASSIVE checkpoint (never waits for readers or the writer)
  * from a connection of its own, one at a time. SQLite's automatic checkpoint stays as it was
  * and still restarts the log, but finds the pages already copied (or the checkpoint lock taken,

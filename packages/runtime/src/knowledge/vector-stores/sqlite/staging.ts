@@ -1,6 +1,6 @@
 /**
  * @module knowledge/vector-stores/sqlite/staging
- * Staged writes and the binary-quantized candidate index of the SQLite store (sqlite.ts).
+ * Staged writes and the binary-quantized candidate index of the SQLite store.
  *
  * **Versions.** Every chunk row carries a `version`. `{t}_live` maps each content to its visible
  * version; `{t}_hidden` lists the versions searches must skip: `staged` (being written) and
@@ -114,7 +114,7 @@ export function retireLive(db: Database.Database, t: string, contentId: string):
   return live.version;
 }
 
-/** Told about each batch of writes, so the log can be checkpointed off the event loop (sqlite-checkpoint.ts). */
+/** Told about each batch of writes, so the log can be checkpointed off the event loop (checkpoint.ts). */
 export interface WriteObserver {
   wrote(): void;
 }
