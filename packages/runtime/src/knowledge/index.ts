@@ -27,9 +27,7 @@ export { CODE_LANGUAGES, type CodeLanguage } from './chunkers/code-languages.js'
 export { SemanticChunker, type SemanticChunkerOptions } from './chunkers/semantic.js';
 export { AgenticChunker, type AgenticChunkerOptions } from './chunkers/agentic.js';
 export { CHUNKERS, CHUNKER_NEEDS, createChunker, type ChunkerInfo } from './chunkers/registry.js';
-export { SEARCH_TYPES, type SearchType, type MetadataFilters, type VectorStore, type StoredChunk, type SearchHit, type SearchRequest } from './vector-stores/vector-store.js';
-export { SqliteVectorStore, type SqliteVectorStoreOptions } from './vector-stores/sqlite/store.js';
-export { PostgresVectorStore, type PostgresVectorStoreOptions } from './vector-stores/postgres/store.js';
+export * from './vector-stores/index.js';
 export { Knowledge } from './knowledge.js';
 export type { KnowledgeOptions, InsertOptions, InsertChoices, InsertResult, KnowledgeSearchOptions, KnowledgeHit, VectorDbInfo } from './options.js';
 export { isConfigurableKnowledge, type ConfigurableKnowledge } from './configurable.js';
