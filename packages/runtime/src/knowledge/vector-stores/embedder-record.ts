@@ -1,7 +1,10 @@
 /**
  * @module knowledge/vector-stores/embedder-record
- * The embedder a store's vectors came from, as every store records it in its `_meta` table
- * (key `embedder`, `<embedder id>:<dimensions>`), and the refusal of vectors that are not its.
+ * The embedder record every store keeps with its vectors, and the refusal of other vectors.
+ *
+ * Each store records the embedder and dimension of its first vectors in its `_meta` table (key
+ * `embedder`, `<embedder id>:<dimensions>`) and refuses vectors of another embedder or length,
+ * since they could not be compared with the stored ones.
  */
 import { RuntimeError } from '../../errors.js';
 import type { StoredChunk } from './vector-store.js';

@@ -1,7 +1,8 @@
 /**
  * @module knowledge/vector-stores/filters
- * The keyword-query tokens both stores build their full-text queries from (user text never
- * reaches MATCH or to_tsquery raw). Metadata filters are in filter-language.ts.
+ * The keyword-query tokens both stores build their full-text queries from.
+ *
+ * User text never reaches MATCH or to_tsquery raw. Metadata filters are in filter-language.ts.
  */
 
 /**

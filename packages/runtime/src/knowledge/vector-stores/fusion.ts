@@ -1,7 +1,9 @@
 /**
  * @module knowledge/vector-stores/fusion
- * Reciprocal Rank Fusion: each list contributes 1/(k + rank) per item. It needs no score
- * calibration between cosine similarity and BM25/ts_rank, which are on unrelated scales.
+ * Reciprocal Rank Fusion: each list contributes 1/(k + rank) per item.
+ *
+ * It needs no score calibration between cosine similarity and BM25/ts_rank, which are on
+ * unrelated scales.
  */
 import type { SearchHit } from './vector-store.js';
 

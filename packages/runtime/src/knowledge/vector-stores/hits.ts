@@ -1,7 +1,6 @@
 /**
  * @module knowledge/vector-stores/hits
- * A chunk row as the contract's search hit: the columns every store's search selects, and the
- * mapping of a row and its score to a `SearchHit`.
+ * Chunk rows as search hits: the columns every store's search selects, and row -> SearchHit.
  */
 import type { SearchHit } from './vector-store.js';
 

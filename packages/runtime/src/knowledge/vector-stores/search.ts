@@ -1,7 +1,9 @@
 /**
  * @module knowledge/vector-stores/search
- * What every store does the same way around its own SQL: check the filters, pick vector,
- * keyword or hybrid search, and fuse hybrid results by rank.
+ * What every store does the same way around its own SQL: parse, dispatch, fuse hybrid by rank.
+ *
+ * The filters are checked once, the search type picks the store's vector or keyword side (each
+ * given the request's owner scope), and hybrid asks both for more candidates and fuses them.
  */
 import { RuntimeError } from '../../errors.js';
 import { parseFilters, type Filter } from './filter-language.js';

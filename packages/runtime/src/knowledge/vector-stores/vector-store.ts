@@ -1,8 +1,10 @@
 /**
  * @module knowledge/vector-stores/vector-store
- * The one contract every store implements: replace a content's chunks, delete them, and search
- * by vector, keyword or both. Hybrid is Reciprocal Rank Fusion of the other two (see fusion.ts),
- * done the same way on every store so their rankings agree.
+ * The one contract every store implements: write, delete and search a content's chunks.
+ *
+ * Replace a content's chunks, delete them, and search by vector, keyword or both. Hybrid is
+ * Reciprocal Rank Fusion of the other two (see fusion.ts), done the same way on every store so
+ * their rankings agree.
  */
 import type { Chunk, Metadata } from '../types.js';
 import type { Filter } from './filter-language.js';

@@ -1,7 +1,6 @@
 /**
  * @module knowledge/vector-stores/postgres/context
- * What the PostgreSQL store's modules work on: the runtime's `Db`, the table prefix, the
- * options that shape its SQL, and what create() found on the server.
+ * The state the PostgreSQL store's modules share: the Db, table prefix, options, pgvector.
  */
 import { RuntimeError } from '../../../errors.js';
 import type { Db } from '../../../storage/db.js';

@@ -1,8 +1,10 @@
 /**
  * @module knowledge/vector-stores/postgres/hnsw
- * The PostgreSQL store's optional HNSW index (pgvector), instead of the exact scan: built on the
- * column cast to the stored vectors' dimension, searched with `hnsw.ef_search` per query and,
- * on pgvector 0.8+, `iterative_scan = strict_order`.
+ * The PostgreSQL store's optional HNSW index: its settings, its build and its search.
+ *
+ * Built on the column cast to the stored vectors' dimension (an index needs one; the column
+ * takes any), searched with `hnsw.ef_search` per query and, on pgvector 0.8+,
+ * `iterative_scan = strict_order`.
  */
 import type { SqlValue } from '../../../storage/db.js';
 import type { Filter } from '../filter-language.js';

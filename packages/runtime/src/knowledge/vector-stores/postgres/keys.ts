@@ -1,7 +1,6 @@
 /**
  * @module knowledge/vector-stores/postgres/keys
- * The metadata keys of the PostgreSQL store's chunks (`filters`: the user's, `meta_data`:
- * every key a filter may name), for the chunks a user may see.
+ * The metadata keys of the PostgreSQL store's chunks, for the chunks a user may see.
  */
 import type { SqlValue } from '../../../storage/db.js';
 import { postgresConditions } from '../filter-sql.js';

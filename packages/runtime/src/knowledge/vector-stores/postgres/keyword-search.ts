@@ -1,7 +1,8 @@
 /**
  * @module knowledge/vector-stores/postgres/keyword-search
- * The PostgreSQL store's keyword search: the query's tokens OR-ed into a `to_tsquery` against
- * the generated `tsvector` (GIN-indexed), ranked by `ts_rank_cd`, filtered and scoped in the
+ * The PostgreSQL store's keyword search: OR-ed `to_tsquery` ranked by `ts_rank_cd`.
+ *
+ * The query's tokens against the generated `tsvector` (GIN-indexed), filtered and scoped in the
  * same query.
  */
 import type { SqlValue } from '../../../storage/db.js';

@@ -1,7 +1,6 @@
 /**
  * @module knowledge/vector-stores/postgres/meta
- * The PostgreSQL store's `{t}_meta` table: key/value records (the embedder record, a reindex's
- * target and result), read whole.
+ * The PostgreSQL store's `{t}_meta` table of key/value records, read whole.
  */
 import type { SqlClient } from '../../../storage/db.js';
 import type { PostgresStoreContext } from './context.js';

@@ -1,8 +1,9 @@
 /**
  * @module knowledge/vector-stores/postgres/pgvector
- * pgvector in the PostgreSQL store's SQL: installed if needed, its type and cosine operator
- * qualified with the schema it lives in (the runtime's search_path may not include it), and
- * vectors written as its text literal.
+ * pgvector as the PostgreSQL store's SQL names it: installed, schema-qualified, literals.
+ *
+ * Installed if needed; its type and cosine operator qualified with the schema it lives in (the
+ * runtime's search_path may not include it); vectors written as its text literal.
  */
 import { RuntimeError } from '../../../errors.js';
 import type { Db } from '../../../storage/db.js';

@@ -1,9 +1,11 @@
 /**
  * @module knowledge/vector-stores/postgres/reindex
- * The PostgreSQL store's side of a reindex (../reindex.ts): the target in `{t}_meta` (its row
- * lock orders concurrent starts), new vectors staged in `{t}_reindex` for chunks that still
- * hold the embedded text, and the swap that moves them into the chunk table in one
- * transaction while writers wait, rebuilding the HNSW index for a new dimension.
+ * The PostgreSQL store's side of a reindex (../reindex.ts): stage, count, swap.
+ *
+ * The target goes in `{t}_meta` (its row lock orders concurrent starts), new vectors are staged
+ * in `{t}_reindex` for chunks that still hold the embedded text, and the swap moves them into
+ * the chunk table in one transaction while writers wait, rebuilding the HNSW index for a new
+ * dimension.
  */
 import { embedderConflict, embedderKey } from '../embedder-record.js';
 import { embedderStateOf, reindexDone, type PendingChunk, type StoreEmbedderState } from '../reindex.js';

@@ -1,8 +1,10 @@
 /**
  * @module knowledge/vector-stores/postgres/schema
- * The PostgreSQL store's tables, created when it opens and brought up to date: chunks (a
- * `vector` column of any dimension, JSONB metadata, a generated `tsvector` with a GIN index,
- * the owner columns), `{t}_meta`, the reindex staging table, and the HNSW index when chosen.
+ * The PostgreSQL store's tables and indexes, created or brought up to date on open.
+ *
+ * Chunks (a `vector` column of any dimension, JSONB metadata, a generated `tsvector` with a GIN
+ * index, the owner columns), `{t}_meta`, the reindex staging table, and the HNSW index when
+ * chosen.
  */
 import { recordedDimensions } from '../embedder-record.js';
 import type { PostgresStoreContext } from './context.js';

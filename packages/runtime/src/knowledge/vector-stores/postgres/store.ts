@@ -1,11 +1,12 @@
 /**
  * @module knowledge/vector-stores/postgres/store
- * The scale-out store: PostgreSQL with pgvector. Chunks live in one table with a `vector`
- * column, JSONB metadata and a generated `tsvector` (GIN-indexed) for keyword search (schema.ts).
- * Vector search is exact cosine (`<=>`), or HNSW when chosen (hnsw.ts), filtered in the same
- * query by JSONB conditions, which are type-exact. Hybrid is RRF in the application, as on
- * SQLite. This class holds the store's options and state and hands each operation to the
- * module that does it.
+ * The scale-out store: PostgreSQL with pgvector, one class over modules by concept.
+ *
+ * Chunks live in one table with a `vector` column, JSONB metadata and a generated `tsvector`
+ * (GIN-indexed) for keyword search (schema.ts). Vector search is exact cosine (`<=>`), or HNSW
+ * when chosen (hnsw.ts), filtered in the same query by JSONB conditions, which are type-exact.
+ * Hybrid is RRF in the application, as on SQLite. The class holds the options and state and
+ * hands each operation to the module that does it.
  *
  * It talks through the runtime's `Db`, so it shares the pool, and the transaction discipline,
  * of the rest of the runtime. pgvector's type and operator are schema-qualified with the

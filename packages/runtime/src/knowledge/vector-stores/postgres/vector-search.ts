@@ -1,8 +1,10 @@
 /**
  * @module knowledge/vector-stores/postgres/vector-search
- * The PostgreSQL store's vector search: exact cosine (pgvector's `<=>`), filtered and scoped
- * in the same query by type-exact JSONB conditions; through the HNSW index first when it serves
- * the query's dimension, the exact scan answering when a filter leaves it short of `limit`.
+ * The PostgreSQL store's vector search: exact cosine, or HNSW first when it serves.
+ *
+ * Exact cosine (pgvector's `<=>`), filtered and scoped in the same query by type-exact JSONB
+ * conditions; through the HNSW index first when it serves the query's dimension, the exact scan
+ * answering when a filter leaves it short of `limit`.
  */
 import type { SqlValue } from '../../../storage/db.js';
 import type { Filter } from '../filter-language.js';

@@ -1,9 +1,10 @@
 /**
  * @module knowledge/vector-stores/postgres/writes
- * Replacing and deleting a content's chunks in the PostgreSQL store, each in one transaction
- * (the driver is asynchronous, so nothing here holds the event loop): the embedder record is
- * checked, the rows go in many to a statement, and a reindex in progress gets the vectors of
- * its target embedder in its staging table too.
+ * Replacing and deleting a content's chunks in the PostgreSQL store.
+ *
+ * Each in one transaction (the driver is asynchronous, so nothing here holds the event loop):
+ * the embedder record is checked, the rows go in many to a statement, and a reindex in progress
+ * gets the vectors of its target embedder in its staging table too.
  */
 import type { SqlClient, SqlValue } from '../../../storage/db.js';
 import { embedderConflict, embedderKey, vectorDimensions } from '../embedder-record.js';

@@ -1,7 +1,6 @@
 /**
  * @module knowledge/vector-stores/sqlite/connection
- * The SQLite store's own better-sqlite3 connection, opened with the pragmas its reads and
- * writes were measured with and with sqlite-vec loaded.
+ * The SQLite store's own connection: opened with its pragmas and sqlite-vec loaded.
  *
  * The store owns its connection because it must load the sqlite-vec extension into it. All
  * statements are synchronous, and no transaction spans an `await`. Give it a file of its own

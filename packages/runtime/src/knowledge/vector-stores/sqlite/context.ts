@@ -1,7 +1,6 @@
 /**
  * @module knowledge/vector-stores/sqlite/context
- * What the SQLite store's modules work on: its connection, its table prefix, what it found in
- * the file when it opened, and the index and threads that run beside it.
+ * The state the SQLite store's modules share: connection, table prefix, indexes, threads.
  */
 import type Database from 'better-sqlite3';
 import type { BackgroundCheckpoints } from './checkpoint.js';

@@ -1,8 +1,9 @@
 /**
  * @module knowledge/vector-stores/sqlite/deletes
- * Removing a content's chunks from the SQLite store: at once in one transaction on a table
- * without versions, else hidden at once and purged in batches (staging.ts), and the purge of
- * a version a write replaced or abandoned.
+ * Removing a content's chunks from the SQLite store, and purging hidden versions.
+ *
+ * On a table without versions the rows go at once in one transaction; otherwise they are hidden
+ * at once and purged in batches (staging.ts), as is a version a write replaced or abandoned.
  */
 import type Database from 'better-sqlite3';
 import { RuntimeError } from '../../../errors.js';

@@ -1,11 +1,12 @@
 /**
  * @module knowledge/vector-stores/sqlite/ivf-kmeans
- * The arithmetic of the SQLite store's inverted-file index (ivf.ts): spherical k-means
- * (cosine: vectors and centroids normalised, nearest = largest dot product) and the assignment
- * of vectors to their nearest centroid. Pure functions over packed Float32Arrays, so they run in
- * a worker of the knowledge pool (`ivf-train` / `ivf-assign` tasks, defined in ivf-training.ts):
- * training 256 lists on ~16k 384-d vectors is seconds of CPU, and assigning 100k vectors as much
- * again, which the event loop must not carry.
+ * The arithmetic of the SQLite store's IVF index (ivf.ts): spherical k-means and assignment.
+ *
+ * Cosine: vectors and centroids normalised, nearest = largest dot product. Pure functions over
+ * packed Float32Arrays, so they run in a worker of the knowledge pool (`ivf-train` /
+ * `ivf-assign` tasks, defined in ivf-training.ts): training 256 lists on ~16k 384-d vectors is
+ * seconds of CPU, and assigning 100k vectors as much again, which the event loop must not
+ * carry.
  */
 import { seededRandom } from '../../../util/seeded-random.js';
 

@@ -1,7 +1,9 @@
 /**
  * @module knowledge/vector-stores/sqlite/ivf-memory
- * The IVF lists' vectors held in memory as int8 codes, so a search scores the probed lists in
- * JavaScript and asks SQLite only for the best candidates (exact cosine, visibility, filter).
+ * The IVF lists' vectors held in memory as int8 codes, scored in JavaScript.
+ *
+ * A search scores the probed lists here and asks SQLite only for the best candidates (exact
+ * cosine, visibility, filter).
  *
  * Why: in SQL each probed row costs ~1.2-2 µs (a rowid lookup and sqlite-vec's cosine), so the
  * probes real embeddings need for recall@10 >= 0.95 (about a tenth of the lists, measured with a

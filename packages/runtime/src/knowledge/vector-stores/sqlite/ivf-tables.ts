@@ -1,6 +1,6 @@
 /**
  * @module knowledge/vector-stores/sqlite/ivf-tables
- * The IVF index (ivf.ts) as it is stored in the file, and its batched reading.
+ * The IVF index (ivf.ts) as stored in the file: its tables, `_meta` keys and batched reads.
  *
  * - `{t}_ivf_centroids (list, centroid)`: unit float32 centroids.
  * - `{t}_ivf_lists (rowid, list)` keyed by the chunk's rowid, indexed on `list`. A table rather

@@ -1,6 +1,6 @@
 /**
  * @module knowledge/vector-stores/sqlite/ivf-training
- * Training the IVF index (ivf.ts) of a SQLite store, in the knowledge worker pool.
+ * Training the SQLite store's IVF index (ivf.ts) in the knowledge worker pool.
  *
  * Training starts once the store holds `trainAt` chunks and has no centroids: a claim in
  * `{t}_meta` (pid and store, so a second store or process on the file does not train too), a

@@ -1,7 +1,6 @@
 /**
  * @module knowledge/vector-stores/sqlite/keys
- * The metadata keys of the SQLite store's visible chunks (`filters`: the user's, `meta_data`:
- * every key a filter may name), for the chunks a user may see.
+ * The metadata keys of the SQLite store's visible chunks, for the chunks a user may see.
  */
 import { sqliteConditions } from '../filter-sql.js';
 import type { SqliteStoreContext } from './context.js';

@@ -1,9 +1,10 @@
 /**
  * @module knowledge/vector-stores/sqlite/keyword-search
- * The SQLite store's keyword search: FTS5 BM25 over the query's tokens, each quoted so FTS5
- * syntax in user text is inert, OR-ed so a chunk ranks by how many it matches. A large store
- * (one with an IVF index) runs it on its reader thread (reader-thread.ts), beside a hybrid
- * search's vector side and off the event loop.
+ * The SQLite store's keyword search: FTS5 BM25, on a reader thread for large stores.
+ *
+ * Over the query's tokens, each quoted so FTS5 syntax in user text is inert, OR-ed so a chunk
+ * ranks by how many it matches. A large store (one with an IVF index) runs it on its reader
+ * thread (reader-thread.ts), beside a hybrid search's vector side and off the event loop.
  */
 import type { Filter } from '../filter-language.js';
 import { sqliteConditions } from '../filter-sql.js';

@@ -1,7 +1,6 @@
 /**
  * @module knowledge/vector-stores/sqlite/meta
- * The SQLite store's `{t}_meta` table: key/value records of the file (the embedder record, a
- * reindex's target and result, the IVF index's generation, readiness and training claim).
+ * The SQLite store's `{t}_meta` table of key/value records: read, read one, set.
  */
 import type Database from 'better-sqlite3';
 

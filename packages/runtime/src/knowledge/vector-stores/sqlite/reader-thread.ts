@@ -1,7 +1,6 @@
 /**
  * @module knowledge/vector-stores/sqlite/reader-thread
- * A thread with its own read-only connection to a store's file, for full-text queries of large
- * stores.
+ * A thread with its own read-only connection to a store's file, for large stores' keyword queries.
  *
  * Why: FTS5 scores every chunk that matches any query word, so on 100k chunks a word found in a
  * fifth of them costs ~15 ms of C code. On the main thread that is 15 ms of event loop per

@@ -1,9 +1,10 @@
 /**
  * @module knowledge/vector-stores/sqlite/reindex
- * The SQLite store's side of a reindex (../reindex.ts): the target in `{t}_meta`, new vectors
- * staged in `{t}_reindex` for visible chunks that still hold the embedded text, and the swap
- * that moves them into the chunk table in one transaction, dropping the indexes built on the
- * old vectors.
+ * The SQLite store's side of a reindex (../reindex.ts): stage, count, swap.
+ *
+ * The target goes in `{t}_meta`, new vectors are staged in `{t}_reindex` for visible chunks that
+ * still hold the embedded text, and the swap moves them into the chunk table in one
+ * transaction, dropping the indexes built on the old vectors.
  */
 import { embedderConflict, embedderKey } from '../embedder-record.js';
 import { embedderStateOf, reindexDone, type PendingChunk, type StoreEmbedderState } from '../reindex.js';

@@ -1,10 +1,11 @@
 /**
  * @module knowledge/vector-stores/sqlite/schema
- * The SQLite store's tables, created when it opens and brought up to date: a chunk table
- * (vectors as float32 BLOBs, metadata as JSON), an FTS5 index, `{t}_meta`, the reindex staging
- * table, and what later versions added beside them (owner columns, versions, the IVF tables);
- * then what a previous run left behind is finished (the candidate index filled, abandoned
- * versions removed).
+ * The SQLite store's tables, created or brought up to date when it opens.
+ *
+ * A chunk table (vectors as float32 BLOBs, metadata as JSON), an FTS5 index, `{t}_meta`, the
+ * reindex staging table, and what later versions added beside them (owner columns, versions,
+ * the IVF tables); then what a previous run left behind is finished (the candidate index
+ * filled, abandoned versions removed).
  */
 import type Database from 'better-sqlite3';
 import { recordedDimensions } from '../embedder-record.js';

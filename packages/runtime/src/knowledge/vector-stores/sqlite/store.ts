@@ -1,8 +1,10 @@
 /**
  * @module knowledge/vector-stores/sqlite/store
- * The embedded store: one SQLite file of its own (connection.ts) holding a chunk table, an FTS5
- * index and the indexes beside them (schema.ts). This class holds the store's options and state
- * and hands each operation to the module that does it.
+ * The embedded store: one SQLite file of its own, one class over modules by concept.
+ *
+ * The file (connection.ts) holds a chunk table, an FTS5 index and the indexes beside them
+ * (schema.ts). The class holds the options and state and hands each operation to the module
+ * that does it.
  *
  * Vector search (vector-search.ts) is exact cosine in SQL, over every row or over the rows an
  * index proposes: the IVF lists (ivf.ts, on from 10k chunks unless `ivf: false` or

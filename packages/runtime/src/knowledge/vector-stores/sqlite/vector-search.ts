@@ -1,14 +1,14 @@
 /**
  * @module knowledge/vector-stores/sqlite/vector-search
- * The SQLite store's vector search: exact cosine (`vec_distance_cosine`) with visibility,
- * filter and owner scope in the same WHERE, over the rows an index proposes when it has one.
+ * The SQLite store's vector search: exact cosine over all rows or an index's candidates.
  *
- * The exact scan over every row is recall 1, ~3 ms at 10k 384-d chunks and ~55-125 ms at 100k
- * (2 shared cores). With the IVF index (ivf.ts) ready, the nearest lists' rows are ranked by
- * their int8 codes in memory and the best few ranked exactly here, or the lists' rows are
- * scanned in SQL while the codes are not loaded. With `quantizedCandidates` the nearest rows by
- * Hamming distance in the `vec0` table (staging.ts) are ranked exactly. Whenever fewer than
- * `limit` of an index's rows pass the filter, the exact scan answers.
+ * `vec_distance_cosine` with visibility, filter and owner scope in the same WHERE. The exact
+ * scan over every row is recall 1, ~3 ms at 10k 384-d chunks and ~55-125 ms at 100k (2 shared
+ * cores). With the IVF index (ivf.ts) ready, the nearest lists' rows are ranked by their int8
+ * codes in memory and the best few ranked exactly here, or the lists' rows are scanned in SQL
+ * while the codes are not loaded. With `quantizedCandidates` the nearest rows by Hamming
+ * distance in the `vec0` table (staging.ts) are ranked exactly. Whenever fewer than `limit` of
+ * an index's rows pass the filter, the exact scan answers.
  */
 import type { Filter } from '../filter-language.js';
 import { sqliteConditions } from '../filter-sql.js';

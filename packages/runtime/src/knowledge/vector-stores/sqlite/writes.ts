@@ -1,10 +1,12 @@
 /**
  * @module knowledge/vector-stores/sqlite/writes
- * Replacing a content's chunks in the SQLite store. On a table with versions the write is
- * staged (staging.ts): the new rows go in under a hidden version in short transactions that
- * yield to the event loop, one short transaction publishes them and hides the old version, and
- * the old rows are purged afterwards; a table made before versions is written in one
- * transaction. Every row gets its keyword entry, its candidate-index entry and its IVF list.
+ * Replacing a content's chunks in the SQLite store: staged in short transactions.
+ *
+ * On a table with versions the write is staged (staging.ts): the new rows go in under a hidden
+ * version in short transactions that yield to the event loop, one short transaction publishes
+ * them and hides the old version, and the old rows are purged afterwards; a table made before
+ * versions is written in one transaction. Every row gets its keyword entry, its
+ * candidate-index entry and its IVF list.
  */
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type Database from 'better-sqlite3';
