@@ -18,12 +18,15 @@
  * `source_params` may give `repo` ("owner/name") and `branch` per request; without a branch the
  * repository's default branch is used (looked up once per repository and cached briefly).
  * Rate limits: a 403 or 429 with `x-ratelimit-remaining: 0` (or a secondary limit's Retry-After)
- * is throttling, retried after Retry-After or until `x-ratelimit-reset`.
+ * is throttling, retried after Retry-After or until `x-ratelimit-reset`. What is read from GitHub's
+ * answers and names apart from the class (refs, trees, error bodies, rate-limit headers) is in
+ * github-rest.ts.
  */
 import type { KeyObject } from 'node:crypto';
 import { ConfigurationError } from '../../errors.js';
 import type { FetchedResource } from '../../net/safe-fetch.js';
 import { BaseRemoteSource, baseName, optionalText } from './base.js';
+import { REPO, SHA, branchProblem, githubErrorText, rateLimited, resetDelay, type Tree, type TreeEntry } from './github-rest.js';
 import { encodePath, jsonOf, settingUrl, under, type SourceRequest } from './http.js';
 import type { RemoteCallOptions, RemoteDownload, RemoteFile, RemoteFolder, RemoteListOptions, RemoteListPage, RemoteSourceBaseOptions } from './remote-source.js';
 import { TokenCache, privateKeyFrom, signJwt } from './tokens.js';
@@ -47,26 +50,10 @@ export interface GitHubSourceOptions extends RemoteSourceBaseOptions {
   apiUrl?: string;
 }
 
-const REPO = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})\/[A-Za-z0-9._-]{1,100}$/;
-const SHA = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
 const MAX_TREE_BYTES = 64 * 1024 * 1024;
 const MAX_JSON_BYTES = 8 * 1024 * 1024;
 const DEFAULT_BRANCH_TTL_MS = 60_000;
 const TREE_CACHE = 32;
-
-interface TreeEntry {
-  path: string;
-  type: 'blob' | 'tree' | 'commit';
-  mode: string;
-  sha: string;
-  size?: number;
-}
-
-interface Tree {
-  sha: string;
-  entries: TreeEntry[];
-  truncated: boolean;
-}
 
 /** Where a request reads from. */
 interface Target {
@@ -74,30 +61,8 @@ interface Target {
   branch: string | undefined;
 }
 
-/** `Not Found`, `API rate limit exceeded for ...` from GitHub's error body. */
-function githubErrorText(response: FetchedResource): string | undefined {
-  const body = jsonOf(response) as { message?: unknown } | undefined;
-  return typeof body?.message === 'string' ? body.message : undefined;
-}
-
 function fileOf(path: string, entry: TreeEntry): RemoteFile {
   return { path, name: baseName(path), ...(entry.size !== undefined ? { size: entry.size } : {}), version: entry.sha };
-}
-
-function rateLimited(response: FetchedResource): boolean {
-  return (response.status === 403 || response.status === 429) && (response.headers['x-ratelimit-remaining'] === '0' || response.headers['retry-after'] !== undefined);
-}
-
-function resetDelay(response: FetchedResource): number | undefined {
-  const reset = Number(response.headers['x-ratelimit-reset']);
-  return Number.isFinite(reset) && reset > 0 ? Math.max(0, reset * 1000 - Date.now()) : undefined;
-}
-
-function branchProblem(branch: string): string | undefined {
-  if (branch.length === 0 || branch.length > 255) return 'must be 1-255 characters';
-  if ([...branch].some((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f) || /[\s~^:?*[\\]/.test(branch)) return 'has a character git refuses in a ref';
-  if (branch.includes('..') || branch.startsWith('/') || branch.endsWith('/') || branch.endsWith('.lock') || branch.startsWith('-')) return 'is not a valid ref name';
-  return undefined;
 }
 
 export class GitHubSource extends BaseRemoteSource {
