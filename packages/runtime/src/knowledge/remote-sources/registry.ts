@@ -11,126 +11,16 @@
  * unknown field (a typo would otherwise silently drop a setting); every refusal names the entry
  * and the field, and fails the start.
  */
-import { readFileSync } from 'node:fs';
 import { ConfigurationError } from '../../errors.js';
-import { CONTENT_SOURCES_VARIABLE, namedVariable, readContentSourcesSetting } from '../../settings/content-sources.js';
+import { CONTENT_SOURCES_VARIABLE, readContentSourcesSetting } from '../../settings/content-sources.js';
 import type { Environment } from '../../settings/environment.js';
 import { AzureBlobSource } from './azure-blob.js';
+import { EntryReader, type Entry } from './entry-reader.js';
 import { GcsSource, type GcsServiceAccountKey } from './gcs.js';
 import { GitHubSource } from './github.js';
-import { checkUniqueIds, type RemoteSource, type RemoteSourceBaseOptions, type RemoteSourceType } from './remote-source.js';
+import { checkUniqueIds, type RemoteSource, type RemoteSourceType } from './remote-source.js';
 import { S3Source } from './s3.js';
 import { SharePointSource } from './sharepoint.js';
-
-/** `{key: value}`, or nothing when the value is absent. */
-function optional<T>(value: T | undefined, key: string): Record<string, T> {
-  return value === undefined ? {} : { [key]: value };
-}
-
-type Entry = Readonly<Record<string, unknown>>;
-
-/** Reads an entry's fields, remembering which were read so unknown ones can be refused. */
-class EntryReader {
-  private readonly used = new Set<string>(['type']);
-
-  constructor(
-    readonly entry: Entry,
-    readonly where: string,
-    private readonly env: Readonly<Environment>,
-  ) {}
-
-  text(field: string): string | undefined {
-    this.used.add(field);
-    const value = this.entry[field];
-    if (value === undefined || value === null) return undefined;
-    if (typeof value !== 'string') throw new ConfigurationError(`${this.where}: ${field} must be a string`);
-    return value;
-  }
-
-  required(field: string): string {
-    const value = this.text(field);
-    if (value === undefined || value.trim() === '') throw new ConfigurationError(`${this.where}: ${field} is required`);
-    return value;
-  }
-
-  integer(field: string): number | undefined {
-    this.used.add(field);
-    const value = this.entry[field];
-    if (value === undefined || value === null) return undefined;
-    if (typeof value !== 'number' || !Number.isInteger(value)) throw new ConfigurationError(`${this.where}: ${field} must be a whole number`);
-    return value;
-  }
-
-  /** An id given as a number or a string (GitHub's app and installation ids). */
-  numberOrText(field: string): string | undefined {
-    this.used.add(field);
-    const value = this.entry[field];
-    if (value === undefined || value === null) return undefined;
-    if (typeof value === 'number' && Number.isInteger(value)) return String(value);
-    if (typeof value === 'string') return value;
-    throw new ConfigurationError(`${this.where}: ${field} must be a number or a string`);
-  }
-
-  boolean(field: string): boolean | undefined {
-    this.used.add(field);
-    const value = this.entry[field];
-    if (value === undefined || value === null) return undefined;
-    if (typeof value !== 'boolean') throw new ConfigurationError(`${this.where}: ${field} must be true or false`);
-    return value;
-  }
-
-  /** A secret: `{field}_env` names the variable; `{field}` itself is refused. */
-  secret(field: string): string | undefined {
-    this.used.add(field);
-    if (this.entry[field] !== undefined) throw new ConfigurationError(`${this.where}: ${field} must not be given inline; put it in an environment variable and name that variable in ${field}_env`);
-    const variable = this.text(`${field}_env`);
-    if (variable === undefined) return undefined;
-    const value = namedVariable(this.env, variable);
-    if (value === undefined) throw new ConfigurationError(`${this.where}: ${field}_env names the environment variable ${variable}, which is not set`);
-    return value;
-  }
-
-  requiredSecret(field: string): string {
-    const value = this.secret(field);
-    if (value === undefined) throw new ConfigurationError(`${this.where}: ${field}_env is required (the environment variable holding ${field})`);
-    return value;
-  }
-
-  /** A file path (a key file): not a secret itself, read at start. */
-  file(field: string): string | undefined {
-    const path = this.text(field);
-    if (path === undefined) return undefined;
-    try {
-      return readFileSync(path, 'utf8');
-    } catch (error) {
-      throw new ConfigurationError(`${this.where}: ${field} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
-    }
-  }
-
-  /** What every kind shares. */
-  base(): RemoteSourceBaseOptions {
-    const metadata = this.entry.metadata;
-    this.used.add('metadata');
-    if (metadata !== undefined && metadata !== null && (typeof metadata !== 'object' || Array.isArray(metadata))) throw new ConfigurationError(`${this.where}: metadata must be an object`);
-    return {
-      id: this.required('id'),
-      ...optional(this.text('name'), 'name'),
-      ...(metadata ? { metadata: metadata as Record<string, unknown> } : {}),
-      ...optional(this.text('prefix'), 'prefix'),
-      ...optional(this.integer('timeout_ms'), 'timeoutMs'),
-      ...optional(this.integer('connect_timeout_ms'), 'connectTimeoutMs'),
-      ...optional(this.integer('max_retries'), 'maxRetries'),
-      ...optional(this.integer('max_retry_delay_ms'), 'maxRetryDelayMs'),
-      ...optional(this.integer('page_size'), 'pageSize'),
-    };
-  }
-
-  /** Refuses fields no one read. */
-  finish(): void {
-    const unknown = Object.keys(this.entry).filter((k) => !this.used.has(k));
-    if (unknown.length > 0) throw new ConfigurationError(`${this.where}: unknown field${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}`);
-  }
-}
 
 type Factory = (entry: EntryReader) => RemoteSource;
 
