@@ -28,6 +28,7 @@ import type { FetchedResource } from '../../net/safe-fetch.js';
 import { BaseRemoteSource, baseName, optionalText } from './base.js';
 import { REPO, SHA, branchProblem, githubErrorText, rateLimited, resetDelay, type Tree, type TreeEntry } from './github-rest.js';
 import { encodePath, jsonOf, settingUrl, under, type SourceRequest } from './http.js';
+import { defineRemoteSource } from './kind.js';
 import type { RemoteCallOptions, RemoteDownload, RemoteFile, RemoteFolder, RemoteListOptions, RemoteListPage, RemoteSourceBaseOptions } from './remote-source.js';
 import { TokenCache, privateKeyFrom, signJwt } from './tokens.js';
 
@@ -360,3 +361,37 @@ export class GitHubSource extends BaseRemoteSource {
     };
   }
 }
+
+/**
+ * A GitHub repository as `KNOWLEDGE_CONTENT_SOURCES` configures it: `repo`, `branch`, `path` (or
+ * `prefix`), `api_url`, and `token_env` or an App (`app_id`, `installation_id`, and
+ * `private_key_env` or `private_key_path`).
+ */
+export const GITHUB_KIND = defineRemoteSource({
+  type: 'github',
+  fromSettings: (e) => {
+    const token = e.secret('token');
+    const appId = e.numberOrText('app_id');
+    const installationId = e.numberOrText('installation_id');
+    const privateKey = e.secret('private_key') ?? e.file('private_key_path');
+    const app = appId !== undefined || installationId !== undefined || privateKey !== undefined;
+    if (app && (appId === undefined || installationId === undefined || privateKey === undefined)) {
+      throw new ConfigurationError(`${e.where}: GitHub App auth needs app_id, installation_id and private_key_env (or private_key_path) together`);
+    }
+    const repo = e.text('repo');
+    const branch = e.text('branch');
+    const apiUrl = e.text('api_url');
+    const folder = e.text('path');
+    const base = e.base();
+    if (folder !== undefined && base.prefix !== undefined) throw new ConfigurationError(`${e.where}: give prefix or path, not both`);
+    return new GitHubSource({
+      ...base,
+      ...(folder !== undefined ? { prefix: folder } : {}),
+      ...(repo ? { repo } : {}),
+      ...(branch ? { branch } : {}),
+      ...(apiUrl ? { apiUrl } : {}),
+      ...(token ? { token } : {}),
+      ...(app ? { app: { appId: appId!, installationId: installationId!, privateKey: privateKey! } } : {}),
+    });
+  },
+});

@@ -17,6 +17,7 @@ import { isBucketName } from '../readers/sources/bucket.js';
 import { SignedRequestHandler } from '../readers/sources/providers/s3.js';
 import { BaseRemoteSource, baseName, optionalText, requiredText } from './base.js';
 import { settingUrl, textOf } from './http.js';
+import { defineRemoteSource } from './kind.js';
 import type { RemoteCallOptions, RemoteDownload, RemoteFile, RemoteListOptions, RemoteListPage, RemoteSourceBaseOptions } from './remote-source.js';
 
 export interface S3SourceOptions extends RemoteSourceBaseOptions {
@@ -184,3 +185,25 @@ export class S3Source extends BaseRemoteSource {
     };
   }
 }
+
+/**
+ * S3 as `KNOWLEDGE_CONTENT_SOURCES` configures it: `bucket_name` (or `bucket`), `region`, `endpoint`,
+ * `force_path_style`, `access_key_id_env`, `secret_access_key_env`, `session_token_env`.
+ */
+export const S3_KIND = defineRemoteSource({
+  type: 's3',
+  fromSettings: (e) => {
+    const sessionToken = e.secret('session_token');
+    const endpoint = e.text('endpoint');
+    const region = e.text('region');
+    const forcePathStyle = e.boolean('force_path_style');
+    return new S3Source({
+      ...e.base(),
+      bucket: e.text('bucket') ?? e.required('bucket_name'),
+      ...(region ? { region } : {}),
+      ...(endpoint ? { endpoint } : {}),
+      ...(forcePathStyle !== undefined ? { forcePathStyle } : {}),
+      credentials: { accessKeyId: e.requiredSecret('access_key_id'), secretAccessKey: e.requiredSecret('secret_access_key'), ...(sessionToken ? { sessionToken } : {}) },
+    });
+  },
+});
