@@ -1,7 +1,9 @@
 /**
  * @module knowledge/remote-sources/azure-blob
- * Azure Blob Storage through its REST API with plain fetch: List Blobs (XML; `prefix`,
- * `delimiter`, `marker` from `NextMarker`, `maxresults`) and Get Blob, each with `x-ms-version`.
+ * Azure Blob Storage through its REST API with plain fetch.
+ *
+ * List Blobs (XML; `prefix`, `delimiter`, `marker` from `NextMarker`, `maxresults`) and Get
+ * Blob, each with `x-ms-version`.
  *
  * Auth is exactly one of a SAS token (its query parameters added to every request URL, so it is
  * cut out of every message like any secret) and a service principal: a client-credentials token

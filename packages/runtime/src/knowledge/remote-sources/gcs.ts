@@ -1,8 +1,9 @@
 /**
  * @module knowledge/remote-sources/gcs
- * Google Cloud Storage through its JSON API with plain fetch (the client library would bring in
- * dozens of packages for three calls): objects.list (`prefix`, `delimiter`, `pageToken`,
- * `maxResults`) and the media download (`alt=media`).
+ * Google Cloud Storage through its JSON API with plain fetch.
+ *
+ * The client library would bring in dozens of packages for three calls: objects.list (`prefix`,
+ * `delimiter`, `pageToken`, `maxResults`) and the media download (`alt=media`).
  *
  * Auth: an access token given as is, or a service-account key: an RS256 JWT assertion
  * (`iss` the client email, `scope` read-only storage, `aud` the key's token_uri) exchanged at the

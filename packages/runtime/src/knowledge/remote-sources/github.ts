@@ -1,7 +1,6 @@
 /**
  * @module knowledge/remote-sources/github
- * A GitHub repository (github.com or GitHub Enterprise, by `apiUrl`) through the REST API with
- * plain fetch.
+ * A GitHub repository (github.com or Enterprise, by `apiUrl`) through the REST API with plain fetch.
  *
  * Folders are read from git trees: the branch is resolved to its commit's root tree once per
  * listing, then each folder's tree is fetched by sha (non-recursive for one level, recursive=1

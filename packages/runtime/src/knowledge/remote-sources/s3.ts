@@ -1,11 +1,12 @@
 /**
  * @module knowledge/remote-sources/s3
- * S3 and S3-compatible storage (MinIO, Ceph, R2...) through @aws-sdk/client-s3, which signs each
- * request (SigV4) and parses S3's XML. Its transport is the shared SignedRequestHandler (the one
- * the bucket reader uses), sending through SourceHttp: the configured endpoint only, timeouts,
- * the byte cap, retries of SlowDown/429 after Retry-After. The SDK's own retries are off so
- * there is one retry policy. Each call's cap, path and signal travel to the handler in an
- * AsyncLocalStorage, since the SDK hands the handler nothing of ours.
+ * S3 and S3-compatible storage (MinIO, Ceph, R2...) through @aws-sdk/client-s3.
+ *
+ * The SDK signs each request (SigV4) and parses S3's XML. Its transport is the shared
+ * SignedRequestHandler (the one the bucket reader uses), sending through SourceHttp: the
+ * configured endpoint only, timeouts, the byte cap, retries of SlowDown/429 after Retry-After.
+ * The SDK's own retries are off so there is one retry policy. Each call's cap, path and signal
+ * travel to the handler in an AsyncLocalStorage, since the SDK hands the handler nothing of ours.
  *
  * Credentials come only from the options: the SDK's default provider chain (profile files,
  * environment, instance metadata) is never consulted.
