@@ -1,7 +1,9 @@
 /**
  * @module knowledge/remote-sources/azure-blob
- * Azure Blob Storage through its REST API with plain fetch: List Blobs (XML; `prefix`,
- * `delimiter`, `marker` from `NextMarker`, `maxresults`) and Get Blob, each with `x-ms-version`.
+ * Azure Blob Storage through its REST API with plain fetch.
+ *
+ * List Blobs (XML; `prefix`, `delimiter`, `marker` from `NextMarker`, `maxresults`) and Get
+ * Blob, each with `x-ms-version`.
  *
  * Auth is exactly one of a SAS token (its query parameters added to every request URL, so it is
  * cut out of every message like any secret) and a service principal: a client-credentials token
@@ -16,6 +18,7 @@ import { ConfigurationError } from '../../errors.js';
 import type { FetchedResource } from '../../net/safe-fetch.js';
 import { BaseRemoteSource, baseName, optionalText, requiredText } from './base.js';
 import { encodePath, settingUrl, textOf, type SourceRequest } from './http.js';
+import { defineRemoteSource } from './kind.js';
 import type { RemoteCallOptions, RemoteDownload, RemoteFile, RemoteFolder, RemoteListOptions, RemoteListPage, RemoteSourceBaseOptions } from './remote-source.js';
 import { TokenCache, requestToken } from './tokens.js';
 
@@ -216,3 +219,34 @@ export class AzureBlobSource extends BaseRemoteSource {
     };
   }
 }
+
+/**
+ * Azure Blob Storage as `KNOWLEDGE_CONTENT_SOURCES` configures it: `storage_account` (or `account`),
+ * `container`, `endpoint`, and `sas_token_env` or a service principal (`tenant_id`, `client_id`,
+ * `client_secret_env`, `authority_host`).
+ */
+export const AZURE_BLOB_KIND = defineRemoteSource({
+  type: 'azureblob',
+  aliases: ['azure_blob', 'azure'],
+  fromSettings: (e) => {
+    const sasToken = e.secret('sas_token');
+    const tenantId = e.text('tenant_id');
+    const clientId = e.text('client_id');
+    const clientSecret = e.secret('client_secret');
+    const endpoint = e.text('endpoint');
+    const authorityHost = e.text('authority_host');
+    const principal = tenantId !== undefined || clientId !== undefined || clientSecret !== undefined;
+    if (principal && (tenantId === undefined || clientId === undefined || clientSecret === undefined)) {
+      throw new ConfigurationError(`${e.where}: a service principal needs tenant_id, client_id and client_secret_env together`);
+    }
+    return new AzureBlobSource({
+      ...e.base(),
+      account: e.text('account') ?? e.required('storage_account'),
+      container: e.required('container'),
+      ...(sasToken ? { sasToken } : {}),
+      ...(principal ? { servicePrincipal: { tenantId: tenantId!, clientId: clientId!, clientSecret: clientSecret! } } : {}),
+      ...(endpoint ? { endpoint } : {}),
+      ...(authorityHost ? { authorityHost } : {}),
+    });
+  },
+});

@@ -1,8 +1,10 @@
 /**
  * @module knowledge/remote-sources/base
- * What the five adapters share: option checks, path normalisation and prefix confinement,
- * source_params refusal, and a walk built on flat listings for the storage kinds (whose
- * listings are in key order, so the walk's order is stable).
+ * What the five adapters share, as the base class every kind's class extends.
+ *
+ * Option checks, path normalisation and prefix confinement, source_params refusal, and a walk
+ * built on flat listings for the storage kinds (whose listings are in key order, so the walk's
+ * order is stable).
  */
 import { ConfigurationError } from '../../errors.js';
 import { SourceHttp } from './http.js';

@@ -1,10 +1,11 @@
 /**
  * @module knowledge/remote-sources/errors
- * How a remote source fails: a RuntimeError (so the HTTP layer and ingestion records show it as
- * any other) with a stable `reason`, the source id and the path, and a message that names both.
- * Messages are built from our own words and the provider's error code and text; every secret
- * the source holds is cut out of them, and no error keeps a transport error as its cause (a
- * cause is logged, and could hold a signed URL).
+ * How a remote source fails: RemoteSourceError, with a stable `reason`, the source id and the path.
+ *
+ * A RuntimeError, so the HTTP layer and ingestion records show it as any other, with a message
+ * that names the source and the path. Messages are built from our own words and the provider's
+ * error code and text; every secret the source holds is cut out of them, and no error keeps a
+ * transport error as its cause (a cause is logged, and could hold a signed URL).
  *
  * The provider refusing the runtime's own credentials (401/403 there) is a 403 here, never a
  * 401: a 401 would tell the caller that its token to this runtime was wrong.

@@ -1,8 +1,9 @@
 /**
  * @module knowledge/remote-sources/gcs
- * Google Cloud Storage through its JSON API with plain fetch (the client library would bring in
- * dozens of packages for three calls): objects.list (`prefix`, `delimiter`, `pageToken`,
- * `maxResults`) and the media download (`alt=media`).
+ * Google Cloud Storage through its JSON API with plain fetch.
+ *
+ * The client library would bring in dozens of packages for three calls: objects.list (`prefix`,
+ * `delimiter`, `pageToken`, `maxResults`) and the media download (`alt=media`).
  *
  * Auth: an access token given as is, or a service-account key: an RS256 JWT assertion
  * (`iss` the client email, `scope` read-only storage, `aud` the key's token_uri) exchanged at the
@@ -15,6 +16,7 @@ import { ConfigurationError } from '../../errors.js';
 import type { FetchedResource } from '../../net/safe-fetch.js';
 import { BaseRemoteSource, baseName, optionalText, requiredText } from './base.js';
 import { jsonOf, settingUrl, under, type SourceRequest } from './http.js';
+import { defineRemoteSource } from './kind.js';
 import type { RemoteCallOptions, RemoteDownload, RemoteFile, RemoteListOptions, RemoteListPage, RemoteSourceBaseOptions } from './remote-source.js';
 import { TokenCache, privateKeyFrom, requestToken, signJwt } from './tokens.js';
 
@@ -201,3 +203,35 @@ export class GcsSource extends BaseRemoteSource {
     };
   }
 }
+
+/**
+ * Google Cloud Storage as `KNOWLEDGE_CONTENT_SOURCES` configures it: `bucket_name` (or `bucket`),
+ * `project`, `endpoint`, and `service_account_key_env` or `credentials_path` (a key file), or
+ * `access_token_env`.
+ */
+export const GCS_KIND = defineRemoteSource({
+  type: 'gcs',
+  aliases: ['google_cloud_storage'],
+  fromSettings: (e) => {
+    const keyText = e.secret('service_account_key') ?? e.file('credentials_path');
+    let serviceAccountKey: GcsServiceAccountKey | undefined;
+    if (keyText !== undefined) {
+      try {
+        serviceAccountKey = JSON.parse(keyText) as GcsServiceAccountKey;
+      } catch {
+        throw new ConfigurationError(`${e.where}: the service account key is not JSON (a key file as Google issues it)`);
+      }
+    }
+    const accessToken = e.secret('access_token');
+    const project = e.text('project');
+    const endpoint = e.text('endpoint');
+    return new GcsSource({
+      ...e.base(),
+      bucket: e.text('bucket') ?? e.required('bucket_name'),
+      ...(project ? { project } : {}),
+      ...(endpoint ? { endpoint } : {}),
+      ...(serviceAccountKey ? { serviceAccountKey } : {}),
+      ...(accessToken ? { accessToken } : {}),
+    });
+  },
+});

@@ -1,7 +1,6 @@
 /**
  * @module knowledge/remote-sources/github
- * A GitHub repository (github.com or GitHub Enterprise, by `apiUrl`) through the REST API with
- * plain fetch.
+ * A GitHub repository (github.com or Enterprise, by `apiUrl`) through the REST API with plain fetch.
  *
  * Folders are read from git trees: the branch is resolved to its commit's root tree once per
  * listing, then each folder's tree is fetched by sha (non-recursive for one level, recursive=1
@@ -18,13 +17,17 @@
  * `source_params` may give `repo` ("owner/name") and `branch` per request; without a branch the
  * repository's default branch is used (looked up once per repository and cached briefly).
  * Rate limits: a 403 or 429 with `x-ratelimit-remaining: 0` (or a secondary limit's Retry-After)
- * is throttling, retried after Retry-After or until `x-ratelimit-reset`.
+ * is throttling, retried after Retry-After or until `x-ratelimit-reset`. What is read from GitHub's
+ * answers and names apart from the class (refs, trees, error bodies, rate-limit headers) is in
+ * github-rest.ts.
  */
 import type { KeyObject } from 'node:crypto';
 import { ConfigurationError } from '../../errors.js';
 import type { FetchedResource } from '../../net/safe-fetch.js';
 import { BaseRemoteSource, baseName, optionalText } from './base.js';
+import { REPO, SHA, branchProblem, githubErrorText, rateLimited, resetDelay, type Tree, type TreeEntry } from './github-rest.js';
 import { encodePath, jsonOf, settingUrl, under, type SourceRequest } from './http.js';
+import { defineRemoteSource } from './kind.js';
 import type { RemoteCallOptions, RemoteDownload, RemoteFile, RemoteFolder, RemoteListOptions, RemoteListPage, RemoteSourceBaseOptions } from './remote-source.js';
 import { TokenCache, privateKeyFrom, signJwt } from './tokens.js';
 
@@ -47,26 +50,10 @@ export interface GitHubSourceOptions extends RemoteSourceBaseOptions {
   apiUrl?: string;
 }
 
-const REPO = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})\/[A-Za-z0-9._-]{1,100}$/;
-const SHA = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
 const MAX_TREE_BYTES = 64 * 1024 * 1024;
 const MAX_JSON_BYTES = 8 * 1024 * 1024;
 const DEFAULT_BRANCH_TTL_MS = 60_000;
 const TREE_CACHE = 32;
-
-interface TreeEntry {
-  path: string;
-  type: 'blob' | 'tree' | 'commit';
-  mode: string;
-  sha: string;
-  size?: number;
-}
-
-interface Tree {
-  sha: string;
-  entries: TreeEntry[];
-  truncated: boolean;
-}
 
 /** Where a request reads from. */
 interface Target {
@@ -74,30 +61,8 @@ interface Target {
   branch: string | undefined;
 }
 
-/** `Not Found`, `API rate limit exceeded for ...` from GitHub's error body. */
-function githubErrorText(response: FetchedResource): string | undefined {
-  const body = jsonOf(response) as { message?: unknown } | undefined;
-  return typeof body?.message === 'string' ? body.message : undefined;
-}
-
 function fileOf(path: string, entry: TreeEntry): RemoteFile {
   return { path, name: baseName(path), ...(entry.size !== undefined ? { size: entry.size } : {}), version: entry.sha };
-}
-
-function rateLimited(response: FetchedResource): boolean {
-  return (response.status === 403 || response.status === 429) && (response.headers['x-ratelimit-remaining'] === '0' || response.headers['retry-after'] !== undefined);
-}
-
-function resetDelay(response: FetchedResource): number | undefined {
-  const reset = Number(response.headers['x-ratelimit-reset']);
-  return Number.isFinite(reset) && reset > 0 ? Math.max(0, reset * 1000 - Date.now()) : undefined;
-}
-
-function branchProblem(branch: string): string | undefined {
-  if (branch.length === 0 || branch.length > 255) return 'must be 1-255 characters';
-  if ([...branch].some((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f) || /[\s~^:?*[\\]/.test(branch)) return 'has a character git refuses in a ref';
-  if (branch.includes('..') || branch.startsWith('/') || branch.endsWith('/') || branch.endsWith('.lock') || branch.startsWith('-')) return 'is not a valid ref name';
-  return undefined;
 }
 
 export class GitHubSource extends BaseRemoteSource {
@@ -395,3 +360,37 @@ export class GitHubSource extends BaseRemoteSource {
     };
   }
 }
+
+/**
+ * A GitHub repository as `KNOWLEDGE_CONTENT_SOURCES` configures it: `repo`, `branch`, `path` (or
+ * `prefix`), `api_url`, and `token_env` or an App (`app_id`, `installation_id`, and
+ * `private_key_env` or `private_key_path`).
+ */
+export const GITHUB_KIND = defineRemoteSource({
+  type: 'github',
+  fromSettings: (e) => {
+    const token = e.secret('token');
+    const appId = e.numberOrText('app_id');
+    const installationId = e.numberOrText('installation_id');
+    const privateKey = e.secret('private_key') ?? e.file('private_key_path');
+    const app = appId !== undefined || installationId !== undefined || privateKey !== undefined;
+    if (app && (appId === undefined || installationId === undefined || privateKey === undefined)) {
+      throw new ConfigurationError(`${e.where}: GitHub App auth needs app_id, installation_id and private_key_env (or private_key_path) together`);
+    }
+    const repo = e.text('repo');
+    const branch = e.text('branch');
+    const apiUrl = e.text('api_url');
+    const folder = e.text('path');
+    const base = e.base();
+    if (folder !== undefined && base.prefix !== undefined) throw new ConfigurationError(`${e.where}: give prefix or path, not both`);
+    return new GitHubSource({
+      ...base,
+      ...(folder !== undefined ? { prefix: folder } : {}),
+      ...(repo ? { repo } : {}),
+      ...(branch ? { branch } : {}),
+      ...(apiUrl ? { apiUrl } : {}),
+      ...(token ? { token } : {}),
+      ...(app ? { app: { appId: appId!, installationId: installationId!, privateKey: privateKey! } } : {}),
+    });
+  },
+});

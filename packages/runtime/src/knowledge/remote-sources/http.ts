@@ -1,9 +1,10 @@
 /**
  * @module knowledge/remote-sources/http
- * The one way a remote source talks HTTP: through safeFetch (address pinned, connect and total
- * timeouts, the caller's signal, a byte cap enforced while the body streams in), to the origins
- * the operator configured only, with bounded retries of throttled requests and every failure
- * turned into a RemoteSourceError naming the source and the path.
+ * The one way a remote source talks HTTP, to the origins the operator configured only.
+ *
+ * Through safeFetch (address pinned, connect and total timeouts, the caller's signal, a byte
+ * cap enforced while the body streams in), with bounded retries of throttled requests and every
+ * failure turned into a RemoteSourceError naming the source and the path.
  *
  * Rules that hold for every request:
  * - the URL's origin must be one the source was configured with; URLs are built from settings,

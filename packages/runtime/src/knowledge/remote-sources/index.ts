@@ -1,6 +1,9 @@
 /**
- * @module knowledge/sources
- * Remote content sources: places a knowledge base browses and ingests from by path.
+ * @module knowledge/remote-sources
+ * The remote content sources' public surface, re-exported by knowledge/index.ts.
+ *
+ * The contract and the errors, then each kind's class and options, then the settings entry
+ * points. The list of kinds that KNOWLEDGE_CONTENT_SOURCES can name is list.ts.
  */
 export { REMOTE_SOURCE_TYPES, isRemoteSource, type RemoteSource, type RemoteSourceType, type RemoteFile, type RemoteFolder, type RemoteListPage, type RemoteListOptions, type RemoteCallOptions, type RemoteDownload, type RemoteSourceBaseOptions } from './remote-source.js';
 export { RemoteSourceError, type RemoteFailure } from './errors.js';

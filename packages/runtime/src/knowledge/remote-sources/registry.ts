@@ -1,7 +1,10 @@
 /**
  * @module knowledge/remote-sources/registry
- * The one place the five kinds are registered: how a settings entry (from
- * `KNOWLEDGE_CONTENT_SOURCES`, for runtimes configured by environment) becomes a source.
+ * How a settings entry (from `KNOWLEDGE_CONTENT_SOURCES`) becomes a source of a listed kind.
+ *
+ * Nothing here names a kind (see list.ts): an entry's `type` finds its kind by type or alias,
+ * the kind's `fromSettings` reads the entry (entry-reader.ts), then fields it did not read are
+ * refused.
  *
  * `KNOWLEDGE_CONTENT_SOURCES` holds a JSON array, or the path of a JSON file holding one;
  * settings/content-sources reads it. Each entry is `{id, type, name?, metadata?, prefix?,
@@ -11,240 +14,28 @@
  * unknown field (a typo would otherwise silently drop a setting); every refusal names the entry
  * and the field, and fails the start.
  */
-import { readFileSync } from 'node:fs';
 import { ConfigurationError } from '../../errors.js';
-import { CONTENT_SOURCES_VARIABLE, namedVariable, readContentSourcesSetting } from '../../settings/content-sources.js';
+import { CONTENT_SOURCES_VARIABLE, readContentSourcesSetting } from '../../settings/content-sources.js';
 import type { Environment } from '../../settings/environment.js';
-import { AzureBlobSource } from './azure-blob.js';
-import { GcsSource, type GcsServiceAccountKey } from './gcs.js';
-import { GitHubSource } from './github.js';
-import { checkUniqueIds, type RemoteSource, type RemoteSourceBaseOptions, type RemoteSourceType } from './remote-source.js';
-import { S3Source } from './s3.js';
-import { SharePointSource } from './sharepoint.js';
+import { EntryReader, type Entry } from './entry-reader.js';
+import type { RemoteSourceKind } from './kind.js';
+import { REMOTE_SOURCE_KINDS } from './list.js';
+import { checkUniqueIds, type RemoteSource } from './remote-source.js';
 
-/** `{key: value}`, or nothing when the value is absent. */
-function optional<T>(value: T | undefined, key: string): Record<string, T> {
-  return value === undefined ? {} : { [key]: value };
-}
+/** The kinds by type, spelled exactly. */
+const BY_TYPE = new Map<string, RemoteSourceKind>(REMOTE_SOURCE_KINDS.map((kind) => [kind.type, kind]));
 
-type Entry = Readonly<Record<string, unknown>>;
-
-/** Reads an entry's fields, remembering which were read so unknown ones can be refused. */
-class EntryReader {
-  private readonly used = new Set<string>(['type']);
-
-  constructor(
-    readonly entry: Entry,
-    readonly where: string,
-    private readonly env: Readonly<Environment>,
-  ) {}
-
-  text(field: string): string | undefined {
-    this.used.add(field);
-    const value = this.entry[field];
-    if (value === undefined || value === null) return undefined;
-    if (typeof value !== 'string') throw new ConfigurationError(`${this.where}: ${field} must be a string`);
-    return value;
-  }
-
-  required(field: string): string {
-    const value = this.text(field);
-    if (value === undefined || value.trim() === '') throw new ConfigurationError(`${this.where}: ${field} is required`);
-    return value;
-  }
-
-  integer(field: string): number | undefined {
-    this.used.add(field);
-    const value = this.entry[field];
-    if (value === undefined || value === null) return undefined;
-    if (typeof value !== 'number' || !Number.isInteger(value)) throw new ConfigurationError(`${this.where}: ${field} must be a whole number`);
-    return value;
-  }
-
-  /** An id given as a number or a string (GitHub's app and installation ids). */
-  numberOrText(field: string): string | undefined {
-    this.used.add(field);
-    const value = this.entry[field];
-    if (value === undefined || value === null) return undefined;
-    if (typeof value === 'number' && Number.isInteger(value)) return String(value);
-    if (typeof value === 'string') return value;
-    throw new ConfigurationError(`${this.where}: ${field} must be a number or a string`);
-  }
-
-  boolean(field: string): boolean | undefined {
-    this.used.add(field);
-    const value = this.entry[field];
-    if (value === undefined || value === null) return undefined;
-    if (typeof value !== 'boolean') throw new ConfigurationError(`${this.where}: ${field} must be true or false`);
-    return value;
-  }
-
-  /** A secret: `{field}_env` names the variable; `{field}` itself is refused. */
-  secret(field: string): string | undefined {
-    this.used.add(field);
-    if (this.entry[field] !== undefined) throw new ConfigurationError(`${this.where}: ${field} must not be given inline; put it in an environment variable and name that variable in ${field}_env`);
-    const variable = this.text(`${field}_env`);
-    if (variable === undefined) return undefined;
-    const value = namedVariable(this.env, variable);
-    if (value === undefined) throw new ConfigurationError(`${this.where}: ${field}_env names the environment variable ${variable}, which is not set`);
-    return value;
-  }
-
-  requiredSecret(field: string): string {
-    const value = this.secret(field);
-    if (value === undefined) throw new ConfigurationError(`${this.where}: ${field}_env is required (the environment variable holding ${field})`);
-    return value;
-  }
-
-  /** A file path (a key file): not a secret itself, read at start. */
-  file(field: string): string | undefined {
-    const path = this.text(field);
-    if (path === undefined) return undefined;
-    try {
-      return readFileSync(path, 'utf8');
-    } catch (error) {
-      throw new ConfigurationError(`${this.where}: ${field} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
-    }
-  }
-
-  /** What every kind shares. */
-  base(): RemoteSourceBaseOptions {
-    const metadata = this.entry.metadata;
-    this.used.add('metadata');
-    if (metadata !== undefined && metadata !== null && (typeof metadata !== 'object' || Array.isArray(metadata))) throw new ConfigurationError(`${this.where}: metadata must be an object`);
-    return {
-      id: this.required('id'),
-      ...optional(this.text('name'), 'name'),
-      ...(metadata ? { metadata: metadata as Record<string, unknown> } : {}),
-      ...optional(this.text('prefix'), 'prefix'),
-      ...optional(this.integer('timeout_ms'), 'timeoutMs'),
-      ...optional(this.integer('connect_timeout_ms'), 'connectTimeoutMs'),
-      ...optional(this.integer('max_retries'), 'maxRetries'),
-      ...optional(this.integer('max_retry_delay_ms'), 'maxRetryDelayMs'),
-      ...optional(this.integer('page_size'), 'pageSize'),
-    };
-  }
-
-  /** Refuses fields no one read. */
-  finish(): void {
-    const unknown = Object.keys(this.entry).filter((k) => !this.used.has(k));
-    if (unknown.length > 0) throw new ConfigurationError(`${this.where}: unknown field${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}`);
+/** The kinds by their other spellings, matched by an entry's type lower-cased. */
+const BY_ALIAS = new Map<string, RemoteSourceKind>();
+for (const kind of REMOTE_SOURCE_KINDS) {
+  for (const alias of kind.aliases) {
+    if (alias !== alias.toLowerCase() || BY_ALIAS.has(alias) || BY_TYPE.has(alias)) throw new Error(`remote source kind ${kind.type}: the alias "${alias}" must be lower-case, and neither a type nor another alias`);
+    BY_ALIAS.set(alias, kind);
   }
 }
 
-type Factory = (entry: EntryReader) => RemoteSource;
-
-/** Each kind's entry fields (snake_case) mapped to its options. */
-const KINDS: Record<RemoteSourceType, Factory> = {
-  s3: (e) => {
-    const sessionToken = e.secret('session_token');
-    const endpoint = e.text('endpoint');
-    const region = e.text('region');
-    const forcePathStyle = e.boolean('force_path_style');
-    return new S3Source({
-      ...e.base(),
-      bucket: e.text('bucket') ?? e.required('bucket_name'),
-      ...(region ? { region } : {}),
-      ...(endpoint ? { endpoint } : {}),
-      ...(forcePathStyle !== undefined ? { forcePathStyle } : {}),
-      credentials: { accessKeyId: e.requiredSecret('access_key_id'), secretAccessKey: e.requiredSecret('secret_access_key'), ...(sessionToken ? { sessionToken } : {}) },
-    });
-  },
-  gcs: (e) => {
-    const keyText = e.secret('service_account_key') ?? e.file('credentials_path');
-    let serviceAccountKey: GcsServiceAccountKey | undefined;
-    if (keyText !== undefined) {
-      try {
-        serviceAccountKey = JSON.parse(keyText) as GcsServiceAccountKey;
-      } catch {
-        throw new ConfigurationError(`${e.where}: the service account key is not JSON (a key file as Google issues it)`);
-      }
-    }
-    const accessToken = e.secret('access_token');
-    const project = e.text('project');
-    const endpoint = e.text('endpoint');
-    return new GcsSource({
-      ...e.base(),
-      bucket: e.text('bucket') ?? e.required('bucket_name'),
-      ...(project ? { project } : {}),
-      ...(endpoint ? { endpoint } : {}),
-      ...(serviceAccountKey ? { serviceAccountKey } : {}),
-      ...(accessToken ? { accessToken } : {}),
-    });
-  },
-  azureblob: (e) => {
-    const sasToken = e.secret('sas_token');
-    const tenantId = e.text('tenant_id');
-    const clientId = e.text('client_id');
-    const clientSecret = e.secret('client_secret');
-    const endpoint = e.text('endpoint');
-    const authorityHost = e.text('authority_host');
-    const principal = tenantId !== undefined || clientId !== undefined || clientSecret !== undefined;
-    if (principal && (tenantId === undefined || clientId === undefined || clientSecret === undefined)) {
-      throw new ConfigurationError(`${e.where}: a service principal needs tenant_id, client_id and client_secret_env together`);
-    }
-    return new AzureBlobSource({
-      ...e.base(),
-      account: e.text('account') ?? e.required('storage_account'),
-      container: e.required('container'),
-      ...(sasToken ? { sasToken } : {}),
-      ...(principal ? { servicePrincipal: { tenantId: tenantId!, clientId: clientId!, clientSecret: clientSecret! } } : {}),
-      ...(endpoint ? { endpoint } : {}),
-      ...(authorityHost ? { authorityHost } : {}),
-    });
-  },
-  sharepoint: (e) => {
-    const sitePath = e.text('site_path');
-    const siteId = e.text('site_id');
-    const driveId = e.text('drive_id');
-    const graphUrl = e.text('graph_url');
-    const authorityHost = e.text('authority_host');
-    const folder = e.text('folder_path');
-    const base = e.base();
-    if (folder !== undefined && base.prefix !== undefined) throw new ConfigurationError(`${e.where}: give prefix or folder_path, not both`);
-    return new SharePointSource({
-      ...base,
-      ...(folder !== undefined ? { prefix: folder } : {}),
-      tenantId: e.required('tenant_id'),
-      clientId: e.required('client_id'),
-      clientSecret: e.requiredSecret('client_secret'),
-      hostname: e.required('hostname'),
-      ...(sitePath ? { sitePath } : {}),
-      ...(siteId ? { siteId } : {}),
-      ...(driveId ? { driveId } : {}),
-      ...(graphUrl ? { graphUrl } : {}),
-      ...(authorityHost ? { authorityHost } : {}),
-    });
-  },
-  github: (e) => {
-    const token = e.secret('token');
-    const appId = e.numberOrText('app_id');
-    const installationId = e.numberOrText('installation_id');
-    const privateKey = e.secret('private_key') ?? e.file('private_key_path');
-    const app = appId !== undefined || installationId !== undefined || privateKey !== undefined;
-    if (app && (appId === undefined || installationId === undefined || privateKey === undefined)) {
-      throw new ConfigurationError(`${e.where}: GitHub App auth needs app_id, installation_id and private_key_env (or private_key_path) together`);
-    }
-    const repo = e.text('repo');
-    const branch = e.text('branch');
-    const apiUrl = e.text('api_url');
-    const folder = e.text('path');
-    const base = e.base();
-    if (folder !== undefined && base.prefix !== undefined) throw new ConfigurationError(`${e.where}: give prefix or path, not both`);
-    return new GitHubSource({
-      ...base,
-      ...(folder !== undefined ? { prefix: folder } : {}),
-      ...(repo ? { repo } : {}),
-      ...(branch ? { branch } : {}),
-      ...(apiUrl ? { apiUrl } : {}),
-      ...(token ? { token } : {}),
-      ...(app ? { app: { appId: appId!, installationId: installationId!, privateKey: privateKey! } } : {}),
-    });
-  },
-};
-
-/** Spellings of a type accepted besides the canonical one. */
-const ALIASES: Record<string, RemoteSourceType> = { azure_blob: 'azureblob', azure: 'azureblob', google_cloud_storage: 'gcs' };
+/** For messages: "s3, gcs, azureblob, sharepoint, github". */
+const KIND_NAMES = REMOTE_SOURCE_KINDS.map((kind) => kind.type).join(', ');
 
 /** One source from one settings entry. */
 export function remoteSourceFromSettings(entry: unknown, env: Readonly<Environment> = process.env, label = 'content source'): RemoteSource {
@@ -252,11 +43,11 @@ export function remoteSourceFromSettings(entry: unknown, env: Readonly<Environme
   const fields = entry as Entry;
   const where = typeof fields.id === 'string' ? `${label} "${fields.id}"` : label;
   const raw = fields.type;
-  if (typeof raw !== 'string') throw new ConfigurationError(`${where}: type is required (one of ${Object.keys(KINDS).join(', ')})`);
-  const type = (raw in KINDS ? raw : ALIASES[raw.toLowerCase()]) as RemoteSourceType | undefined;
-  if (!type) throw new ConfigurationError(`${where}: type "${raw}" is not one of ${Object.keys(KINDS).join(', ')}`);
+  if (typeof raw !== 'string') throw new ConfigurationError(`${where}: type is required (one of ${KIND_NAMES})`);
+  const kind = BY_TYPE.get(raw) ?? BY_ALIAS.get(raw.toLowerCase());
+  if (!kind) throw new ConfigurationError(`${where}: type "${raw}" is not one of ${KIND_NAMES}`);
   const reader = new EntryReader(fields, where, env);
-  const source = KINDS[type](reader);
+  const source = kind.fromSettings(reader);
   reader.finish();
   return source;
 }

@@ -1,8 +1,11 @@
 /**
  * @module knowledge/remote-sources/remote-source
- * A remote content source: a place an operator configures on a knowledge base (a bucket, a
+ * The contract every kind of remote content source implements, and the kinds' types.
+ *
+ * A remote content source is a place an operator configures on a knowledge base (a bucket, a
  * container, a SharePoint library, a repository) that users browse and ingest from by path.
  * One adapter per kind implements this interface; the routes and the ingestion code see only it.
+ * The kinds themselves are listed in list.ts; this module knows none of them.
  *
  * Paths are full paths inside the place (an object key, a blob name, a path in the repository or
  * the drive), without a leading "/". A trailing "/" means a folder, and "" the source's root
@@ -11,7 +14,10 @@
  */
 import { ConfigurationError } from '../../errors.js';
 
-/** The kinds, spelled as agno reports them (its config class name without `Config`, lower-cased). */
+/**
+ * The kinds, spelled as agno reports them (its config class name without `Config`, lower-cased).
+ * list.ts must declare exactly these kinds, in this order: tsc refuses it otherwise.
+ */
 export const REMOTE_SOURCE_TYPES = ['s3', 'gcs', 'azureblob', 'sharepoint', 'github'] as const;
 export type RemoteSourceType = (typeof REMOTE_SOURCE_TYPES)[number];
 

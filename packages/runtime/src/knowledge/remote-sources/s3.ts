@@ -1,11 +1,12 @@
 /**
  * @module knowledge/remote-sources/s3
- * S3 and S3-compatible storage (MinIO, Ceph, R2...) through @aws-sdk/client-s3, which signs each
- * request (SigV4) and parses S3's XML. Its transport is the shared SignedRequestHandler (the one
- * the bucket reader uses), sending through SourceHttp: the configured endpoint only, timeouts,
- * the byte cap, retries of SlowDown/429 after Retry-After. The SDK's own retries are off so
- * there is one retry policy. Each call's cap, path and signal travel to the handler in an
- * AsyncLocalStorage, since the SDK hands the handler nothing of ours.
+ * S3 and S3-compatible storage (MinIO, Ceph, R2...) through @aws-sdk/client-s3.
+ *
+ * The SDK signs each request (SigV4) and parses S3's XML. Its transport is the shared
+ * SignedRequestHandler (the one the bucket reader uses), sending through SourceHttp: the
+ * configured endpoint only, timeouts, the byte cap, retries of SlowDown/429 after Retry-After.
+ * The SDK's own retries are off so there is one retry policy. Each call's cap, path and signal
+ * travel to the handler in an AsyncLocalStorage, since the SDK hands the handler nothing of ours.
  *
  * Credentials come only from the options: the SDK's default provider chain (profile files,
  * environment, instance metadata) is never consulted.
@@ -17,6 +18,7 @@ import { isBucketName } from '../readers/sources/bucket.js';
 import { SignedRequestHandler } from '../readers/sources/providers/s3.js';
 import { BaseRemoteSource, baseName, optionalText, requiredText } from './base.js';
 import { settingUrl, textOf } from './http.js';
+import { defineRemoteSource } from './kind.js';
 import type { RemoteCallOptions, RemoteDownload, RemoteFile, RemoteListOptions, RemoteListPage, RemoteSourceBaseOptions } from './remote-source.js';
 
 export interface S3SourceOptions extends RemoteSourceBaseOptions {
@@ -184,3 +186,25 @@ export class S3Source extends BaseRemoteSource {
     };
   }
 }
+
+/**
+ * S3 as `KNOWLEDGE_CONTENT_SOURCES` configures it: `bucket_name` (or `bucket`), `region`, `endpoint`,
+ * `force_path_style`, `access_key_id_env`, `secret_access_key_env`, `session_token_env`.
+ */
+export const S3_KIND = defineRemoteSource({
+  type: 's3',
+  fromSettings: (e) => {
+    const sessionToken = e.secret('session_token');
+    const endpoint = e.text('endpoint');
+    const region = e.text('region');
+    const forcePathStyle = e.boolean('force_path_style');
+    return new S3Source({
+      ...e.base(),
+      bucket: e.text('bucket') ?? e.required('bucket_name'),
+      ...(region ? { region } : {}),
+      ...(endpoint ? { endpoint } : {}),
+      ...(forcePathStyle !== undefined ? { forcePathStyle } : {}),
+      credentials: { accessKeyId: e.requiredSecret('access_key_id'), secretAccessKey: e.requiredSecret('secret_access_key'), ...(sessionToken ? { sessionToken } : {}) },
+    });
+  },
+});

@@ -23,6 +23,7 @@ import { ConfigurationError } from '../../errors.js';
 import type { FetchedResource } from '../../net/safe-fetch.js';
 import { BaseRemoteSource, baseName, optionalText, requiredText } from './base.js';
 import { encodePath, jsonOf, settingUrl, under, type SourceRequest } from './http.js';
+import { defineRemoteSource } from './kind.js';
 import type { RemoteCallOptions, RemoteDownload, RemoteFile, RemoteFolder, RemoteListOptions, RemoteListPage, RemoteSourceBaseOptions } from './remote-source.js';
 import { TokenCache, requestToken } from './tokens.js';
 
@@ -287,3 +288,35 @@ export class SharePointSource extends BaseRemoteSource {
     };
   }
 }
+
+/**
+ * A SharePoint library as `KNOWLEDGE_CONTENT_SOURCES` configures it: `tenant_id`, `client_id`,
+ * `client_secret_env`, `hostname`, `site_path` or `site_id`, `drive_id`, `folder_path` (or
+ * `prefix`), `graph_url`, `authority_host`.
+ */
+export const SHAREPOINT_KIND = defineRemoteSource({
+  type: 'sharepoint',
+  fromSettings: (e) => {
+    const sitePath = e.text('site_path');
+    const siteId = e.text('site_id');
+    const driveId = e.text('drive_id');
+    const graphUrl = e.text('graph_url');
+    const authorityHost = e.text('authority_host');
+    const folder = e.text('folder_path');
+    const base = e.base();
+    if (folder !== undefined && base.prefix !== undefined) throw new ConfigurationError(`${e.where}: give prefix or folder_path, not both`);
+    return new SharePointSource({
+      ...base,
+      ...(folder !== undefined ? { prefix: folder } : {}),
+      tenantId: e.required('tenant_id'),
+      clientId: e.required('client_id'),
+      clientSecret: e.requiredSecret('client_secret'),
+      hostname: e.required('hostname'),
+      ...(sitePath ? { sitePath } : {}),
+      ...(siteId ? { siteId } : {}),
+      ...(driveId ? { driveId } : {}),
+      ...(graphUrl ? { graphUrl } : {}),
+      ...(authorityHost ? { authorityHost } : {}),
+    });
+  },
+});

@@ -1,9 +1,10 @@
 /**
  * @module knowledge/remote-sources/tokens
- * Access tokens a source obtains (an OAuth client-credentials or JWT-bearer grant, a GitHub App
- * installation token), cached until shortly before they expire. Concurrent callers share one
- * request; a failed request is not cached. RS256 JWTs are signed by jose, through WebCrypto,
- * which runs in libuv's thread pool rather than on the event loop.
+ * Access tokens a source obtains, cached until shortly before they expire.
+ *
+ * An OAuth client-credentials or JWT-bearer grant, or a GitHub App installation token.
+ * Concurrent callers share one request; a failed request is not cached. RS256 JWTs are signed
+ * by jose, through WebCrypto, which runs in libuv's thread pool rather than on the event loop.
  */
 import { createPrivateKey, type KeyObject } from 'node:crypto';
 import { SignJWT } from 'jose';
