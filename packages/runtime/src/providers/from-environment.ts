@@ -1,71 +1,45 @@
 /**
  * @module providers/from-environment
  * Which provider the configuration picks, for each kind of model. For code: `openai()`,
- * `anthropic()` and `ollama()`, each falling back to its provider's usual environment variables
- * as the vendors' SDKs do. For the Runtime and knowledge bases: `modelFromEnvironment()`,
- * `embedderFromEnvironment()` and `rerankerFromEnvironment()`. Each kind has one list of its
- * providers below; the variables are read by settings/providers.
+ * `anthropic()` and `ollama()` (defined beside their adapters), each falling back to its
+ * provider's usual environment variables as the vendors' SDKs do. For the Runtime and knowledge
+ * bases: `modelFromEnvironment()`, `embedderFromEnvironment()` and `rerankerFromEnvironment()`.
+ * Each kind has one list of its providers below; the variables are read by settings/providers.
  */
 import { ConfigurationError } from '../errors.js';
 import type { Embedder } from '../model/embedder.js';
 import { ModelError, type Model } from '../model/model.js';
 import type { Reranker } from '../model/reranker.js';
-import { readEnvironment, type Environment } from '../settings/environment.js';
-import {
-  anthropicSettingsSchema,
-  modelProviderSchema,
-  ollamaSettingsSchema,
-  openaiSettingsSchema,
-  rerankSettingsSchema,
-  type RerankSettings,
-} from '../settings/providers.js';
-import { AnthropicMessagesModel, type AnthropicMessagesModelOptions } from './anthropic/messages.js';
+import { readEnvironment } from '../settings/environment.js';
+import { modelProviderSchema, ollamaSettingsSchema, openaiSettingsSchema, rerankSettingsSchema, type RerankSettings } from '../settings/providers.js';
+import { ANTHROPIC_CHAT } from './anthropic/messages.js';
+import type { ModelEnvironment } from './chat-provider.js';
 import { CohereReranker } from './cohere/rerank.js';
-import { OllamaChatModel, type OllamaChatModelOptions } from './ollama/chat.js';
+import { OLLAMA_CHAT } from './ollama/chat.js';
 import { OllamaEmbedder } from './ollama/embeddings.js';
-import { OpenAIChatModel, type OpenAIChatModelOptions } from './openai/chat.js';
+import { OPENAI_CHAT } from './openai/chat.js';
 import { OpenAIEmbedder } from './openai/embeddings.js';
 import { TeiReranker } from './tei/rerank.js';
 
-export type ModelEnvironment = Readonly<Environment>;
+export type { ModelEnvironment } from './chat-provider.js';
+export { anthropic } from './anthropic/messages.js';
+export { ollama } from './ollama/chat.js';
+export { openai } from './openai/chat.js';
+
+/**
+ * The chat providers, in the order the environment is searched when MODEL_PROVIDER is unset. A
+ * new one is its definition (providers/chat-provider) in its vendor's chat file plus a line here.
+ */
+const CHAT_PROVIDERS = [OPENAI_CHAT, ANTHROPIC_CHAT, OLLAMA_CHAT] as const;
+
+type ChatProviders = (typeof CHAT_PROVIDERS)[number];
+
+export type ProviderName = ChatProviders['id'];
 
 /** Used when neither the options nor the environment name a model. */
-export const DEFAULT_MODELS = { openai: 'gpt-4o-mini', anthropic: 'claude-sonnet-4-5', ollama: 'llama3.2' } as const;
+export const DEFAULT_MODELS = Object.fromEntries(CHAT_PROVIDERS.map((p) => [p.id, p.defaultModel])) as { readonly [P in ChatProviders as P['id']]: P['defaultModel'] };
 
-export type ProviderName = keyof typeof DEFAULT_MODELS;
-
-/** Every option may be omitted; `env` (default `process.env`) supplies what is missing. */
-type FactoryOptions<T> = Partial<T> & { env?: ModelEnvironment };
-
-/** OpenAI, or any OpenAI-compatible server: OPENAI_API_KEY, OPENAI_BASE_URL, OPENAI_MODEL. */
-export function openai(options: FactoryOptions<OpenAIChatModelOptions> = {}): Model {
-  const { env = process.env, ...rest } = options;
-  const s = readEnvironment(openaiSettingsSchema, env);
-  return new OpenAIChatModel({ ...rest, model: rest.model ?? s.model ?? DEFAULT_MODELS.openai, apiKey: rest.apiKey ?? s.apiKey, baseURL: rest.baseURL ?? s.baseURL });
-}
-
-/** Anthropic: ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, ANTHROPIC_MODEL. */
-export function anthropic(options: FactoryOptions<AnthropicMessagesModelOptions> = {}): Model {
-  const { env = process.env, ...rest } = options;
-  const s = readEnvironment(anthropicSettingsSchema, env);
-  return new AnthropicMessagesModel({ ...rest, model: rest.model ?? s.model ?? DEFAULT_MODELS.anthropic, apiKey: rest.apiKey ?? s.apiKey ?? '', baseURL: rest.baseURL ?? s.baseURL });
-}
-
-/** Ollama's native API: OLLAMA_HOST, OLLAMA_MODEL. */
-export function ollama(options: FactoryOptions<OllamaChatModelOptions> = {}): Model {
-  const { env = process.env, ...rest } = options;
-  const s = readEnvironment(ollamaSettingsSchema, env);
-  return new OllamaChatModel({ ...rest, model: rest.model ?? s.model ?? DEFAULT_MODELS.ollama, host: rest.host ?? s.host });
-}
-
-/** The chat providers, in the order the environment is searched when MODEL_PROVIDER is unset, each with what selects it. */
-const CHAT_PROVIDERS: readonly { id: ProviderName; selectedBy: (env: ModelEnvironment) => boolean; create: (options: { env: ModelEnvironment }) => Model }[] = [
-  { id: 'openai', selectedBy: (env) => ((s) => s.apiKey !== undefined || s.baseURL !== undefined)(readEnvironment(openaiSettingsSchema, env)), create: openai },
-  { id: 'anthropic', selectedBy: (env) => readEnvironment(anthropicSettingsSchema, env).apiKey !== undefined, create: anthropic },
-  { id: 'ollama', selectedBy: (env) => ((s) => s.host !== undefined || s.model !== undefined)(readEnvironment(ollamaSettingsSchema, env)), create: ollama },
-];
-
-const MODEL_PROVIDER = modelProviderSchema(Object.keys(DEFAULT_MODELS) as ProviderName[]);
+const MODEL_PROVIDER = modelProviderSchema(CHAT_PROVIDERS.map((p) => p.id));
 
 /**
  * The model the environment configures: MODEL_PROVIDER when set, else the first provider with
