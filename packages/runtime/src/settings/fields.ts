@@ -29,8 +29,11 @@ export interface WholeNumberRange {
   min: number;
   /** None: any number from `min` up. */
   max?: number;
-  /** A function when the default depends on the machine (the number of cores). */
-  default: number | (() => number);
+  /**
+   * A function when the default depends on the machine (the number of cores); none: the field
+   * is undefined when unset (the default is decided further on, as for the embedding limits).
+   */
+  default?: number | (() => number);
   /**
    * Says "between 1 and max" rather than "from 1 to max": the server area's messages were
    * written that way and start scripts may match them.
@@ -44,7 +47,9 @@ function rangeText(range: WholeNumberRange): string {
 }
 
 /** Digits only, from `min` to `max`: no sign, fraction or exponent. */
-export function wholeNumber(range: WholeNumberRange): Field<number> {
+export function wholeNumber(range: WholeNumberRange & Required<Pick<WholeNumberRange, 'default'>>): Field<number>;
+export function wholeNumber(range: Omit<WholeNumberRange, 'default'>): Field<number | undefined>;
+export function wholeNumber(range: WholeNumberRange): Field<number | undefined> {
   return variable().transform((value, ctx) => {
     const raw = trimmed(value);
     if (raw === undefined) return typeof range.default === 'function' ? range.default() : range.default;
@@ -56,7 +61,7 @@ export function wholeNumber(range: WholeNumberRange): Field<number> {
 }
 
 /** A whole number of seconds (range and default in seconds), handed on in ms. */
-export function seconds(range: WholeNumberRange): Field<number> {
+export function seconds(range: WholeNumberRange & Required<Pick<WholeNumberRange, 'default'>>): Field<number> {
   return wholeNumber(range).transform((s) => s * 1000);
 }
 
@@ -96,13 +101,30 @@ export function switchedOn(): Field<boolean> {
   return variable().transform((value) => value !== undefined && YES.includes(value.trim().toLowerCase()));
 }
 
-/** One of `words`; `lowercase` compares (and reports) the value lowercased. */
-export function oneOf<const W extends string>(words: readonly W[], options: { lowercase?: boolean } = {}): Field<W | undefined> {
+export interface OneOfOptions {
+  /** Compares (and reports) the value lowercased. */
+  lowercase?: boolean;
+  /**
+   * How the refusal lists the words: `'list'` (the default) says `must be a, b or c, got "x"`;
+   * `'one of'` says `must be one of a, b, c (got "x")`, the wording MODEL_PROVIDER's message
+   * has always had (start scripts may match it).
+   */
+  wording?: 'list' | 'one of';
+}
+
+/** `a`, `a or b`, `a, b or c`. */
+function listed(words: readonly string[]): string {
+  return words.length < 2 ? words.join('') : `${words.slice(0, -1).join(', ')} or ${words.at(-1)}`;
+}
+
+/** One of `words`, spelt exactly unless `lowercase`; blank or unset: undefined. */
+export function oneOf<const W extends string>(words: readonly W[], options: OneOfOptions = {}): Field<W | undefined> {
   return variable().transform((value, ctx) => {
     const raw = options.lowercase ? trimmed(value)?.toLowerCase() : trimmed(value);
     if (raw === undefined) return undefined;
     if ((words as readonly string[]).includes(raw)) return raw as W;
-    ctx.addIssue({ code: 'custom', message: `must be ${words.join(' or ')}, got "${raw}"` });
+    const message = options.wording === 'one of' ? `must be one of ${words.join(', ')} (got "${raw}")` : `must be ${listed(words)}, got "${raw}"`;
+    ctx.addIssue({ code: 'custom', message });
     return z.NEVER;
   });
 }

@@ -8,6 +8,8 @@
  */
 import { ModelError, type FinishReason, type Model, type ModelRequest, type ModelResponse, type StreamPart, type ToolCall, type Usage } from '../../model/model.js';
 import { parseSse } from '../../net/sse.js';
+import { anthropicSettingsSchema } from '../../settings/providers.js';
+import { defineChatProvider, type ChatFactoryOptions } from '../chat-provider.js';
 import { asModelError, httpSettings, postForJson, postForStream, type HttpOptions, type HttpSettings } from '../http.js';
 import { array, isRecord, num, optionalRecord, record, str, type JsonRecord } from '../json-fields.js';
 import { argumentsText } from '../tool-arguments.js';
@@ -201,4 +203,20 @@ function anthropicError(error: unknown): ModelError {
   const message = str(details?.message) ?? 'unknown error';
   const status = ERROR_STATUS[str(details?.type) ?? ''] ?? 500;
   return new ModelError('anthropic', 'MODEL_HTTP_ERROR', `anthropic: error in the response: ${message.slice(0, 300)}`, { status });
+}
+
+/** The chat provider ANTHROPIC_API_KEY selects (its variables: settings/providers). */
+export const ANTHROPIC_CHAT = defineChatProvider({
+  id: 'anthropic',
+  defaultModel: 'claude-sonnet-4-5',
+  settings: anthropicSettingsSchema,
+  selectedBy: (s) => s.apiKey !== undefined,
+  // No key at all reaches the model as '', which refuses it naming ANTHROPIC_API_KEY.
+  options: (s) => ({ model: s.model, apiKey: s.apiKey ?? '', baseURL: s.baseURL }),
+  model: (options: AnthropicMessagesModelOptions) => new AnthropicMessagesModel(options),
+});
+
+/** Anthropic: ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, ANTHROPIC_MODEL. */
+export function anthropic(options: ChatFactoryOptions<AnthropicMessagesModelOptions> = {}): Model {
+  return ANTHROPIC_CHAT.create(options);
 }

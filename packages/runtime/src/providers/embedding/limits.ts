@@ -2,9 +2,11 @@
  * @module providers/embedding/limits
  * How much an embedder may ask of its endpoint: inputs per request, requests in flight,
  * requests and tokens per minute, retries. Options win over the EMBEDDING_* environment
- * variables, which win over the provider's defaults; a malformed value fails naming itself.
+ * variables (read by settings/embedding), which win over the provider's defaults; a malformed
+ * value fails naming itself.
  */
 import { ConfigurationError } from '../../errors.js';
+import { readEmbeddingLimitSettings } from '../../settings/embedding.js';
 
 export interface EmbeddingLimitOptions {
   /** Inputs per request. */
@@ -48,27 +50,9 @@ const DEFAULT_RETRY_BASE_MS = 500;
 /** Also the longest pause an announced rate-limit reset imposes (limiter.ts). */
 export const DEFAULT_MAX_RETRY_DELAY_MS = 60_000;
 
-/** The settings, their bounds and the option each one fills. */
-const SETTINGS = [
-  ['EMBEDDING_BATCH_SIZE', 'batchSize', 1, 2048],
-  ['EMBEDDING_MAX_CONCURRENCY', 'maxConcurrency', 1, 64],
-  ['EMBEDDING_REQUESTS_PER_MINUTE', 'requestsPerMinute', 0, 10_000_000],
-  ['EMBEDDING_TOKENS_PER_MINUTE', 'tokensPerMinute', 0, 1_000_000_000],
-  ['EMBEDDING_MAX_RETRIES', 'maxRetries', 0, 20],
-] as const;
-
-/** The EMBEDDING_* environment variables that are set; a malformed one fails naming itself. */
+/** The EMBEDDING_* environment variables that are set (settings/embedding); a malformed one fails naming itself. */
 export function embeddingLimitsFromEnvironment(env: Record<string, string | undefined> = process.env): EmbeddingLimitOptions {
-  const out: EmbeddingLimitOptions = {};
-  for (const [name, key, min, max] of SETTINGS) {
-    const raw = env[name]?.trim();
-    if (!raw) continue;
-    if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
-      throw new ConfigurationError(`${name} must be a whole number from ${min} to ${max}, got "${raw}"`);
-    }
-    out[key] = Number(raw);
-  }
-  return out;
+  return readEmbeddingLimitSettings(env);
 }
 
 /** Options over EMBEDDING_* settings over the provider's defaults. */

@@ -8,6 +8,8 @@
 import { randomUUID } from 'node:crypto';
 import { ModelError, type ChatMessage, type FinishReason, type Model, type ModelRequest, type ModelResponse, type StreamPart, type ToolCall, type Usage } from '../../model/model.js';
 import { parseNdjson } from '../../net/ndjson.js';
+import { ollamaSettingsSchema } from '../../settings/providers.js';
+import { defineChatProvider, type ChatFactoryOptions } from '../chat-provider.js';
 import { asModelError, httpSettings, postForJson, postForStream, type HttpOptions, type HttpSettings } from '../http.js';
 import { array, isRecord, num, optionalRecord, record, str, type JsonRecord } from '../json-fields.js';
 import { argumentsObject, argumentsText } from '../tool-arguments.js';
@@ -136,4 +138,19 @@ function readUsage(line: JsonRecord): Usage {
 function ollamaError(error: unknown): ModelError {
   const message = typeof error === 'string' ? error : (str(optionalRecord(error)?.message) ?? 'unknown error');
   return new ModelError('ollama', 'MODEL_HTTP_ERROR', `ollama: error in the response: ${message.slice(0, 300)}`, { status: 500 });
+}
+
+/** The chat provider OLLAMA_HOST or OLLAMA_MODEL selects (its variables: settings/providers). */
+export const OLLAMA_CHAT = defineChatProvider({
+  id: 'ollama',
+  defaultModel: 'llama3.2',
+  settings: ollamaSettingsSchema,
+  selectedBy: (s) => s.host !== undefined || s.model !== undefined,
+  options: (s) => ({ model: s.model, host: s.host }),
+  model: (options: OllamaChatModelOptions) => new OllamaChatModel(options),
+});
+
+/** Ollama's native API: OLLAMA_HOST, OLLAMA_MODEL. */
+export function ollama(options: ChatFactoryOptions<OllamaChatModelOptions> = {}): Model {
+  return OLLAMA_CHAT.create(options);
 }

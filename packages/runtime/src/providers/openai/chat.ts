@@ -7,6 +7,8 @@
 import { randomUUID } from 'node:crypto';
 import { ModelError, type ChatMessage, type FinishReason, type Model, type ModelRequest, type ModelResponse, type StreamPart, type ToolCall, type Usage } from '../../model/model.js';
 import { parseSse } from '../../net/sse.js';
+import { openaiSettingsSchema } from '../../settings/providers.js';
+import { defineChatProvider, type ChatFactoryOptions } from '../chat-provider.js';
 import { asModelError, httpSettings, postForJson, postForStream, type HttpOptions, type HttpSettings } from '../http.js';
 import { array, num, optionalRecord, record, str, type JsonRecord } from '../json-fields.js';
 import { argumentsText } from '../tool-arguments.js';
@@ -173,4 +175,19 @@ function streamError(error: unknown): ModelError {
   const code = details?.code;
   const status = typeof code === 'number' ? code : 500;
   return new ModelError('openai', 'MODEL_HTTP_ERROR', `openai: error in the response: ${message.slice(0, 300)}`, { status });
+}
+
+/** The chat provider OPENAI_API_KEY or OPENAI_BASE_URL selects (its variables: settings/providers). */
+export const OPENAI_CHAT = defineChatProvider({
+  id: 'openai',
+  defaultModel: 'gpt-4o-mini',
+  settings: openaiSettingsSchema,
+  selectedBy: (s) => s.apiKey !== undefined || s.baseURL !== undefined,
+  options: (s) => ({ model: s.model, apiKey: s.apiKey, baseURL: s.baseURL }),
+  model: (options: OpenAIChatModelOptions) => new OpenAIChatModel(options),
+});
+
+/** OpenAI, or any OpenAI-compatible server: OPENAI_API_KEY, OPENAI_BASE_URL, OPENAI_MODEL. */
+export function openai(options: ChatFactoryOptions<OpenAIChatModelOptions> = {}): Model {
+  return OPENAI_CHAT.create(options);
 }
