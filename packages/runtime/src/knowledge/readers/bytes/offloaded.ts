@@ -1,7 +1,7 @@
 /**
  * @module knowledge/readers/bytes/offloaded
- * The heavy byte readers (pdf, docx, excel, pptx) read in a worker of the pool: each exports a
- * `readInline` task, the same reader constructed inline, which reads the bytes moved there.
+ * The heavy byte readers (pdf, docx, excel, pptx) read in a worker process of the pool: each
+ * exports a `readInline` task, the same reader constructed inline, which reads the bytes sent there.
  */
 import type { Document, ReaderInput } from '../../types.js';
 import type { ReadOptions } from '../reader.js';
@@ -11,12 +11,15 @@ import { defineWorkerTask } from '../../../workers/task.js';
 /** The heavy byte readers that can read in a worker. */
 export type OffloadedReader = 'pdf' | 'docx' | 'excel' | 'pptx';
 
-// Each reader's module, addressed by URL: the worker imports it, this module does not.
+// Each reader's module, addressed by URL: the worker imports it, this module does not. They parse
+// uploaded files, so each runs in a worker process whose memory the pool bounds (a thread's heap
+// limit does not see what zip inflation and parsers allocate outside it).
+const ISOLATED = { isolation: 'process' } as const;
 const TASKS: Record<OffloadedReader, string> = {
-  pdf: defineWorkerTask('read:pdf', import.meta.url, './pdf.js', 'readInline'),
-  docx: defineWorkerTask('read:docx', import.meta.url, './docx.js', 'readInline'),
-  excel: defineWorkerTask('read:excel', import.meta.url, './excel.js', 'readInline'),
-  pptx: defineWorkerTask('read:pptx', import.meta.url, './pptx.js', 'readInline'),
+  pdf: defineWorkerTask('read:pdf', import.meta.url, './pdf.js', 'readInline', ISOLATED),
+  docx: defineWorkerTask('read:docx', import.meta.url, './docx.js', 'readInline', ISOLATED),
+  excel: defineWorkerTask('read:excel', import.meta.url, './excel.js', 'readInline', ISOLATED),
+  pptx: defineWorkerTask('read:pptx', import.meta.url, './pptx.js', 'readInline', ISOLATED),
 };
 
 export interface ReadPayload {
