@@ -20,7 +20,7 @@
  */
 import { basename } from 'node:path';
 import type { SearchableKnowledge } from '../components/component.js';
-import { badRequest, ConfigurationError } from '../errors.js';
+import { badRequest, ConfigurationError, isStackOverflow, unprocessable } from '../errors.js';
 import type { Embedder } from '../model/embedder.js';
 import type { Model } from '../model/model.js';
 import type { Reranker } from '../model/reranker.js';
@@ -214,7 +214,10 @@ export class Knowledge implements SearchableKnowledge, ConfigurableKnowledge {
     const contentId = contentIdOf(hash);
     if (r.unlessHash === hash) return { content_id: contentId, name: r.name, reader: r.reader.id, chunker: r.chunker.type, chunks: 0, hash, unchanged: true };
     const notes: string[] = [];
-    const documents = await r.reader.read({ data: r.data, name: r.name }, { signal: r.signal, notes });
+    const documents = await r.reader.read({ data: r.data, name: r.name }, { signal: r.signal, notes }).catch((error: unknown) => {
+      // A reader on this thread (json, html...) that recursed as deep as the file is nested.
+      throw isStackOverflow(error as Error) ? unprocessable(`${r.reader.id} reader: "${r.name}" is nested too deeply to read (it overflowed the stack)`, error) : error;
+    });
     const stored = await storeParts(this.pipeline, [{ documents, chunker: r.chunker, reader: r.reader }], { name: r.name, sourceName: r.name, metadata, contentId, userId, signal: r.signal });
     return { ...stored, reader: r.reader.id, chunker: r.chunker.type, hash, ...(notes.length > 0 ? { notes } : {}) };
   }

@@ -5,6 +5,8 @@
  * travel as plain data: a RuntimeError keeps its code, anything else its name and message.
  */
 import { ERROR_CODES, RuntimeError, type ErrorCode } from '../errors.js';
+
+export { isStackOverflow } from '../errors.js';
 import type { WorkerTask } from './task.js';
 
 /** What the worker sends back for one task. */
@@ -42,11 +44,6 @@ export function serializeError(error: unknown): SerializedError {
   if (RuntimeError.isInstance(error)) return { code: error.code, name: 'RuntimeError', message: error.message };
   if (error instanceof Error) return { name: error.name, message: error.message };
   return { name: 'Error', message: String(error) };
-}
-
-/** V8's stack overflow: deterministic for the same input, so never worth a retry. */
-export function isStackOverflow(error: { name?: unknown; message?: unknown } | null | undefined): boolean {
-  return error?.name === 'RangeError' && typeof error.message === 'string' && error.message.startsWith('Maximum call stack size exceeded');
 }
 
 /** An ArrayBuffer the process could not get (its data limit, or the machine's memory, ran out). */
