@@ -18,8 +18,8 @@
  *   them; one more is refused at once with SERVICE_UNAVAILABLE (a background job retries it).
  * - **Cancellation and timeouts.** An aborted signal removes a waiting task, or terminates the
  *   worker running it (JavaScript cannot be interrupted any other way); a task running longer
- *   than its timeout is stopped the same way and fails with a 422 naming the limit. The next
- *   task gets a fresh worker.
+ *   than its timeout is stopped the same way and fails with a 422 naming the limit (and its
+ *   setting, when the pool's own applied). The next task gets a fresh worker.
  * - **Memory and stack.** Each worker's V8 heap is capped (`memoryMb`), a process's resident
  *   memory too (`rssMb`, killed past it), and its stack (`stackMb`). A task stopped by a limit
  *   fails with a 422 naming it and the setting that raises it: a file's failure, not a retry.
@@ -246,9 +246,11 @@ export class WorkerPool {
   private armTimer(slot: Slot, pending: Pending, allowanceMs: number): void {
     if (slot.timer) clearTimeout(slot.timer);
     const timeoutMs = pending.options.timeoutMs ?? this.taskTimeoutMs;
+    // The setting is named only when it is the limit that applied (a caller may set its own).
+    const limit = pending.options.timeoutMs === undefined ? `the conversion time limit, ${WORKER_LIMIT_VARIABLES.time}` : 'the conversion time limit';
     slot.timer = setTimeout(() => {
       const seconds = Math.round(timeoutMs / 100) / 10;
-      const error = new RuntimeError('VALIDATION_ERROR', `${pending.options.label ?? 'The conversion'} did not finish within ${seconds} s and was stopped (the conversion time limit)`);
+      const error = new RuntimeError('VALIDATION_ERROR', `${pending.options.label ?? 'The conversion'} did not finish within ${seconds} s and was stopped (${limit})`);
       this.settle(pending, error);
       void this.retire(slot, error);
     }, timeoutMs + allowanceMs);

@@ -107,7 +107,7 @@ describe('WorkerPool worker processes', () => {
     const started = Date.now();
     const late = await failure(p.run('loop', null, { label: 'converter reader: "huge.tex"' }));
     expect(Date.now() - started).toBeLessThan(5000);
-    expect(late.message).toBe('converter reader: "huge.tex" did not finish within 0.3 s and was stopped (the conversion time limit)');
+    expect(late.message).toBe('converter reader: "huge.tex" did not finish within 0.3 s and was stopped (the conversion time limit, KNOWLEDGE_WORKER_TIMEOUT_SECONDS)');
     expect(await gone(pid)).toBe(true);
 
     const next = await p.run<number>('pid', null);
