@@ -10,8 +10,11 @@
  * - every redirect hop is checked the same way, at most `maxRedirects` of them;
  * - a connect timeout, a total timeout and a byte cap enforced while the body streams in.
  *
- * `allowPrivateHosts` lifts the address check (an intranet wiki, tests on loopback); the
- * scheme, redirect, time and size limits still apply.
+ * Only global unicast addresses pass (`net/addresses.ts`: the IANA special-purpose registries,
+ * IPv4-embedding IPv6 forms decoded). `allowPrivateHosts` lifts the refusal of internal
+ * addresses (an intranet wiki, tests on loopback: loopback, private, link-local, shared,
+ * documentation, benchmarking); multicast, reserved space, anycast services and tunnels stay
+ * refused, and the scheme, redirect, time and size limits still apply.
  *
  * The source readers also call services (a crawling or search API, object storage) through it,
  * so a request may carry a method, headers and a body. Those headers are meant for the URL's
@@ -24,7 +27,7 @@ import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { isIP } from 'node:net';
 import { badRequest, RuntimeError } from '../errors.js';
-import { classifyAddress } from './addresses.js';
+import { refuseAddress } from './addresses.js';
 
 export interface ResolvedAddress {
   address: string;
@@ -38,8 +41,9 @@ export interface SafeFetchOptions {
   /** The largest body accepted, in bytes. */
   maxBytes: number;
   /**
-   * Allow loopback, private and link-local addresses: `true` for any host, or the host names
-   * (e.g. `wiki.corp.example`) that may resolve to them. Default false.
+   * Allow internal addresses (loopback, private, link-local, shared, documentation,
+   * benchmarking; see `AddressRefusal.internal`): `true` for any host, or the host names (e.g.
+   * `wiki.corp.example`) that may resolve to them. Default false.
    */
   allowPrivateHosts?: boolean | readonly string[] | undefined;
   /** Default 10 s per hop. */
@@ -211,15 +215,14 @@ async function vet(url: URL, options: SafeFetchOptions, signal: AbortSignal): Pr
     }
     if (addresses.length === 0) throw badRequest(`Cannot resolve the host of ${url.href}`);
   }
-  if (!privateAllowed(host, options.allowPrivateHosts)) {
-    // All of them: a host that answers with one public and one private address could be
-    // connected to either.
-    for (const { address } of addresses) {
-      const kind = classifyAddress(address);
-      if (kind !== undefined) {
-        throw badRequest(`URL host resolves to a ${kind} address (${address}); set allowPrivateHosts to ingest from internal hosts`);
-      }
-    }
+  const internalAllowed = privateAllowed(host, options.allowPrivateHosts);
+  // All of them: a host that answers with one public and one private address could be
+  // connected to either.
+  for (const { address } of addresses) {
+    const refused = refuseAddress(address);
+    if (refused === undefined || (refused.internal && internalAllowed)) continue;
+    const remedy = refused.internal ? '; set allowPrivateHosts to ingest from internal hosts' : ', which is never fetched: only global unicast addresses are';
+    throw badRequest(`URL host resolves to a ${refused.class} address (${address})${remedy}`);
   }
   return addresses[0]!;
 }
