@@ -71,6 +71,11 @@ export interface SafeFetchOptions {
    * follows it under rules of its own (a pre-authenticated download URL, fetched without credentials).
    */
   returnRedirects?: boolean | undefined;
+  /**
+   * Keep the first `maxBytes` of a larger body instead of refusing it (413), for a caller that
+   * reads a prefix (robots.txt); the answer's `truncated` says whether bytes were left unread.
+   */
+  truncate?: boolean | undefined;
 }
 
 export interface FetchedResource {
@@ -84,6 +89,8 @@ export interface FetchedResource {
   headers: Record<string, string>;
   /** The address the socket was connected to. */
   remoteAddress: string | undefined;
+  /** True when the body was cut at `maxBytes` (only with `truncate`). */
+  truncated?: boolean;
 }
 
 /** What one hop sends; a redirect may change it (see the module notes). */
@@ -132,7 +139,8 @@ export async function safeFetch(url: string, options: SafeFetchOptions): Promise
         response.resume();
         throw badRequest(`${current.href} answered HTTP ${status}${response.statusMessage ? ` ${response.statusMessage}` : ''}`);
       }
-      const body = await readCapped(response, current.href, options.maxBytes);
+      const remoteAddress = response.socket?.remoteAddress;
+      const { body, truncated } = await readCapped(response, current.href, options.maxBytes, options.truncate === true);
       const type = response.headers['content-type'];
       return {
         url: current.href,
@@ -140,7 +148,8 @@ export async function safeFetch(url: string, options: SafeFetchOptions): Promise
         mimeType: type ? type.split(';')[0]!.trim().toLowerCase() || undefined : undefined,
         body,
         headers: flatHeaders(response),
-        remoteAddress: response.socket?.remoteAddress,
+        remoteAddress,
+        ...(truncated ? { truncated } : {}),
       };
     }
   } catch (error) {
@@ -285,10 +294,11 @@ function requestOnce(url: URL, target: ResolvedAddress, outgoing: Outgoing, opti
   });
 }
 
-async function readCapped(response: IncomingMessage, url: string, maxBytes: number): Promise<Uint8Array> {
+/** The body, refused past `maxBytes` or, with `truncate`, cut there. */
+async function readCapped(response: IncomingMessage, url: string, maxBytes: number, truncate: boolean): Promise<{ body: Uint8Array; truncated: boolean }> {
   const tooLarge = () => new RuntimeError('PAYLOAD_TOO_LARGE', `${url} is larger than the knowledge limit of ${maxBytes} bytes`);
   const declared = Number(response.headers['content-length']);
-  if (Number.isFinite(declared) && declared > maxBytes) {
+  if (!truncate && Number.isFinite(declared) && declared > maxBytes) {
     response.destroy();
     throw tooLarge();
   }
@@ -297,17 +307,19 @@ async function readCapped(response: IncomingMessage, url: string, maxBytes: numb
   try {
     for await (const part of response) {
       const chunk = part as Buffer;
-      size += chunk.byteLength;
       // Checked per chunk, so a body without (or lying about) Content-Length stops at the cap.
-      if (size > maxBytes) {
+      if (size + chunk.byteLength > maxBytes) {
         response.destroy();
-        throw tooLarge();
+        if (!truncate) throw tooLarge();
+        parts.push(chunk.subarray(0, maxBytes - size));
+        return { body: new Uint8Array(Buffer.concat(parts)), truncated: true };
       }
+      size += chunk.byteLength;
       parts.push(chunk);
     }
   } catch (error) {
     if (RuntimeError.isInstance(error)) throw error;
     throw badRequest(`Reading ${url} failed (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`, error);
   }
-  return new Uint8Array(Buffer.concat(parts));
+  return { body: new Uint8Array(Buffer.concat(parts)), truncated: false };
 }
