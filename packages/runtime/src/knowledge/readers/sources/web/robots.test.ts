@@ -81,6 +81,8 @@ describe('loadRobots', () => {
 });
 
 const CAP = 512 * 1024;
+const bytes = (value: string) => new TextEncoder().encode(value);
+const decoded = (data: Uint8Array) => new TextDecoder().decode(data);
 
 /** `size` bytes: two rules, comment lines, and `last` at the very end. */
 function padded(last: string, size: number): string {
@@ -109,10 +111,12 @@ afterAll(async () => {
   await new Promise((resolve) => server.close(resolve));
 });
 
+const realFetch = (url: string, o: Parameters<SourceContext['fetch']>[1] = {}) => safeFetch(url, { ...o, maxBytes: o.maxBytes ?? 10_000_000, allowPrivateHosts: true });
+
 /** The real fetch (safeFetch) behind a context, serving `body` as the robots file. */
 function served(body: string): SourceContext {
   file = body;
-  const fetch = (url: string, o: Parameters<SourceContext['fetch']>[1] = {}) => safeFetch(url, { ...o, maxBytes: o.maxBytes ?? 10_000_000, allowPrivateHosts: true });
+  const fetch = realFetch;
   return { fetch, fetchService: fetch, checkUrl: async (u) => new URL(u), readers: undefined as never, maxBytes: 10_000_000, signal: undefined };
 }
 
@@ -149,15 +153,13 @@ describe('loadRobots: a robots.txt over 512 KiB (RFC 9309 asks for at least 500 
   });
 
   it('keeps whole lines only, whatever their line ends', () => {
-    const bytes = (text: string) => new TextEncoder().encode(text);
-    const text = (data: Uint8Array) => new TextDecoder().decode(data);
-    expect(text(completeLines(bytes('a\nb\nDisallow: /x')))).toBe('a\nb\n');
-    expect(text(completeLines(bytes('a\r\nb\r\nDisall')))).toBe('a\r\nb\r\n');
-    expect(text(completeLines(bytes('a\rb\rDis')))).toBe('a\rb\r');
+    expect(decoded(completeLines(bytes('a\nb\nDisallow: /x')))).toBe('a\nb\n');
+    expect(decoded(completeLines(bytes('a\r\nb\r\nDisall')))).toBe('a\r\nb\r\n');
+    expect(decoded(completeLines(bytes('a\rb\rDis')))).toBe('a\rb\r');
     // A cut between CR and LF keeps the line; the LF alone would have been an empty line.
-    expect(text(completeLines(bytes('a\r\nb\r')))).toBe('a\r\nb\r');
+    expect(decoded(completeLines(bytes('a\r\nb\r')))).toBe('a\r\nb\r');
     expect(completeLines(bytes('no line end at all')).byteLength).toBe(0);
     // A multi-byte character cut by the cap sits in the dropped line, so the rest decodes cleanly.
-    expect(text(completeLines(bytes('Disallow: /ü\nAllow: /ü').subarray(0, 22)))).toBe('Disallow: /ü\n');
+    expect(decoded(completeLines(bytes('Disallow: /ü\nAllow: /ü').subarray(0, 22)))).toBe('Disallow: /ü\n');
   });
 });
