@@ -57,7 +57,7 @@ const NAMES: Record<string, string> = {
   'tunnel.test': '2002:7f00:1::1',
   'mixed.test': '2606:4700:4700::1111',
 };
-const resolve: HostResolver = async (hostname) => {
+const testNames: HostResolver = async (hostname) => {
   const address = NAMES[hostname];
   if (!address) throw Object.assign(new Error('not found'), { code: 'ENOTFOUND' });
   // mixed.test answers a global address and a documentation one.
@@ -116,7 +116,7 @@ for (const kind of testDatabaseKinds) {
       const open = new Knowledge({ id: 'intranet', store: stores[0]!, urlFetch: { allowPrivateHosts: true } });
       const guarded = new Knowledge({ id: 'strict', store: stores[1]! });
       // The page server (127.0.0.1) is allowed by name; the test names are resolved by the table.
-      const named = new Knowledge({ id: 'resolved', store: stores[2]!, urlFetch: { allowPrivateHosts: ['127.0.0.1'], resolve } });
+      const named = new Knowledge({ id: 'resolved', store: stores[2]!, urlFetch: { allowPrivateHosts: ['127.0.0.1'], resolve: testNames } });
       rt = await startRuntime(kind, { knowledge: [open, guarded, named] });
     });
     afterAll(async () => {
