@@ -56,7 +56,7 @@ export function convertTask(payload: ConvertPayload): Promise<ConvertResult> {
 /** Converts one file; `archive` is the archive's name when the file is one of its members. */
 export async function convertFile(data: Uint8Array, name: string, limits: ConvertLimits, archive: string | undefined): Promise<ConvertResult> {
   if (data.length === 0) throw unprocessable(`converter reader: "${name}" is empty (0 bytes)`);
-  const detected = await detectFormat(data, name);
+  const detected = await detectFormat(data, name, limits);
   const base = stem(name);
   const notes: string[] = [];
   const media: MediaItem[] = [];
@@ -87,7 +87,7 @@ export async function convertFile(data: Uint8Array, name: string, limits: Conver
         break;
       }
       default:
-        documents = await convertText(detected.family, detected.text ?? '', data, name, base);
+        documents = await convertText(detected.family, detected.text ?? '', data, name, base, limits);
     }
   } catch (error) {
     throw asTyped(error, name, detected.format);
@@ -100,14 +100,14 @@ export async function convertFile(data: Uint8Array, name: string, limits: Conver
 }
 
 /** Office formats and the text formats. */
-async function convertText(family: Family, text: string, data: Uint8Array, name: string, base: string): Promise<Document[]> {
+async function convertText(family: Family, text: string, data: Uint8Array, name: string, base: string, limits: ConvertLimits): Promise<Document[]> {
   switch (family) {
     case 'word':
-      return wordDocument(data, name);
+      return wordDocument(data, name, limits);
     case 'slides':
-      return slideDocuments(data, name);
+      return slideDocuments(data, name, limits);
     case 'sheet':
-      return sheetDocuments(data, name, base);
+      return sheetDocuments(data, name, base, limits);
     case 'csv':
       return csvDocument(text, name, base);
     case 'html':
