@@ -97,23 +97,25 @@ function bmpSize(d: Uint8Array, view: DataView): ImageSize | undefined {
   return { width: Math.abs(view.getInt32(18, true)), height: Math.abs(view.getInt32(22, true)) };
 }
 
+/** The size of a GIF colour table, from the flags byte before it. */
+const gifTable = (flags: number) => ((flags & 0x80) !== 0 ? 3 * 2 ** ((flags & 7) + 1) : 0);
+
 function gifSize(d: Uint8Array): ImageSize | undefined {
   if (d.length < 13) return undefined;
   const le16 = (at: number) => d[at]! | (d[at + 1]! << 8);
   let best = larger(undefined, { width: le16(6), height: le16(8) });
-  const table = (flags: number) => ((flags & 0x80) !== 0 ? 3 * 2 ** ((flags & 7) + 1) : 0);
   // Sub-blocks: a length byte and that many bytes, until a zero length.
   const skipBlocks = (at: number) => {
     while (at < d.length && d[at] !== 0) at += d[at]! + 1;
     return at + 1;
   };
-  let i = 13 + table(d[10]!);
+  let i = 13 + gifTable(d[10]!);
   while (i < d.length) {
     const block = d[i];
     if (block === 0x21) i = skipBlocks(i + 2);
     else if (block === 0x2c && i + 10 <= d.length) {
       best = larger(best, { width: le16(i + 5), height: le16(i + 7) });
-      i = skipBlocks(i + 10 + table(d[i + 9]!) + 1);
+      i = skipBlocks(i + 10 + gifTable(d[i + 9]!) + 1);
     } else break;
   }
   return best;

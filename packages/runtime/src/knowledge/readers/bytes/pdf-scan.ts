@@ -139,7 +139,7 @@ export async function scanPdf(data: Uint8Array, limits: ContentLimits, who: stri
     }
     if (end < 0) end = buf.indexOf('endstream', start, 'latin1');
     if (end < 0) end = buf.length;
-    const filters = (key(dict, 'Filter') ?? '').match(/\/[^\s/\[\]]+/g)?.map((f) => f.slice(1)) ?? [];
+    const filters = (key(dict, 'Filter') ?? '').match(/\/[^\s/[\]]+/g)?.map((f) => f.slice(1)) ?? [];
     if (/\/Type\s*\/EmbeddedFile\b/.test(dict)) continue;
     if (/\/Subtype\s*\/Image\b/.test(dict)) {
       images.push({ where, width: integer(key(dict, 'Width')), height: integer(key(dict, 'Height')), ...codecSize(filters, buf.subarray(start, end)) });
