@@ -7,7 +7,7 @@
  * Every function is a pure function of the bytes it is given, so a reader can run in a worker.
  */
 import { unprocessable } from '../../../errors.js';
-import { DEFAULT_CONTENT_LIMITS, type ContentLimits } from '../../../settings/content-limits.js';
+import { CONTENT_LIMIT_VARIABLES, DEFAULT_CONTENT_LIMITS, sizeText, type ContentLimits } from '../../../settings/content-limits.js';
 import type { ReaderInput } from '../../types.js';
 import { ZipArchive } from './zip-archive.js';
 
@@ -64,7 +64,7 @@ export function openZip(data: Uint8Array, input: ReaderInput, readerId: string, 
   }
   const declared = zip.declaredBytes;
   if (declared > limits.maxInflatedBytes) {
-    throw unprocessable(`${readerId} reader: "${input.name}" would inflate to ${declared} bytes, more than the ${limits.maxInflatedBytes} allowed`);
+    throw unprocessable(`${readerId} reader: "${input.name}" would inflate to ${declared} bytes, more than the ${sizeText(limits.maxInflatedBytes)} allowed (${CONTENT_LIMIT_VARIABLES.maxInflatedBytes})`);
   }
   return zip;
 }

@@ -97,7 +97,7 @@ export function checkImageSize(data: Uint8Array, format: string, fileName: strin
   if (!size) throw unprocessable(`converter reader: "${fileName}" could not be read as an image (its ${format.toUpperCase()} header does not say its size)`);
   if (size.width === 0 || size.height === 0) throw unprocessable(`converter reader: "${fileName}" is an empty image (${size.width}x${size.height})`);
   if (size.width * size.height > maxPixels) {
-    throw unprocessable(`converter reader: "${fileName}" is ${size.width}x${size.height} pixels, more than the ${maxPixels} pixels OCR may process; scale it down and upload it again`);
+    throw unprocessable(`converter reader: "${fileName}" is ${size.width}x${size.height} pixels, more than the ${maxPixels} pixels OCR may process (CONVERTER_OCR_MAX_PIXELS); scale it down and upload it again`);
   }
 }
 

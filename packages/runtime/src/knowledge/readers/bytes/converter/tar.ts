@@ -117,7 +117,7 @@ function gunzipStreamed(archive: Uint8Array, maxBytes: number, take: (piece: Buf
 async function gunzipWithin(archive: Uint8Array, fileName: string, maxBytes: number): Promise<Uint8Array> {
   try {
     const measured = await gunzipStreamed(archive, maxBytes, () => undefined);
-    if (measured.over) throw unprocessable(`converter reader: "${fileName}" inflates to more than ${maxBytes} bytes, the most an archive may hold`);
+    if (measured.over) throw unprocessable(`converter reader: "${fileName}" inflates to more than ${maxBytes} bytes, the most an archive may hold (CONVERTER_ARCHIVE_MAX_BYTES)`);
     const out = Buffer.allocUnsafe(measured.size);
     await gunzipStreamed(archive, measured.size, (piece, at) => piece.copy(out, at));
     return out;
@@ -129,7 +129,7 @@ async function gunzipWithin(archive: Uint8Array, fileName: string, maxBytes: num
 
 export async function listTar(archive: Uint8Array, fileName: string, limits: TarLimits): Promise<TarListing> {
   const data = archive[0] === 0x1f && archive[1] === 0x8b ? await gunzipWithin(archive, fileName, limits.maxBytes) : archive;
-  if (data.length > limits.maxBytes) throw unprocessable(`converter reader: "${fileName}" holds more than ${limits.maxBytes} bytes, the most an archive may hold`);
+  if (data.length > limits.maxBytes) throw unprocessable(`converter reader: "${fileName}" holds more than ${limits.maxBytes} bytes, the most an archive may hold (CONVERTER_ARCHIVE_MAX_BYTES)`);
   const members: TarMember[] = [];
   const notes: string[] = [];
   let offset = 0;
