@@ -75,9 +75,21 @@ export class PptxReader implements Reader {
     const slides = await slideParts(zip, input);
     const name = stem(input.name);
     const docs: Document[] = [];
+    // A slide listed again is parsed once; its bytes are counted again each time (recount), so a
+    // deck listing one slide thousands of times still uses the budget up as that many slides
+    // would, without thousands of parses of it.
+    const readings = new Map<string, { text: ShapeText; bytes: number }>();
     for (const [i, part] of slides.entries()) {
       const number = i + 1;
-      const content = await slideText(zip, part, number, input);
+      let reading = readings.get(part);
+      if (reading) zip.recount(reading.bytes);
+      else {
+        const before = zip.inflatedBytes;
+        const text = await slideText(zip, part, input);
+        reading = { text, bytes: zip.inflatedBytes - before };
+        readings.set(part, reading);
+      }
+      const content = slideContent(reading.text, number);
       if (content) docs.push({ content, name, id: `${name}_${number}`, meta_data: { slide: number } });
     }
     if (docs.length === 0) {
@@ -127,7 +139,8 @@ async function slideParts(zip: ZipArchive, input: ReaderInput): Promise<string[]
   return parts;
 }
 
-async function slideText(zip: ZipArchive, part: string, number: number, input: ReaderInput): Promise<string> {
+/** A slide's title and blocks (its shapes' text, then its speaker notes). */
+async function slideText(zip: ZipArchive, part: string, input: ReaderInput): Promise<ShapeText> {
   const slide = await xmlPart(zip, part, input);
   const tree = slide && path(slide, ['cSld', 'spTree']);
   if (!tree) throw unprocessable(`pptx reader: "${input.name}" has a slide part ${part} without a shape tree`);
@@ -144,8 +157,13 @@ async function slideText(zip: ZipArchive, part: string, number: number, input: R
 
   const blocks = [...content.blocks];
   if (notes) blocks.push(`Speaker notes:\n${notes}`);
-  if (!content.title && blocks.length === 0) return '';
-  return [content.title ? `Slide ${number}: ${content.title}` : `Slide ${number}`, ...blocks].join('\n\n');
+  return { title: content.title, blocks };
+}
+
+/** Slide `number`'s text as written (see the module's comment); empty for a slide without text. */
+function slideContent({ title, blocks }: ShapeText, number: number): string {
+  if (!title && blocks.length === 0) return '';
+  return [title ? `Slide ${number}: ${title}` : `Slide ${number}`, ...blocks].join('\n\n');
 }
 
 interface ShapeText {

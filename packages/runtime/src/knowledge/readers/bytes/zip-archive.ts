@@ -12,7 +12,8 @@
  *   part's, the XML part's when it is parsed whole, the whole file's), so inflation stops at the
  *   budget whatever the headers claim, and the breach names the limit and its setting;
  * - every read is counted toward the file's budget, so a part read again and again (a deck
- *   listing one slide a thousand times) uses the budget up like as many parts;
+ *   listing one slide a thousand times) uses the budget up like as many parts (`recount` does
+ *   the same for a reader that reuses its first reading);
  * - a part that inflates to another size than its zip directory declares is refused as damaged,
  *   as JSZip did after inflating it.
  *
@@ -185,6 +186,20 @@ export class ZipArchive {
   }
 
   /**
+   * Counts `bytes` toward the file's budget as if they were inflated again, for a reader that
+   * reuses what it made of a part it already read (so a part listed many times costs its bytes
+   * each time, as a fresh read would, without the work); refuses (422) past the budget.
+   */
+  recount(bytes: number, label: ZipLabel = this.label): void {
+    if (this.inflated + bytes > this.limits.maxInflatedBytes) throw unprocessable(this.fileBreach(label));
+    this.inflated += bytes;
+  }
+
+  private fileBreach(label: ZipLabel): string {
+    return `${label.readerId} reader: "${label.fileName}" inflates past ${sizeText(this.limits.maxInflatedBytes)} (${CONTENT_LIMIT_VARIABLES.maxInflatedBytes})`;
+  }
+
+  /**
    * A part's bytes, or undefined when there is no such part. Refuses (422) a part that would
    * pass a budget, naming the limit and its setting, and a damaged part.
    */
@@ -195,7 +210,7 @@ export class ZipArchive {
     const damaged = (reason: string, cause?: unknown) => unprocessable(`${who} has a damaged part ${name} (${reason})`, cause);
     // The tightest bound decides, and names itself when it is passed.
     const bounds: [number, () => string][] = [
-      [this.limits.maxInflatedBytes - this.inflated, () => `${who} inflates past ${sizeText(this.limits.maxInflatedBytes)} (${CONTENT_LIMIT_VARIABLES.maxInflatedBytes})`],
+      [this.limits.maxInflatedBytes - this.inflated, () => this.fileBreach(label)],
       [this.limits.maxPartBytes, () => `${who} has a part ${name} that inflates past ${sizeText(this.limits.maxPartBytes)} (${CONTENT_LIMIT_VARIABLES.maxPartBytes})`],
     ];
     if (bound.xml) bounds.push([this.limits.maxXmlPartBytes, () => `${who} has an XML part ${name} larger than ${sizeText(this.limits.maxXmlPartBytes)} (${CONTENT_LIMIT_VARIABLES.maxXmlPartBytes})`]);
