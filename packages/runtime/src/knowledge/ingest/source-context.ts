@@ -21,6 +21,7 @@ export function sourceContext(rules: UrlFetchOptions, readers: ReaderLookup, max
     body: o.body,
     allowHttpErrors: o.allowHttpErrors,
     allowRedirect: o.allowRedirect,
+    truncate: o.truncate,
   });
   return {
     fetch: (url, o) => safeFetch(url, { ...request(o), allowPrivateHosts: rules.allowPrivateHosts }),
