@@ -8,10 +8,11 @@
  * | --- | --- | --- |
  * | `KNOWLEDGE_MAX_INFLATED_MB` | 256 | everything one file inflates to while it is read: every part of a .docx/.xlsx/.pptx/.epub each time it is read, or a PDF's decoded streams (images and attachments aside) |
  * | `KNOWLEDGE_MAX_PART_MB` | 64 | one part of such a file (a spreadsheet's sheet, parsed as a stream), or one PDF stream, inflated |
- * | `KNOWLEDGE_MAX_XML_PART_MB` | 8 | one XML or XHTML part parsed whole into a tree (Word parts through mammoth, slides, EPUB chapters), where each MB costs 50-100 MB of memory |
+ * | `KNOWLEDGE_MAX_XML_PART_MB` | 8 | one XML or XHTML part parsed whole into a tree (Word parts through mammoth, slides, EPUB chapters), where each MB costs 50-250 MB of memory (mammoth on dense markup the most) |
  *
- * The defaults keep one read within about 1 GB over the process's idle size (docs/ARCHITECTURE.md
- * has the measurements). Images are bounded by `CONVERTER_OCR_MAX_PIXELS` (settings/converter).
+ * The defaults keep one read within about 1 GB over the process's idle size, except a .docx
+ * whose Word part is close to the XML part limit and dense with tiny elements (mammoth: ~1.4 GB
+ * at 7 MiB); docs/ARCHITECTURE.md has the measurements. Images are bounded by `CONVERTER_OCR_MAX_PIXELS` (settings/converter).
  */
 import { z } from 'zod';
 import { readEnvironment, type Environment } from './environment.js';
