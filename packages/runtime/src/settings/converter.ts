@@ -16,17 +16,22 @@
  * | `CONVERTER_OCR_MAX_PIXELS` | 40000000 | pixels of one image or rendered page |
  * | `CONVERTER_ARCHIVE_MAX_BYTES` | 268435456 | inflated size of a .tar.gz |
  * | `CONVERTER_ARCHIVE_MAX_MEMBERS` | 1000 | entries of a .tar.gz looked at |
+ *
+ * `CONVERTER_OCR_MAX_PIXELS` bounds every image the converter decodes: an image file, a PDF's
+ * images and a rendered PDF page. The converter also reads the content limits of
+ * settings/content-limits (`KNOWLEDGE_MAX_INFLATED_MB`...), as the Office and PDF readers do.
  */
 import { z } from 'zod';
 import { ConfigurationError } from '../errors.js';
 import { readEnvironment, type Environment } from './environment.js';
 import { httpBaseUrl, matching, oneOf, seconds, text, wholeNumber } from './fields.js';
 import { isLoopbackHost } from '../util/loopback.js';
+import { contentLimitsSchema, DEFAULT_CONTENT_LIMITS, type ContentLimits } from './content-limits.js';
 
-export interface ConvertLimits {
+export interface ConvertLimits extends ContentLimits {
   /** Pages without a text layer OCRed per PDF, at most. */
   ocrMaxPages: number;
-  /** Pixels of one image (or rendered page) OCR may process. */
+  /** Pixels of one image (a file, an image in a PDF, or a rendered page) the converter may decode. */
   ocrMaxPixels: number;
   /** Inflated size of a .tar.gz, at most. */
   archiveMaxBytes: number;
@@ -51,6 +56,7 @@ export interface ConverterSettings {
 }
 
 export const DEFAULT_LIMITS: ConvertLimits = {
+  ...DEFAULT_CONTENT_LIMITS,
   ocrMaxPages: 50,
   ocrMaxPixels: 40_000_000,
   archiveMaxBytes: 256 * 1024 * 1024,
@@ -117,7 +123,7 @@ const rest = z.object({
   CONVERTER_ARCHIVE_MAX_MEMBERS: wholeNumber({ min: 1, max: 100_000, default: DEFAULT_LIMITS.archiveMaxMembers }),
 });
 
-export const converterSettingsSchema = z.intersection(endpoint, rest).transform(
+export const converterSettingsSchema = z.intersection(z.intersection(endpoint, rest), contentLimitsSchema).transform(
   (env): ConverterSettings => ({
     transcription: {
       baseUrl: env.TRANSCRIPTION_BASE_URL,
@@ -129,6 +135,9 @@ export const converterSettingsSchema = z.intersection(endpoint, rest).transform(
       maxBytes: env.TRANSCRIPTION_MAX_BYTES,
     },
     limits: {
+      maxInflatedBytes: env.maxInflatedBytes,
+      maxPartBytes: env.maxPartBytes,
+      maxXmlPartBytes: env.maxXmlPartBytes,
       ocrMaxPages: env.CONVERTER_OCR_MAX_PAGES,
       ocrMaxPixels: env.CONVERTER_OCR_MAX_PIXELS,
       archiveMaxBytes: env.CONVERTER_ARCHIVE_MAX_BYTES,

@@ -12,6 +12,7 @@ import { badRequest } from '../../errors.js';
 import { BucketReader } from './sources/bucket.js';
 import { ConverterReader } from './bytes/converter.js';
 import { readConverterSettings } from '../../settings/converter.js';
+import { readContentLimits } from '../../settings/content-limits.js';
 import { CrawlerReader } from './sources/crawler.js';
 import { CsvReader } from './bytes/csv.js';
 import { DocxReader } from './bytes/docx.js';
@@ -44,16 +45,17 @@ export function defaultReaders(env: Environment = process.env): Reader[] {
   // The conversion pool is shared by the process and configured from process.env on first use;
   // a malformed KNOWLEDGE_WORKER* value still fails here, at startup.
   readWorkerSettings(env);
+  const limits = readContentLimits(env);
   return [
     new TextReader(),
     new MarkdownReader(),
     new JsonReader(),
     new CsvReader(),
     new FieldLabeledCsvReader(),
-    new PdfReader(),
-    new DocxReader(),
-    new ExcelReader(),
-    new PptxReader(),
+    new PdfReader({ limits }),
+    new DocxReader({ limits }),
+    new ExcelReader({ limits }),
+    new PptxReader({ limits }),
     new HtmlReader(),
     // After every byte reader whose types it shares, so each list names the format's own reader
     // first (`.pptx`: pptx, converter; `.html`: html, converter), as knowledge-spec.ts documents.

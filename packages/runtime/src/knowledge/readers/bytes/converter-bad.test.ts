@@ -91,7 +91,7 @@ describe('ConverterReader refuses bad files clearly', () => {
   it('refuses archives that inflate past the limit, and stops reading after the member limit', async () => {
     const bomb = gzipSync(Buffer.alloc(8 * 1024 * 1024));
     const small = new ConverterReader({ offload: pool, settings: { ...settings, limits: { ...DEFAULT_LIMITS, archiveMaxBytes: 1024 * 1024, archiveMaxMembers: 2 } } });
-    expect((await refusal(bomb, 'bomb.tar.gz', small)).message).toBe('converter reader: "bomb.tar.gz" inflates to more than 1048576 bytes, the most an archive may hold');
+    expect((await refusal(bomb, 'bomb.tar.gz', small)).message).toBe('converter reader: "bomb.tar.gz" inflates to more than 1048576 bytes, the most an archive may hold (CONVERTER_ARCHIVE_MAX_BYTES)');
     const many = tarArchive(['a', 'b', 'c', 'd'].map((n) => ({ path: `${n}.md`, data: `# ${n}\n\nMember ${n} text.` })));
     const notes: string[] = [];
     const docs = await small.read({ data: many, name: 'many.tar.gz' }, { notes });

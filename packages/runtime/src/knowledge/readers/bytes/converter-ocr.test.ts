@@ -67,7 +67,7 @@ describe('ConverterReader OCR', () => {
     expect(notes).toEqual(['page 2 has no text layer and was not OCRed (at most 1 pages of a file are)']);
     const small = reader({ ...DEFAULT_LIMITS, ocrMaxPixels: 100_000 });
     await expect(small.read({ data: textImage(['too big'], 'png'), name: 'big.png' })).rejects.toThrow(
-      /^converter reader: "big\.png" is 1100x\d+ pixels, more than the 100000 pixels OCR may process; scale it down and upload it again$/,
+      /^converter reader: "big\.png" is 1100x\d+ pixels, more than the 100000 pixels OCR may process \(CONVERTER_OCR_MAX_PIXELS\); scale it down and upload it again$/,
     );
     // A PNG header that claims a giant canvas is refused before anything is decoded.
     const bomb = textImage(['x'], 'png').slice();

@@ -21,11 +21,16 @@
  * pure-JS reader on npm (word-extractor 1.0.4) is unmaintained since 2021 and can loop forever
  * on a cyclic sector chain in a crafted file. A `.doc` that really is a .docx is read.
  * mammoth and turndown are imported on first use.
+ *
+ * mammoth reads the parts through our zip reader (zip-archive.ts), not its own JSZip: every
+ * part it reads is inflated within the content limits (the XML part limit included, since
+ * mammoth parses each part whole), and pictures are never inflated.
  */
 import type TurndownService from 'turndown';
-import { unprocessable } from '../../../errors.js';
+import { RuntimeError, unprocessable } from '../../../errors.js';
+import { DEFAULT_CONTENT_LIMITS, type ContentLimits } from '../../../settings/content-limits.js';
 import type { Document, ReaderInput } from '../../types.js';
-import { encryptedRefusal, isEncryptedOoxml, isOle, isZip, openZip, requireBytes } from './office-zip.js';
+import { encryptedRefusal, isEncryptedOoxml, isOle, isZip, openZip, requireBytes, type ZipArchive } from './office-zip.js';
 import { sharedOffload, type Offload } from '../../../workers/offload.js';
 import { readInWorker, type ReadPayload } from './offloaded.js';
 import { requireContent, stem, type ReadOptions, type Reader } from '../reader.js';
@@ -33,6 +38,8 @@ import { requireContent, stem, type ReadOptions, type Reader } from '../reader.j
 export interface DocxReaderOptions {
   /** Where parsing runs; default the process's worker pool (see workers/offload). */
   offload?: Offload;
+  /** Inflation budgets; default the built-in ones (the registry passes the environment's). */
+  limits?: ContentLimits;
 }
 
 const DOCX_MIME = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
@@ -44,14 +51,16 @@ export class DocxReader implements Reader {
   readonly chunkers = ['DocumentChunker', 'AgenticChunker', 'FixedSizeChunker', 'RecursiveChunker', 'SemanticChunker'] as const;
   readonly contentTypes = ['.docx', DOCX_MIME, '.doc', 'application/msword'] as const;
   private readonly offload: Offload | undefined;
+  private readonly limits: ContentLimits;
 
   constructor(options: DocxReaderOptions = {}) {
     this.offload = options.offload;
+    this.limits = options.limits ?? DEFAULT_CONTENT_LIMITS;
   }
 
   async read(input: ReaderInput, options?: ReadOptions): Promise<Document[]> {
     const where = this.offload ?? sharedOffload();
-    if (where !== 'inline') return readInWorker(where, 'docx', input, options);
+    if (where !== 'inline') return readInWorker(where, 'docx', input, options, { limits: this.limits });
     const data = requireBytes(input, this.id);
     if (isEncryptedOoxml(data)) throw encryptedRefusal(input, this.id);
     if (isOle(data)) {
@@ -60,17 +69,20 @@ export class DocxReader implements Reader {
       );
     }
     if (!isZip(data)) throw unprocessable(`docx reader: "${input.name}" could not be read as DOCX: it is not a Word .docx file (not a zip archive)`);
-    await openZip(data, input, this.id, 'DOCX');
+    const zip = openZip(data, input, this.id, 'DOCX', this.limits);
     const [{ default: mammoth }, turndown] = await Promise.all([import('mammoth'), markdownWriter()]);
     let html: string;
     try {
       const result = await mammoth.convertToHtml(
-        { buffer: Buffer.from(data.buffer, data.byteOffset, data.byteLength) },
+        // mammoth opens `file` as it is (its own zip interface); the type only lists path and buffer.
+        { file: mammothZip(zip) } as unknown as { buffer: Buffer },
         // No base64 copies of pictures in the text.
         { convertImage: mammoth.images.imgElement(() => Promise.resolve({ src: '' })) },
       );
       html = result.value;
     } catch (cause) {
+      // A budget or a damaged part, already named by the zip reader.
+      if (RuntimeError.isInstance(cause)) throw cause;
       const reason = cause instanceof Error ? cause.message : String(cause);
       throw unprocessable(`docx reader: "${input.name}" could not be read as DOCX (${reason})`, cause);
     }
@@ -83,6 +95,23 @@ export class DocxReader implements Reader {
     const name = stem(input.name);
     return [{ content, name, id: name, meta_data: {} }];
   }
+}
+
+/** mammoth's zip interface (its lib/zipfile.js) over our bounded reader: read-only, every part parsed whole. */
+function mammothZip(zip: ZipArchive) {
+  return {
+    exists: (name: string) => zip.has(name),
+    read: async (name: string, encoding?: string) => {
+      const bytes = await zip.read(name, { xml: true });
+      if (bytes === undefined) throw new Error(`the part ${name} is missing`);
+      if (encoding === 'base64') return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
+      return encoding ? new TextDecoder(encoding).decode(bytes) : bytes;
+    },
+    write: () => {
+      throw new Error('the document is read-only');
+    },
+    toArrayBuffer: () => Promise.reject(new Error('the document is read-only')),
+  };
 }
 
 let writer: Promise<TurndownService> | undefined;
@@ -151,5 +180,5 @@ function firstRow(row: DomNode): DomNode | undefined {
 
 /** The worker task (see offloaded.ts): this reader, inline, in a worker thread. */
 export function readInline(payload: ReadPayload): Promise<Document[]> {
-  return new DocxReader({ offload: 'inline' }).read({ data: payload.data, name: payload.name });
+  return new DocxReader({ ...payload.options, offload: 'inline' }).read({ data: payload.data, name: payload.name });
 }

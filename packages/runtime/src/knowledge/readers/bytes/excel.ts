@@ -14,11 +14,18 @@
  * only npm library that reads it, SheetJS `xlsx` 0.18.5, has unfixed published vulnerabilities
  * (prototype pollution, ReDoS) in its last npm release. A file named .xls that really is an
  * .xlsx (a common mislabel) is read.
+ *
+ * exceljs opens the zip with its own JSZip, which inflates parts whole whatever they declare; so
+ * the parts are inflated first by our zip reader (zip-archive.ts) within the content limits and
+ * handed to exceljs as a stored zip, which it only copies out. Pictures and other binary parts,
+ * which exceljs does not need for cells, are handed over empty and never inflated.
  */
 import type { Cell, CellValue, Workbook, Worksheet } from 'exceljs';
 import { unprocessable } from '../../../errors.js';
+import { DEFAULT_CONTENT_LIMITS, type ContentLimits } from '../../../settings/content-limits.js';
 import type { Document, ReaderInput } from '../../types.js';
-import { encryptedRefusal, isEncryptedOoxml, isOle, isZip, openZip, requireBytes } from './office-zip.js';
+import { encryptedRefusal, isEncryptedOoxml, isOle, isZip, openZip, requireBytes, type ZipArchive } from './office-zip.js';
+import { storedZip } from './zip-archive.js';
 import { sharedOffload, type Offload } from '../../../workers/offload.js';
 import { readInWorker, type ReadPayload } from './offloaded.js';
 import { TEXT_CHUNKERS, extension, stem, type ReadOptions, type Reader } from '../reader.js';
@@ -28,6 +35,8 @@ export interface ExcelReaderOptions {
   sheets?: readonly (string | number)[];
   /** Where parsing runs; default the process's worker pool (see workers/offload). */
   offload?: Offload;
+  /** Inflation budgets; default the built-in ones (the registry passes the environment's). */
+  limits?: ContentLimits;
 }
 
 /** One sheet's cells as shown, row by row (trailing empty cells and empty rows dropped). */
@@ -46,15 +55,17 @@ export class ExcelReader implements Reader {
   readonly contentTypes = ['.xlsx', '.xls', 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', 'application/vnd.ms-excel'] as const;
   private readonly sheets: readonly (string | number)[] | undefined;
   private readonly offload: Offload | undefined;
+  private readonly limits: ContentLimits;
 
   constructor(options: ExcelReaderOptions = {}) {
     this.sheets = options.sheets;
     this.offload = options.offload;
+    this.limits = options.limits ?? DEFAULT_CONTENT_LIMITS;
   }
 
   async read(input: ReaderInput, options?: ReadOptions): Promise<Document[]> {
     const where = this.offload ?? sharedOffload();
-    if (where !== 'inline') return readInWorker(where, 'excel', input, options, this.sheets ? { sheets: [...this.sheets] } : undefined);
+    if (where !== 'inline') return readInWorker(where, 'excel', input, options, { limits: this.limits, ...(this.sheets ? { sheets: [...this.sheets] } : {}) });
     const name = stem(input.name);
     const docs: Document[] = [];
     for (const { sheet, index, rows } of await this.sheetRows(input)) {
@@ -78,13 +89,13 @@ export class ExcelReader implements Reader {
       const what = extension(input.name) === '.xls' ? 'an Excel workbook this reader can open (only .xlsx is read; save it as .xlsx)' : 'an Excel .xlsx workbook (it is not a zip archive)';
       throw unprocessable(`excel reader: "${input.name}" is not ${what}`);
     }
-    // Checks the declared sizes before exceljs inflates anything.
-    const zip = await openZip(data, input, this.id, 'XLSX');
-    if (!zip.file('xl/workbook.xml')) throw unprocessable(`excel reader: "${input.name}" is not an Excel workbook (it has no xl/workbook.xml)`);
+    const zip = openZip(data, input, this.id, 'XLSX', this.limits);
+    if (!zip.has('xl/workbook.xml')) throw unprocessable(`excel reader: "${input.name}" is not an Excel workbook (it has no xl/workbook.xml)`);
+    const stored = await inflatedParts(zip);
     const { default: ExcelJS } = await import('exceljs');
     const workbook: Workbook = new ExcelJS.Workbook();
     try {
-      await workbook.xlsx.load(Buffer.from(data.buffer, data.byteOffset, data.byteLength) as unknown as ArrayBuffer);
+      await workbook.xlsx.load(Buffer.from(stored.buffer, stored.byteOffset, stored.byteLength) as unknown as ArrayBuffer);
     } catch (cause) {
       const reason = cause instanceof Error ? cause.message : String(cause);
       throw unprocessable(`excel reader: "${input.name}" could not be read as XLSX (${reason})`, cause);
@@ -102,6 +113,16 @@ export class ExcelReader implements Reader {
       return sheet;
     });
   }
+}
+
+/** The parts exceljs reads, inflated within the limits, as a stored zip; binary parts (pictures, embedded objects) empty. */
+async function inflatedParts(zip: ZipArchive): Promise<Uint8Array> {
+  const parts: { name: string; data: Uint8Array }[] = [];
+  for (const name of zip.fileNames) {
+    const text = /\.(xml|rels|vml)$/i.test(name);
+    parts.push({ name, data: text ? (await zip.read(name))! : new Uint8Array() });
+  }
+  return storedZip(parts);
 }
 
 function sheetCells(sheet: Worksheet): string[][] {

@@ -2,16 +2,16 @@
  * @module knowledge/readers/bytes/office-zip
  * What the Office Open XML readers (xlsx, pptx, docx) share: recognising the container from its
  * first bytes (a zip, or the OLE2 compound file of the 97-2003 binary formats), opening a zip
- * with a bound on what it may inflate to, and reading one part as text under that bound.
+ * (zip-archive.ts) under the content limits, and reading one part as text within them.
  *
  * Every function is a pure function of the bytes it is given, so a reader can run in a worker.
  */
-import type JSZip from 'jszip';
 import { unprocessable } from '../../../errors.js';
+import { CONTENT_LIMIT_VARIABLES, DEFAULT_CONTENT_LIMITS, sizeText, type ContentLimits } from '../../../settings/content-limits.js';
 import type { ReaderInput } from '../../types.js';
+import { ZipArchive } from './zip-archive.js';
 
-/** The most a single upload's zip may inflate to; a zip bomb is refused instead of exhausting memory. */
-export const MAX_INFLATED_BYTES = 256 * 1024 * 1024;
+export { ZipArchive } from './zip-archive.js';
 
 const OLE_MAGIC = [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1];
 
@@ -52,70 +52,31 @@ function reasonOf(cause: unknown): string {
 }
 
 /**
- * Opens the zip and checks the sizes its directory declares. JSZip only reads the central
- * directory here; parts are inflated when read.
+ * Opens the zip (its central directory only; parts are inflated when read, under `limits`) and
+ * refuses it at once when the sizes its directory declares already pass the file's budget.
  */
-export async function openZip(data: Uint8Array, input: ReaderInput, readerId: string, format: string): Promise<JSZip> {
-  const { default: JSZipClass } = await import('jszip');
-  let zip: JSZip;
+export function openZip(data: Uint8Array, input: ReaderInput, readerId: string, format: string, limits: ContentLimits = DEFAULT_CONTENT_LIMITS): ZipArchive {
+  let zip: ZipArchive;
   try {
-    zip = await JSZipClass.loadAsync(data, { checkCRC32: false });
+    zip = ZipArchive.open(data, limits, { fileName: input.name, readerId });
   } catch (cause) {
     throw unprocessable(`${readerId} reader: "${input.name}" could not be read as ${format}: it is not a valid zip archive (${reasonOf(cause)})`, cause);
   }
-  let declared = 0;
-  for (const file of Object.values(zip.files)) declared += declaredSize(file);
-  if (declared > MAX_INFLATED_BYTES) {
-    throw unprocessable(`${readerId} reader: "${input.name}" would inflate to ${declared} bytes, more than the ${MAX_INFLATED_BYTES} allowed`);
+  const declared = zip.declaredBytes;
+  if (declared > limits.maxInflatedBytes) {
+    throw unprocessable(`${readerId} reader: "${input.name}" would inflate to ${declared} bytes, more than the ${sizeText(limits.maxInflatedBytes)} allowed (${CONTENT_LIMIT_VARIABLES.maxInflatedBytes})`);
   }
   return zip;
 }
 
-interface StreamHelper {
-  on(event: 'data', listener: (piece: Uint8Array) => void): StreamHelper;
-  on(event: 'error', listener: (error: Error) => void): StreamHelper;
-  on(event: 'end', listener: () => void): StreamHelper;
-  pause(): StreamHelper;
-  resume(): StreamHelper;
-}
-
-function declaredSize(file: JSZip.JSZipObject): number {
-  // JSZip keeps the central directory's sizes on a private field; it is absent for folders.
-  const size = (file as unknown as { _data?: { uncompressedSize?: unknown } })._data?.uncompressedSize;
-  return typeof size === 'number' && size > 0 ? size : 0;
-}
-
 /**
- * A part's text, or undefined when the zip has no such part. Inflation is streamed and stops at
- * MAX_INFLATED_BYTES whatever the directory declared, so a lying size cannot exhaust memory.
+ * A part's text, or undefined when the zip has no such part. Inflation stops at the content
+ * limits whatever the directory declared (`xml`: the part is parsed whole, so the XML part
+ * limit applies too), or at `limit` bytes for a part that is never large.
  */
-export async function readPart(zip: JSZip, path: string, input: ReaderInput, readerId: string, limit = MAX_INFLATED_BYTES): Promise<string | undefined> {
-  const file = zip.file(path);
-  if (!file) return undefined;
-  const pieces: Uint8Array[] = [];
-  let total = 0;
-  try {
-    await new Promise<void>((resolve, reject) => {
-      // internalStream is public JSZip API (documented) but missing from its type definitions.
-      const stream = (file as unknown as { internalStream(type: 'uint8array'): StreamHelper }).internalStream('uint8array');
-      stream
-        .on('data', (piece: Uint8Array) => {
-          total += piece.length;
-          if (total > limit) {
-            stream.pause();
-            reject(new Error(`it inflates to more than ${limit} bytes`));
-            return;
-          }
-          pieces.push(piece);
-        })
-        .on('error', reject)
-        .on('end', () => resolve())
-        .resume();
-    });
-  } catch (cause) {
-    throw unprocessable(`${readerId} reader: "${input.name}" has a damaged part ${path} (${reasonOf(cause)})`, cause);
-  }
-  return new TextDecoder('utf-8').decode(Buffer.concat(pieces));
+export async function readPart(zip: ZipArchive, path: string, input: ReaderInput, readerId: string, bound?: number | 'xml'): Promise<string | undefined> {
+  const bytes = await zip.read(path, typeof bound === 'number' ? { limit: bound } : { xml: bound === 'xml' }, { fileName: input.name, readerId });
+  return bytes === undefined ? undefined : new TextDecoder('utf-8').decode(bytes);
 }
 
 /**

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { pptxDeck, reorderSlides } from '../../../../test/support/office-generators.js';
 import { zip } from '../../../../test/support/office-fixtures.js';
+import { pptxRepeatingSlide } from '../../../../test/support/hostile-files.js';
 import { RuntimeError } from '../../../errors.js';
 import { PptxReader } from './pptx.js';
 
@@ -70,7 +71,20 @@ describe('PptxReader', () => {
     // The central directory entry's uncompressed size (offset 24), claimed to be 300 MiB.
     bomb.writeUInt32LE(300 * 1024 * 1024, bomb.indexOf(Buffer.from([0x50, 0x4b, 0x01, 0x02])) + 24);
     const error = await refusal(read(new Uint8Array(bomb), 'bomb.pptx'));
-    expect(error.message).toBe(`pptx reader: "bomb.pptx" would inflate to ${300 * 1024 * 1024} bytes, more than the ${256 * 1024 * 1024} allowed`);
+    expect(error.message).toBe(`pptx reader: "bomb.pptx" would inflate to ${300 * 1024 * 1024} bytes, more than the 256 MB allowed (KNOWLEDGE_MAX_INFLATED_MB)`);
+  });
+
+  it('writes a slide listed again under each number, and counts its bytes each time', async () => {
+    const docs = await new PptxReader({ offload: 'inline' }).read({ data: pptxRepeatingSlide(3, 0), name: 'echo.pptx' });
+    expect(docs.map((d) => [d.id, d.content])).toEqual([
+      ['echo_1', 'Slide 1\n\nRepeated slide'],
+      ['echo_2', 'Slide 2\n\nRepeated slide'],
+      ['echo_3', 'Slide 3\n\nRepeated slide'],
+    ]);
+    // Five listings of a 1 MiB slide pass 4 MB: parsed once, the slide is still counted five times.
+    const limits = { maxInflatedBytes: 4 * 1024 * 1024, maxPartBytes: 2 * 1024 * 1024, maxXmlPartBytes: 2 * 1024 * 1024 };
+    const error = await refusal(new PptxReader({ offload: 'inline', limits }).read({ data: pptxRepeatingSlide(5, 1), name: 'echo.pptx' }));
+    expect(error.message).toBe('pptx reader: "echo.pptx" inflates past 4 MB (KNOWLEDGE_MAX_INFLATED_MB)');
   });
 
   it('refuses a deck without text, a legacy .ppt, a broken part and XML with a DTD', async () => {

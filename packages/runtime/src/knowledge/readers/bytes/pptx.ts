@@ -22,11 +22,14 @@
  * does: that text would only match searches for it. Its number is still counted, so later slides
  * keep their real numbers. The reader is paged by `slide`: the Knowledge chunks the deck as one
  * text and gives each chunk the slides it covers.
+ *
+ * Parts are read within the content limits (office-zip), each read counted: a deck listing one
+ * slide a thousand times uses the file's budget up as a thousand slides would.
  */
-import type JSZip from 'jszip';
 import { unprocessable } from '../../../errors.js';
+import { DEFAULT_CONTENT_LIMITS, type ContentLimits } from '../../../settings/content-limits.js';
 import type { Document, ReaderInput } from '../../types.js';
-import { encryptedRefusal, isEncryptedOoxml, isOle, isZip, openZip, readPart, requireBytes, resolvePart } from './office-zip.js';
+import { encryptedRefusal, isEncryptedOoxml, isOle, isZip, openZip, readPart, requireBytes, resolvePart, type ZipArchive } from './office-zip.js';
 import { attribute, child, descendants, elements, localName, parseXml, path, relationships, type XmlElement } from './ooxml.js';
 import { sharedOffload, type Offload } from '../../../workers/offload.js';
 import { readInWorker, type ReadPayload } from './offloaded.js';
@@ -35,6 +38,8 @@ import { TEXT_CHUNKERS, stem, type ReadOptions, type Reader } from '../reader.js
 export interface PptxReaderOptions {
   /** Where parsing runs; default the process's worker pool (see workers/offload). */
   offload?: Offload;
+  /** Inflation budgets; default the built-in ones (the registry passes the environment's). */
+  limits?: ContentLimits;
 }
 
 const PPTX_MIME = 'application/vnd.openxmlformats-officedocument.presentationml.presentation';
@@ -50,27 +55,41 @@ export class PptxReader implements Reader {
   readonly contentTypes = ['.pptx', PPTX_MIME] as const;
   readonly pagedBy = 'slide';
   private readonly offload: Offload | undefined;
+  private readonly limits: ContentLimits;
 
   constructor(options: PptxReaderOptions = {}) {
     this.offload = options.offload;
+    this.limits = options.limits ?? DEFAULT_CONTENT_LIMITS;
   }
 
   async read(input: ReaderInput, options?: ReadOptions): Promise<Document[]> {
     const where = this.offload ?? sharedOffload();
-    if (where !== 'inline') return readInWorker(where, 'pptx', input, options);
+    if (where !== 'inline') return readInWorker(where, 'pptx', input, options, { limits: this.limits });
     const data = requireBytes(input, this.id);
     if (isEncryptedOoxml(data)) throw encryptedRefusal(input, this.id);
     if (isOle(data)) {
       throw unprocessable(`pptx reader: "${input.name}" is a PowerPoint 97-2003 (.ppt) file, which cannot be read; save it as .pptx and upload that`);
     }
     if (!isZip(data)) throw unprocessable(`pptx reader: "${input.name}" is not a PowerPoint .pptx file (it is not a zip archive)`);
-    const zip = await openZip(data, input, this.id, 'PPTX');
+    const zip = openZip(data, input, this.id, 'PPTX', this.limits);
     const slides = await slideParts(zip, input);
     const name = stem(input.name);
     const docs: Document[] = [];
+    // A slide listed again is parsed once; its bytes are counted again each time (recount), so a
+    // deck listing one slide thousands of times still uses the budget up as that many slides
+    // would, without thousands of parses of it.
+    const readings = new Map<string, { text: ShapeText; bytes: number }>();
     for (const [i, part] of slides.entries()) {
       const number = i + 1;
-      const content = await slideText(zip, part, number, input);
+      let reading = readings.get(part);
+      if (reading) zip.recount(reading.bytes);
+      else {
+        const before = zip.inflatedBytes;
+        const text = await slideText(zip, part, input);
+        reading = { text, bytes: zip.inflatedBytes - before };
+        readings.set(part, reading);
+      }
+      const content = slideContent(reading.text, number);
       if (content) docs.push({ content, name, id: `${name}_${number}`, meta_data: { slide: number } });
     }
     if (docs.length === 0) {
@@ -80,8 +99,8 @@ export class PptxReader implements Reader {
   }
 }
 
-async function xmlPart(zip: JSZip, partPath: string, input: ReaderInput): Promise<XmlElement | undefined> {
-  const xml = await readPart(zip, partPath, input, 'pptx');
+async function xmlPart(zip: ZipArchive, partPath: string, input: ReaderInput): Promise<XmlElement | undefined> {
+  const xml = await readPart(zip, partPath, input, 'pptx', 'xml');
   if (xml === undefined) return undefined;
   try {
     return await parseXml(xml);
@@ -100,7 +119,7 @@ function folderOf(partPath: string): string {
 }
 
 /** The slide part paths in presentation order. */
-async function slideParts(zip: JSZip, input: ReaderInput): Promise<string[]> {
+async function slideParts(zip: ZipArchive, input: ReaderInput): Promise<string[]> {
   const presentationPath = 'ppt/presentation.xml';
   const presentation = await xmlPart(zip, presentationPath, input);
   if (!presentation || localName(presentation.name) !== 'presentation') {
@@ -113,14 +132,15 @@ async function slideParts(zip: JSZip, input: ReaderInput): Promise<string[]> {
     const rel = rels.get(attribute(entry, 'id', true) ?? '');
     if (!rel) throw unprocessable(`pptx reader: "${input.name}" lists a slide whose relationship is missing from ppt/_rels/presentation.xml.rels`);
     const part = resolvePart(folderOf(presentationPath), rel.target);
-    if (!zip.file(part)) throw unprocessable(`pptx reader: "${input.name}" lists slide ${parts.length + 1} at ${part}, which is missing`);
+    if (!zip.has(part)) throw unprocessable(`pptx reader: "${input.name}" lists slide ${parts.length + 1} at ${part}, which is missing`);
     parts.push(part);
   }
   if (parts.length === 0) throw unprocessable(`pptx reader: "${input.name}" has no slides`);
   return parts;
 }
 
-async function slideText(zip: JSZip, part: string, number: number, input: ReaderInput): Promise<string> {
+/** A slide's title and blocks (its shapes' text, then its speaker notes). */
+async function slideText(zip: ZipArchive, part: string, input: ReaderInput): Promise<ShapeText> {
   const slide = await xmlPart(zip, part, input);
   const tree = slide && path(slide, ['cSld', 'spTree']);
   if (!tree) throw unprocessable(`pptx reader: "${input.name}" has a slide part ${part} without a shape tree`);
@@ -137,8 +157,13 @@ async function slideText(zip: JSZip, part: string, number: number, input: Reader
 
   const blocks = [...content.blocks];
   if (notes) blocks.push(`Speaker notes:\n${notes}`);
-  if (!content.title && blocks.length === 0) return '';
-  return [content.title ? `Slide ${number}: ${content.title}` : `Slide ${number}`, ...blocks].join('\n\n');
+  return { title: content.title, blocks };
+}
+
+/** Slide `number`'s text as written (see the module's comment); empty for a slide without text. */
+function slideContent({ title, blocks }: ShapeText, number: number): string {
+  if (!title && blocks.length === 0) return '';
+  return [title ? `Slide ${number}: ${title}` : `Slide ${number}`, ...blocks].join('\n\n');
 }
 
 interface ShapeText {
@@ -215,5 +240,5 @@ function textOf(node: XmlElement | undefined): string {
 
 /** The worker task (see offloaded.ts): this reader, inline, in a worker thread. */
 export function readInline(payload: ReadPayload): Promise<Document[]> {
-  return new PptxReader({ offload: 'inline' }).read({ data: payload.data, name: payload.name });
+  return new PptxReader({ ...payload.options, offload: 'inline' }).read({ data: payload.data, name: payload.name });
 }

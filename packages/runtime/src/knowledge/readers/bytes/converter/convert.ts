@@ -13,13 +13,13 @@ import { RuntimeError, unprocessable } from '../../../../errors.js';
 import type { ConvertLimits } from '../../../../settings/converter.js';
 import type { Document } from '../../../types.js';
 import { HtmlReader } from '../html.js';
-import { pdfTextPages } from '../pdf.js';
 import { stem } from '../../reader.js';
 import { asciidocToMarkdown } from './asciidoc.js';
 import { epubToMarkdown } from './epub.js';
 import { latexToMarkdown } from './latex.js';
 import { tidy } from './markdown.js';
-import { checkImageSize, recognise, renderPdfPage } from './ocr.js';
+import { checkImageSize, recognise } from './ocr.js';
+import { pdfDocuments } from './pdf-pages.js';
 import { asConverter, csvDocument, sheetDocuments, slideDocuments, wordDocument } from './office.js';
 import { detectFormat, type Family } from './sniff.js';
 import { listTar } from './tar.js';
@@ -46,9 +46,6 @@ export interface ConvertResult {
   format: string;
 }
 
-/** A page's text layer counts when it has this many letters or digits; fewer means a scan. */
-const MIN_TEXT_LAYER = 16;
-
 export function convertTask(payload: ConvertPayload): Promise<ConvertResult> {
   return convertFile(payload.data, payload.name, payload.limits, undefined);
 }
@@ -56,7 +53,7 @@ export function convertTask(payload: ConvertPayload): Promise<ConvertResult> {
 /** Converts one file; `archive` is the archive's name when the file is one of its members. */
 export async function convertFile(data: Uint8Array, name: string, limits: ConvertLimits, archive: string | undefined): Promise<ConvertResult> {
   if (data.length === 0) throw unprocessable(`converter reader: "${name}" is empty (0 bytes)`);
-  const detected = await detectFormat(data, name);
+  const detected = await detectFormat(data, name, limits);
   const base = stem(name);
   const notes: string[] = [];
   const media: MediaItem[] = [];
@@ -87,7 +84,7 @@ export async function convertFile(data: Uint8Array, name: string, limits: Conver
         break;
       }
       default:
-        documents = await convertText(detected.family, detected.text ?? '', data, name, base);
+        documents = await convertText(detected.family, detected.text ?? '', data, name, base, limits);
     }
   } catch (error) {
     throw asTyped(error, name, detected.format);
@@ -100,14 +97,14 @@ export async function convertFile(data: Uint8Array, name: string, limits: Conver
 }
 
 /** Office formats and the text formats. */
-async function convertText(family: Family, text: string, data: Uint8Array, name: string, base: string): Promise<Document[]> {
+async function convertText(family: Family, text: string, data: Uint8Array, name: string, base: string, limits: ConvertLimits): Promise<Document[]> {
   switch (family) {
     case 'word':
-      return wordDocument(data, name);
+      return wordDocument(data, name, limits);
     case 'slides':
-      return slideDocuments(data, name);
+      return slideDocuments(data, name, limits);
     case 'sheet':
-      return sheetDocuments(data, name, base);
+      return sheetDocuments(data, name, base, limits);
     case 'csv':
       return csvDocument(text, name, base);
     case 'html':
@@ -137,49 +134,8 @@ async function convertText(family: Family, text: string, data: Uint8Array, name:
   }
 }
 
-/** A PDF's pages: the text layer where there is one, OCR of the rendered page where there is not. */
-async function pdfDocuments(data: Uint8Array, name: string, base: string, limits: ConvertLimits, notes: string[]): Promise<Document[]> {
-  const { pdf, pages } = await asConverter('converter', () => pdfTextPages(data, name, 'converter'));
-  try {
-    const documents: Document[] = [];
-    const skipped: number[] = [];
-    let ocred = 0;
-    for (const [i, text] of pages.entries()) {
-      const number = i + 1;
-      if ((text.match(/[\p{L}\p{N}]/gu)?.length ?? 0) >= MIN_TEXT_LAYER) {
-        documents.push({ content: text, name: base, id: `${base}_${number}`, meta_data: { page: number } });
-        continue;
-      }
-      if (ocred >= limits.ocrMaxPages) {
-        skipped.push(number);
-        continue;
-      }
-      ocred++;
-      let image: Uint8Array;
-      try {
-        image = await renderPdfPage(pdf, number, limits.ocrMaxPixels);
-      } catch (cause) {
-        notes.push(`page ${number}: could not be rendered for OCR (${cause instanceof Error ? cause.message : String(cause)})`);
-        if (text) documents.push({ content: text, name: base, id: `${base}_${number}`, meta_data: { page: number } });
-        continue;
-      }
-      const { text: recognised, confidence } = await recognise(image, `${name} page ${number}`);
-      const content = recognised || text;
-      if (content) documents.push({ content, name: base, id: `${base}_${number}`, meta_data: { page: number, ...(recognised ? { ocr: true, ocr_confidence: confidence } : {}) } });
-    }
-    if (skipped.length > 0) {
-      const one = skipped.length === 1;
-      notes.push(`${one ? 'page' : 'pages'} ${skipped.join(', ')} ${one ? 'has' : 'have'} no text layer and ${one ? 'was' : 'were'} not OCRed (at most ${limits.ocrMaxPages} pages of a file are)`);
-    }
-    if (documents.length === 0) throw unprocessable(`converter reader: "${name}" has no text: no page has a text layer, and OCR recognised none`);
-    return documents;
-  } finally {
-    await pdf.destroy().catch(() => undefined);
-  }
-}
-
 async function convertArchive(data: Uint8Array, name: string, limits: ConvertLimits, notes: string[], media: MediaItem[]): Promise<Document[]> {
-  const listing = listTar(data, name, { maxBytes: limits.archiveMaxBytes, maxMembers: limits.archiveMaxMembers });
+  const listing = await listTar(data, name, { maxBytes: limits.archiveMaxBytes, maxMembers: limits.archiveMaxMembers });
   notes.push(...listing.notes);
   const documents: Document[] = [];
   for (const member of listing.members) {

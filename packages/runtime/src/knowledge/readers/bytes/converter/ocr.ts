@@ -13,14 +13,17 @@
  * - One Tesseract worker is kept per conversion worker and reused (loading the model takes
  *   ~0.3 s); it ends with the conversion worker, which is how a cancelled or timed-out OCR stops.
  *
- * Images over `maxPixels` are refused before decoding (their size is read from the header), so
- * a small file claiming a huge canvas cannot exhaust memory. Scanned PDF pages are rendered with
- * PDF.js (through unpdf) onto @napi-rs/canvas, a Skia build shipped as a prebuilt binary inside
- * its npm package, at about 200 dpi within the same pixel bound.
+ * Images over `maxPixels` are refused before decoding (their size is read from the headers,
+ * image-size.ts; an image whose headers do not say it is refused too), so a small file claiming
+ * a huge canvas cannot exhaust memory. Scanned PDF pages are rendered with PDF.js (through unpdf)
+ * onto @napi-rs/canvas, a Skia build shipped as a prebuilt binary inside its npm package, at
+ * about 200 dpi within the same pixel bound; a page too large for that bound at 72 dpi is not
+ * rendered (the old floor of 0.1 let a huge page through at any size).
  */
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { unprocessable } from '../../../../errors.js';
+import { imageSize } from '../image-size.js';
 import type { PdfDocument } from '../pdf.js';
 
 type TesseractWorker = Awaited<ReturnType<typeof import('tesseract.js').createWorker>>;
@@ -85,79 +88,49 @@ export async function recognise(image: Uint8Array, fileName: string): Promise<Re
   }
 }
 
-/** Width and height from an image's header, when the format is one we read; undefined otherwise. */
-export function imageSize(data: Uint8Array, format: string): { width: number; height: number } | undefined {
-  const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
-  try {
-    switch (format) {
-      case 'png':
-        return { width: view.getUint32(16), height: view.getUint32(20) };
-      case 'bmp': {
-        if (view.getUint32(14, true) === 12) return { width: view.getUint16(18, true), height: view.getUint16(20, true) };
-        return { width: Math.abs(view.getInt32(18, true)), height: Math.abs(view.getInt32(22, true)) };
-      }
-      case 'jpeg': {
-        let i = 2;
-        while (i + 9 < data.length) {
-          if (data[i] !== 0xff) return undefined;
-          const marker = data[i + 1]!;
-          if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc) return { height: view.getUint16(i + 5), width: view.getUint16(i + 7) };
-          i += 2 + view.getUint16(i + 2);
-        }
-        return undefined;
-      }
-      case 'webp': {
-        const chunk = String.fromCharCode(...data.subarray(12, 16));
-        if (chunk === 'VP8 ') return { width: view.getUint16(26, true) & 0x3fff, height: view.getUint16(28, true) & 0x3fff };
-        if (chunk === 'VP8L') {
-          const b = data.subarray(21, 25);
-          return { width: 1 + (((b[1]! & 0x3f) << 8) | b[0]!), height: 1 + (((b[3]! & 0xf) << 10) | (b[2]! << 2) | ((b[1]! & 0xc0) >> 6)) };
-        }
-        if (chunk === 'VP8X') return { width: 1 + (data[24]! | (data[25]! << 8) | (data[26]! << 16)), height: 1 + (data[27]! | (data[28]! << 8) | (data[29]! << 16)) };
-        return undefined;
-      }
-      case 'tiff': {
-        const little = data[0] === 0x49;
-        const ifd = view.getUint32(4, little);
-        const count = view.getUint16(ifd, little);
-        let width: number | undefined;
-        let height: number | undefined;
-        for (let e = 0; e < count && e < 512; e++) {
-          const at = ifd + 2 + e * 12;
-          const tag = view.getUint16(at, little);
-          const type = view.getUint16(at + 2, little);
-          const value = type === 3 ? view.getUint16(at + 8, little) : view.getUint32(at + 8, little);
-          if (tag === 256) width = value;
-          if (tag === 257) height = value;
-        }
-        return width !== undefined && height !== undefined ? { width, height } : undefined;
-      }
-      default:
-        return undefined;
-    }
-  } catch {
-    // A header too short to hold its size: tesseract will refuse the image with its own reason.
-    return undefined;
-  }
-}
-
-/** Refuses an image whose header declares more pixels than OCR may process. */
+/**
+ * Refuses an image whose headers declare more pixels than OCR may process (the largest page or
+ * frame counts), or whose headers do not say its size, before anything decodes it.
+ */
 export function checkImageSize(data: Uint8Array, format: string, fileName: string, maxPixels: number): void {
   const size = imageSize(data, format);
-  if (!size) return;
+  if (!size) throw unprocessable(`converter reader: "${fileName}" could not be read as an image (its ${format.toUpperCase()} header does not say its size)`);
   if (size.width === 0 || size.height === 0) throw unprocessable(`converter reader: "${fileName}" is an empty image (${size.width}x${size.height})`);
   if (size.width * size.height > maxPixels) {
-    throw unprocessable(`converter reader: "${fileName}" is ${size.width}x${size.height} pixels, more than the ${maxPixels} pixels OCR may process; scale it down and upload it again`);
+    throw unprocessable(`converter reader: "${fileName}" is ${size.width}x${size.height} pixels, more than the ${maxPixels} pixels OCR may process (CONVERTER_OCR_MAX_PIXELS); scale it down and upload it again`);
   }
 }
 
-/** Renders one PDF page as a PNG for OCR, at about 200 dpi but within `maxPixels`. */
-export async function renderPdfPage(pdf: PdfDocument, pageNumber: number, maxPixels: number): Promise<Uint8Array> {
+/** A page is rendered at its own size (72 dpi) or more for OCR; smaller, its text could not be read. */
+const MIN_OCR_SCALE = 1;
+
+/**
+ * The scale a page of `width` x `height` points is rendered at for OCR: about 200 dpi, less when
+ * that would pass `maxPixels`; undefined when even 72 dpi would (the page is not rendered).
+ */
+export function ocrScale(width: number, height: number, maxPixels: number): number | undefined {
+  const scale = Math.min(200 / 72, Math.sqrt(maxPixels / Math.max(1, width * height)));
+  return scale >= MIN_OCR_SCALE ? scale : undefined;
+}
+
+export type PageRender = { png: Uint8Array } | { skipped: string };
+
+/** Renders one PDF page as a PNG for OCR within `maxPixels`, or says why it was not rendered. */
+export async function renderPdfPage(pdf: PdfDocument, pageNumber: number, maxPixels: number): Promise<PageRender> {
   const { renderPageAsImage } = await import('unpdf');
   const page = await pdf.getPage(pageNumber);
   const { width, height } = page.getViewport({ scale: 1 });
-  const wanted = 200 / 72;
-  const scale = Math.max(0.1, Math.min(wanted, Math.sqrt(maxPixels / Math.max(1, width * height))));
-  const png = await renderPageAsImage(pdf, pageNumber, { canvasImport: () => import('@napi-rs/canvas'), scale });
-  return new Uint8Array(png);
+  const scale = ocrScale(width, height, maxPixels);
+  if (scale === undefined) {
+    return {
+      skipped: `page ${pageNumber} is ${Math.round(width)}x${Math.round(height)} points, too large to render for OCR at 72 dpi or more within ${maxPixels} pixels (CONVERTER_OCR_MAX_PIXELS); it was not OCRed`,
+    };
+  }
+  try {
+    const png = await renderPageAsImage(pdf, pageNumber, { canvasImport: () => import('@napi-rs/canvas'), scale });
+    return { png: new Uint8Array(png) };
+  } finally {
+    // Decoded images stay cached on the page until it is cleaned up.
+    page.cleanup();
+  }
 }

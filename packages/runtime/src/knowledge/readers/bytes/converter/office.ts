@@ -12,6 +12,7 @@
  */
 import { parse } from 'csv-parse/sync';
 import { RuntimeError, unprocessable } from '../../../../errors.js';
+import type { ContentLimits } from '../../../../settings/content-limits.js';
 import type { Document } from '../../../types.js';
 import { DocxReader } from '../docx.js';
 import { ExcelReader } from '../excel.js';
@@ -30,18 +31,18 @@ export async function asConverter<T>(readerId: string, work: () => Promise<T>): 
   }
 }
 
-export function wordDocument(data: Uint8Array, name: string): Promise<Document[]> {
-  return asConverter('docx', () => new DocxReader({ offload: 'inline' }).read({ data, name }));
+export function wordDocument(data: Uint8Array, name: string, limits: ContentLimits): Promise<Document[]> {
+  return asConverter('docx', () => new DocxReader({ offload: 'inline', limits }).read({ data, name }));
 }
 
-export async function slideDocuments(data: Uint8Array, name: string): Promise<Document[]> {
-  const slides = await asConverter('pptx', () => new PptxReader({ offload: 'inline' }).read({ data, name }));
+export async function slideDocuments(data: Uint8Array, name: string, limits: ContentLimits): Promise<Document[]> {
+  const slides = await asConverter('pptx', () => new PptxReader({ offload: 'inline', limits }).read({ data, name }));
   // "Slide 2: Title" (or "Slide 2") opens each slide's text; as a heading it chunks at slides.
   return slides.map((doc) => ({ ...doc, content: doc.content.replace(/^(Slide \d+(?::[^\n]*)?)/, '## $1') }));
 }
 
-export async function sheetDocuments(data: Uint8Array, name: string, base: string): Promise<Document[]> {
-  const sheets = await asConverter('excel', () => new ExcelReader({ offload: 'inline' }).sheetRows({ data, name }));
+export async function sheetDocuments(data: Uint8Array, name: string, base: string, limits: ContentLimits): Promise<Document[]> {
+  const sheets = await asConverter('excel', () => new ExcelReader({ offload: 'inline', limits }).sheetRows({ data, name }));
   const docs = sheets
     .filter((s) => s.rows.length > 0)
     .map(({ sheet, index, rows }) => ({ content: `## Sheet: ${sheet}\n\n${markdownTable(rows)}`, name: base, id: `${base}_sheet_${index}`, meta_data: { sheet, sheet_index: index } }));

@@ -10,9 +10,9 @@
  * converter uses it to send audio and video to the transcription service); `detectFormat` may
  * open a zip and runs in a worker.
  */
-import type JSZip from 'jszip';
 import { unprocessable } from '../../../../errors.js';
-import { openZip, readPart } from '../office-zip.js';
+import type { ContentLimits } from '../../../../settings/content-limits.js';
+import { openZip, readPart, type ZipArchive } from '../office-zip.js';
 import { extension } from '../../reader.js';
 
 export type Family = 'word' | 'slides' | 'sheet' | 'csv' | 'pdf' | 'html' | 'xml' | 'asciidoc' | 'latex' | 'vtt' | 'markdown' | 'text' | 'tar' | 'epub' | 'image' | 'media';
@@ -154,7 +154,7 @@ const OOXML_MAIN: Record<string, { format: string; family: Family }> = {
 };
 
 /** A zip's kind: an Office Open XML package by its main part's content type, or an EPUB by its `mimetype`. */
-export async function zipKind(zip: JSZip, name: string): Promise<{ format: string; family: Family }> {
+export async function zipKind(zip: ZipArchive, name: string): Promise<{ format: string; family: Family }> {
   const mimetype = await readPart(zip, 'mimetype', { data: '', name }, 'converter', 1024);
   if (mimetype?.trim() === 'application/epub+zip') return { format: 'epub', family: 'epub' };
   const types = await readPart(zip, '[Content_Types].xml', { data: '', name }, 'converter', 4 * 1024 * 1024);
@@ -212,14 +212,14 @@ const TEXT_FAMILIES = new Set<Family>(['csv', 'html', 'xml', 'asciidoc', 'latex'
  * The format of a file, from its bytes first. Refuses (422) a file whose bytes are no format the
  * converter reads, or that its name says is a binary format it is not.
  */
-export async function detectFormat(data: Uint8Array, name: string): Promise<Detected & { zip?: JSZip }> {
+export async function detectFormat(data: Uint8Array, name: string, limits: ContentLimits): Promise<Detected & { zip?: ZipArchive }> {
   const promised = familyOfName(name);
   const signature = sniffSignature(data, name);
   switch (signature) {
     case 'pdf':
       return { format: 'pdf', family: 'pdf' };
     case 'zip': {
-      const zip = await openZip(data, { data, name }, 'converter', 'a zip archive');
+      const zip = openZip(data, { data, name }, 'converter', 'a zip archive', limits);
       return { ...(await zipKind(zip, name)), zip };
     }
     case 'gzip':

@@ -4,16 +4,17 @@
  * our own: the format is small (512-byte headers, ustar names with a prefix, pax `path`
  * records and GNU long names), and owning it keeps every limit in one place.
  *
- * - gunzip stops at `maxBytes` inflated (zlib's `maxOutputLength`), so a gzip bomb is refused
- *   instead of filling memory;
+ * - gunzip is measured first, streamed and kept nowhere, and stopped past `maxBytes`, so a gzip
+ *   bomb is refused having held nothing; an archive within the bound is then inflated once more
+ *   into a buffer of its exact size (zlib's collected pieces would need twice that);
  * - at most `maxMembers` entries are looked at; the rest are left, and a note says so;
  * - a member path that is absolute or climbs out (`..`) is skipped with a note (nothing is ever
  *   written to disk, but such a name is a sign of a hostile archive and has no place in metadata);
  * - links, devices and directories are skipped; a damaged header (bad checksum) ends the listing
  *   with an error that says where.
  */
-import { gunzipSync } from 'node:zlib';
-import { unprocessable } from '../../../../errors.js';
+import { createGunzip } from 'node:zlib';
+import { RuntimeError, unprocessable } from '../../../../errors.js';
 
 export interface TarMember {
   path: string;
@@ -85,22 +86,50 @@ export function safeMemberPath(path: string): string | undefined {
   return parts.join('/');
 }
 
-export function listTar(archive: Uint8Array, fileName: string, limits: TarLimits): TarListing {
-  let data: Uint8Array;
-  if (archive[0] === 0x1f && archive[1] === 0x8b) {
-    try {
-      data = gunzipSync(archive, { maxOutputLength: limits.maxBytes });
-    } catch (cause) {
-      const code = (cause as NodeJS.ErrnoException).code;
-      if (code === 'ERR_BUFFER_TOO_LARGE' || cause instanceof RangeError) {
-        throw unprocessable(`converter reader: "${fileName}" inflates to more than ${limits.maxBytes} bytes, the most an archive may hold`, cause);
-      }
-      throw unprocessable(`converter reader: "${fileName}" is not a valid gzip file (${cause instanceof Error ? cause.message : String(cause)})`, cause);
-    }
-  } else {
-    data = archive;
+/**
+ * Gunzips `archive` streamed, handing each piece to `take`; stops (and says so) once more than
+ * `maxBytes` came out. Rejects on a damaged gzip.
+ */
+function gunzipStreamed(archive: Uint8Array, maxBytes: number, take: (piece: Buffer, at: number) => void): Promise<{ size: number; over: boolean }> {
+  return new Promise((resolve, reject) => {
+    const gunzip = createGunzip();
+    let size = 0;
+    let settled = false;
+    const finish = (over: boolean, error?: Error) => {
+      if (settled) return;
+      settled = true;
+      gunzip.destroy();
+      if (error) reject(error);
+      else resolve({ size, over });
+    };
+    gunzip.on('data', (piece: Buffer) => {
+      if (size + piece.length > maxBytes) return finish(true);
+      take(piece, size);
+      size += piece.length;
+    });
+    gunzip.on('end', () => finish(false));
+    gunzip.on('error', (error) => finish(false, error));
+    gunzip.end(archive);
+  });
+}
+
+/** The gunzipped bytes, at most `maxBytes` of them (a bomb is refused having held nothing). */
+async function gunzipWithin(archive: Uint8Array, fileName: string, maxBytes: number): Promise<Uint8Array> {
+  try {
+    const measured = await gunzipStreamed(archive, maxBytes, () => undefined);
+    if (measured.over) throw unprocessable(`converter reader: "${fileName}" inflates to more than ${maxBytes} bytes, the most an archive may hold (CONVERTER_ARCHIVE_MAX_BYTES)`);
+    const out = Buffer.allocUnsafe(measured.size);
+    await gunzipStreamed(archive, measured.size, (piece, at) => piece.copy(out, at));
+    return out;
+  } catch (cause) {
+    if (RuntimeError.isInstance(cause)) throw cause;
+    throw unprocessable(`converter reader: "${fileName}" is not a valid gzip file (${cause instanceof Error ? cause.message : String(cause)})`, cause);
   }
-  if (data.length > limits.maxBytes) throw unprocessable(`converter reader: "${fileName}" holds more than ${limits.maxBytes} bytes, the most an archive may hold`);
+}
+
+export async function listTar(archive: Uint8Array, fileName: string, limits: TarLimits): Promise<TarListing> {
+  const data = archive[0] === 0x1f && archive[1] === 0x8b ? await gunzipWithin(archive, fileName, limits.maxBytes) : archive;
+  if (data.length > limits.maxBytes) throw unprocessable(`converter reader: "${fileName}" holds more than ${limits.maxBytes} bytes, the most an archive may hold (CONVERTER_ARCHIVE_MAX_BYTES)`);
   const members: TarMember[] = [];
   const notes: string[] = [];
   let offset = 0;
