@@ -79,3 +79,11 @@ export function badRequest(detail: string, cause?: unknown): RuntimeError {
 export function unprocessable(detail: string, cause?: unknown): RuntimeError {
   return new RuntimeError('VALIDATION_ERROR', detail, cause === undefined ? {} : { cause });
 }
+
+/**
+ * V8's stack overflow (`RangeError: Maximum call stack size exceeded`), as thrown or as a worker
+ * reported it: deterministic for the same input (a file nested too deeply), so never a retry.
+ */
+export function isStackOverflow(error: { name?: unknown; message?: unknown } | null | undefined): boolean {
+  return error?.name === 'RangeError' && typeof error.message === 'string' && error.message.startsWith('Maximum call stack size exceeded');
+}

@@ -1,18 +1,21 @@
 /**
  * The durable job contract, run on SQLite and PostgreSQL: claims with leases, takeover after a
  * lease runs out, each job claimed once among competing workers, retries with backoff, giving
- * up, and handing work back at shutdown.
+ * up, and handing work back at shutdown; a job whose worker process a limit stopped fails at once.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RuntimeError } from '../src/errors.js';
 import { FILE_DATA_MIN_BYTES, JobStore } from '../src/jobs/job-store.js';
-import { JobWorker } from '../src/jobs/job-worker.js';
+import { crashedMessage, JobWorker } from '../src/jobs/job-worker.js';
 import { silentLogger } from '../src/util/logger.js';
 import type { Db } from '../src/storage/db.js';
+import { WorkerPool } from '../src/workers/pool.js';
 import { testDatabaseKinds, type TestDatabase } from './support/databases.js';
 import { eventually } from './support/eventually.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** Worker process tasks that misbehave as hostile files make parsers do. */
+const poolChild = new URL('./support/pool-child.ts', import.meta.url);
 
 for (const kind of testDatabaseKinds) {
   describe.skipIf(!kind.available)(`durable jobs on ${kind.kind}`, () => {
@@ -107,6 +110,108 @@ for (const kind of testDatabaseKinds) {
       // Only the typed error's message is kept; an unexpected one is logged, not stored.
       expect(failures.toSorted()).toEqual(['bad: not a PDF', 'doomed: The job failed because of an internal error (see the runtime log)']);
       await worker.stop();
+    });
+
+    it('a stack overflow fails the job at once, with a message that says so, like bad input', async () => {
+      const worker = new JobWorker({ store, log: silentLogger, pollMs: 20, retryBaseMs: 50 });
+      const calls: number[] = [];
+      const failures: string[] = [];
+      worker.register('deep', {
+        run: async (job) => {
+          calls.push(job.attempts);
+          const down = (n: number): number => 1 + down(n + 1);
+          down(0);
+        },
+        failed: async (_job, message) => {
+          failures.push(message);
+        },
+      });
+      worker.start();
+      const id = await store.enqueue({ kind: 'deep', payload: {} });
+      await eventually(async () => ((await store.get(id))?.status === 'failed' ? true : undefined), 5000, 'the job to fail');
+      expect(calls).toEqual([1]);
+      expect(failures).toEqual(['The job failed: its input is nested too deeply to process (the stack overflowed), so it was not tried again']);
+      await worker.stop();
+    });
+
+    it('a job whose worker process was killed for its memory or its time fails at once, naming the limit and its setting', async () => {
+      const pool = new WorkerPool({ processEntry: poolChild, isolation: 'process', size: 1, rssMb: 128, taskTimeoutMs: 500 });
+      const worker = new JobWorker({ store, log: silentLogger, pollMs: 20, retryBaseMs: 50 });
+      const calls: string[] = [];
+      const failures: string[] = [];
+      worker.register('parse', {
+        run: async (job) => {
+          const name = String(job.payload.name);
+          calls.push(`${name}#${job.attempts}`);
+          // 1 GB of native memory, or a second of a loop that never yields.
+          await (name === 'huge.epub' ? pool.run('allocate', 1024, { label: `converter reader: "${name}"` }) : pool.run('spin', 60_000, { label: `converter reader: "${name}"` }));
+        },
+        failed: async (job, message) => {
+          failures.push(`${String(job.payload.name)}: ${message}`);
+        },
+      });
+      worker.start();
+      try {
+        const huge = await store.enqueue({ kind: 'parse', payload: { name: 'huge.epub' } });
+        const slow = await store.enqueue({ kind: 'parse', payload: { name: 'slow.tex' } });
+        for (const id of [huge, slow]) await eventually(async () => ((await store.get(id))?.status === 'failed' ? true : undefined), 30_000, 'the job to fail');
+        // Each ran once: the same file would be stopped by the same limit again.
+        expect(calls.toSorted()).toEqual(['huge.epub#1', 'slow.tex#1']);
+        const memory = 'converter reader: "huge.epub" needed more than 128 MB of memory and was stopped (KNOWLEDGE_WORKER_RSS_MB)';
+        const time = 'converter reader: "slow.tex" did not finish within 0.5 s and was stopped (the conversion time limit, KNOWLEDGE_WORKER_TIMEOUT_SECONDS)';
+        expect(failures.toSorted()).toEqual([`huge.epub: ${memory}`, `slow.tex: ${time}`]);
+        expect(await store.get(huge)).toMatchObject({ status: 'failed', attempts: 1, crashes: 0, lastError: memory });
+        expect(await store.get(slow)).toMatchObject({ status: 'failed', attempts: 1, crashes: 0, lastError: time });
+      } finally {
+        await worker.stop();
+        await pool.close();
+      }
+    });
+
+    it('counts attempts whose runtime died (a lease that ran out while running), and fails a job on its second instead of running it again', async () => {
+      const once = await store.enqueue({ kind: 'crashy', payload: { name: 'once' } });
+      // A runtime claims it and dies: the lease runs out with the job still running.
+      expect(await store.claim('dead-1', ['crashy'], 50)).toMatchObject({ id: once, attempts: 1, crashes: 0 });
+      await sleep(80);
+      const worker = new JobWorker({ store, log: silentLogger, pollMs: 20 });
+      const ran: string[] = [];
+      const failures: string[] = [];
+      worker.register('crashy', {
+        run: async (job) => {
+          ran.push(`${String(job.payload.name)}#${job.attempts}/${job.crashes}`);
+        },
+        failed: async (job, message) => {
+          failures.push(`${String(job.payload.name)}: ${message}`);
+        },
+      });
+      // Died once: the next runtime finishes it.
+      worker.start();
+      await eventually(async () => ((await store.get(once)) === undefined ? true : undefined), 5000, 'the job killed once to finish');
+      await worker.stop();
+      expect(ran).toEqual(['once#2/1']);
+
+      const twice = await store.enqueue({ kind: 'crashy', payload: { name: 'twice' } });
+      for (const owner of ['dead-1', 'dead-2']) {
+        expect(await store.claim(owner, ['crashy'], 50)).toMatchObject({ id: twice });
+        await sleep(80);
+      }
+      const third = new JobWorker({ store, log: silentLogger, pollMs: 20 });
+      third.register('crashy', worker['handlers'].get('crashy')!);
+      third.start();
+      await eventually(async () => ((await store.get(twice))?.status === 'failed' ? true : undefined), 5000, 'the poison job to fail');
+      await third.stop();
+      // Never run a third time; failed with a message that says why.
+      expect(ran).toEqual(['once#2/1']);
+      expect(failures).toEqual([`twice: ${crashedMessage(2)}`]);
+      expect(crashedMessage(2)).toBe('The runtime stopped twice while processing this job (it was killed, or ran out of memory), so it was not tried again');
+      expect(await store.get(twice)).toMatchObject({ status: 'failed', attempts: 3, crashes: 2, lastError: crashedMessage(2), data: null });
+
+      // A retry (the job failed and was queued again) or a hand-back at shutdown is no crash.
+      const calm = await store.enqueue({ kind: 'calm', payload: {} });
+      await store.claim('a', ['calm'], 60_000).then((job) => store.retry(job!.id, 'a', 'try later', Date.now()));
+      await store.claim('a', ['calm'], 60_000).then((job) => store.release(job!.id, 'a'));
+      expect(await store.claim('a', ['calm'], 60_000)).toMatchObject({ id: calm, attempts: 2, crashes: 0 });
+      await store.complete(calm, 'a');
     });
 
     it('stopping a worker hands its running job back, without counting the attempt', async () => {

@@ -3,7 +3,9 @@
  * pages from a loopback server in the background, reads each with the reader its content type
  * picks (HTML through Readability + turndown, markdown as is), and search finds them; a JSON
  * array of URLs makes one record per URL; a knowledge base with the default SSRF rules ends a
- * loopback URL as a `failed` record that says why.
+ * loopback URL as a `failed` record that says why, and so does every address that is not global
+ * unicast (documentation, benchmarking, NAT64 of a private address, 6to4...), named by a test
+ * resolver, on the first hop or after a redirect.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -14,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Knowledge } from '../src/knowledge/knowledge.js';
 import { PostgresVectorStore } from '../src/knowledge/vector-stores/postgres/store.js';
 import { SqliteVectorStore } from '../src/knowledge/vector-stores/sqlite/store.js';
+import type { HostResolver } from '../src/net/safe-fetch.js';
 import type { VectorStore } from '../src/knowledge/vector-stores/vector-store.js';
 import type { Db } from '../src/storage/db.js';
 import { testDatabaseKinds, type TestDatabase, type TestDatabaseKind } from './support/databases.js';
@@ -43,10 +46,34 @@ const PAGES: Record<string, { type: string; body: string }> = {
 let dir: string;
 let pages: Server;
 let site: string;
+/** The paths the page server was asked for. */
+const asked: string[] = [];
+
+/** Test names for addresses that are not global unicast; anything else is unknown. */
+const NAMES: Record<string, string> = {
+  'docs.test': '192.0.2.10',
+  'bench.test': '198.18.0.7',
+  'nat64.test': '64:ff9b::a00:1',
+  'tunnel.test': '2002:7f00:1::1',
+  'mixed.test': '2606:4700:4700::1111',
+};
+const testNames: HostResolver = async (hostname) => {
+  const address = NAMES[hostname];
+  if (!address) throw Object.assign(new Error('not found'), { code: 'ENOTFOUND' });
+  // mixed.test answers a global address and a documentation one.
+  const all = hostname === 'mixed.test' ? [address, '203.0.113.5'] : [address];
+  return all.map((a) => ({ address: a, family: a.includes(':') ? (6 as const) : (4 as const) }));
+};
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'svc-kurl-'));
   pages = createServer((req, res) => {
+    asked.push(req.url ?? '');
+    if (req.url?.startsWith('/hop?to=')) {
+      res.writeHead(302, { location: new URL(req.url, 'http://x').searchParams.get('to')! });
+      res.end();
+      return;
+    }
     const page = PAGES[req.url ?? ''];
     if (!page) {
       res.writeHead(404);
@@ -78,16 +105,19 @@ for (const kind of testDatabaseKinds) {
     let rt: StartedRuntime;
     const intranet = '?knowledge_id=intranet';
     const strict = '?knowledge_id=strict';
+    const resolved = '?knowledge_id=resolved';
 
     beforeAll(async () => {
       if (kind.kind === 'postgres') {
         database = await kind.create();
         storeDb = database.open();
       }
-      stores = [openStore(kind, storeDb, 'ku_intranet'), openStore(kind, storeDb, 'ku_strict')];
+      stores = [openStore(kind, storeDb, 'ku_intranet'), openStore(kind, storeDb, 'ku_strict'), openStore(kind, storeDb, 'ku_resolved')];
       const open = new Knowledge({ id: 'intranet', store: stores[0]!, urlFetch: { allowPrivateHosts: true } });
       const guarded = new Knowledge({ id: 'strict', store: stores[1]! });
-      rt = await startRuntime(kind, { knowledge: [open, guarded] });
+      // The page server (127.0.0.1) is allowed by name; the test names are resolved by the table.
+      const named = new Knowledge({ id: 'resolved', store: stores[2]!, urlFetch: { allowPrivateHosts: ['127.0.0.1'], resolve: testNames } });
+      rt = await startRuntime(kind, { knowledge: [open, guarded, named] });
     });
     afterAll(async () => {
       await rt?.stop();
@@ -163,6 +193,34 @@ for (const kind of testDatabaseKinds) {
       expect(both.status).toBe(400);
       const listed = await call(rt.url, 'GET', `/knowledge/content${strict}`);
       expect(listed.body.meta.total_count).toBe(1);
+    });
+
+    it('fails a URL at any address that is not global unicast, naming its class, on the first hop or after a redirect', async () => {
+      const port = new URL(site).port;
+      const internal = '; set allowPrivateHosts to ingest from internal hosts';
+      const never = ', which is never fetched: only global unicast addresses are';
+      asked.length = 0;
+      for (const [url, message, reader] of [
+        ['http://docs.test/kettle', `URL host resolves to a documentation address (192.0.2.10)${internal}`],
+        ['http://bench.test/kettle', `URL host resolves to a benchmarking address (198.18.0.7)${internal}`],
+        ['http://nat64.test/kettle', `URL host resolves to a NAT64 of 10.0.0.1 (private) address (64:ff9b::a00:1)${internal}`],
+        ['http://tunnel.test/kettle', `URL host resolves to a 6to4 of 127.0.0.1 (loopback) address (2002:7f00:1::1)${never}`],
+        ['http://mixed.test/kettle', `URL host resolves to a documentation address (203.0.113.5)${internal}`],
+        ['http://[2001:DB8::1]/kettle', `URL host resolves to a documentation address (2001:db8::1)${internal}`],
+        ['http://3221225994/kettle', `URL host resolves to a documentation address (192.0.2.10)${internal}`],
+        [`${site}/hop?to=${encodeURIComponent(`http://docs.test:${port}/kettle`)}`, `URL host resolves to a documentation address (192.0.2.10)${internal}`],
+        [`${site}/hop?to=${encodeURIComponent(`http://[64:ff9b::7f00:1]:${port}/kettle`)}`, `URL host resolves to a NAT64 of 127.0.0.1 (loopback) address (64:ff9b::7f00:1)${internal}`],
+        ['http://docs.test/', `URL host resolves to a documentation address (192.0.2.10)${internal}`, 'website'],
+      ] as const) {
+        const res = await call(rt.url, 'POST', `/knowledge/content${resolved}`, { body: { url, ...(reader ? { reader_id: reader } : {}) } });
+        expect(res.status, url).toBe(202);
+        expect(await settled(rt.url, res.body.id, resolved), url).toEqual({ id: res.body.id, status: 'failed', status_message: message });
+      }
+      // Only the redirects themselves reached the page server; no refused hop was asked.
+      expect(asked.every((path) => path.startsWith('/hop?to='))).toBe(true);
+      expect(asked).toHaveLength(2);
+      const none = await call(rt.url, 'POST', '/knowledge/search', { body: { query: 'vinegar', knowledge_id: 'resolved' } });
+      expect(none.body.data).toEqual([]);
     });
 
     it('Knowledge.insert({ url }) ingests for SDK users', async () => {

@@ -41,6 +41,11 @@ export interface Job {
   status: JobStatus;
   /** Claims so far, this one included. */
   attempts: number;
+  /**
+   * Attempts that ended without a result: the process running the job stopped (its lease ran
+   * out while the job was running), counted when the job is claimed again.
+   */
+  crashes: number;
   maxAttempts: number;
   lastError: string | null;
   createdMs: number;
@@ -79,12 +84,13 @@ interface Row {
   data_file: string | null;
   status: string;
   attempts: number | string;
+  crashes: number | string;
   max_attempts: number | string;
   last_error: string | null;
   created_ms: number | string;
 }
 
-const COLUMNS = 'id, kind, ref, payload, data, data_file, status, attempts, max_attempts, last_error, created_ms';
+const COLUMNS = 'id, kind, ref, payload, data, data_file, status, attempts, crashes, max_attempts, last_error, created_ms';
 
 function toJob(row: Row, data: Uint8Array | null): Job {
   return {
@@ -95,6 +101,7 @@ function toJob(row: Row, data: Uint8Array | null): Job {
     data,
     status: row.status as JobStatus,
     attempts: Number(row.attempts),
+    crashes: Number(row.crashes),
     maxAttempts: Number(row.max_attempts),
     lastError: row.last_error,
     createdMs: Number(row.created_ms),
@@ -207,7 +214,8 @@ export class JobStore {
 
   /**
    * Takes the oldest ready job of these kinds: queued and due, or running under a lease that ran
-   * out (its worker died). Increments its attempts and leases it to `owner`.
+   * out (its worker died). Increments its attempts (and, taken over from a dead worker, its
+   * crashes) and leases it to `owner`.
    */
   async claim(owner: string, kinds: readonly string[], leaseMs: number, nowMs = Date.now()): Promise<Job | undefined> {
     if (kinds.length === 0) return undefined;
@@ -223,7 +231,8 @@ export class JobStore {
     const skipLocked = this.db.kind === 'postgres' ? 'FOR UPDATE SKIP LOCKED' : '';
     params.push(owner, nowMs + leaseMs);
     const rows = await this.db.query<Row>(
-      `UPDATE svc_jobs SET status = 'running', attempts = attempts + 1, lease_owner = $${params.length - 1},
+      `UPDATE svc_jobs SET status = 'running', attempts = attempts + 1, crashes = crashes + CASE WHEN status = 'running' THEN 1 ELSE 0 END,
+         lease_owner = $${params.length - 1},
          lease_expires_ms = $${params.length}, updated_ms = $1
        WHERE id IN (SELECT id FROM svc_jobs WHERE ${ready} ORDER BY run_after_ms, created_ms LIMIT 1 ${skipLocked})
        RETURNING ${COLUMNS}`,

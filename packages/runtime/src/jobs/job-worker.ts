@@ -3,10 +3,11 @@
  * Runs durable jobs: claims ready ones of the kinds it has handlers for (a few at a time),
  * renews their leases while they run, retries failures with exponential backoff, and gives up
  * after a job's attempts. Any runtime on the same database may run any job; one that dies
- * mid-job loses its lease and another (or its own restart) takes the job over.
+ * mid-job loses its lease and another (or its own restart) takes the job over, once: a job
+ * whose runtime died on it twice (a poison input) fails instead of crash-looping every runtime.
  */
 import { randomUUID } from 'node:crypto';
-import { RuntimeError } from '../errors.js';
+import { isStackOverflow, RuntimeError } from '../errors.js';
 import type { Logger } from '../util/logger.js';
 import type { Job, JobStore } from './job-store.js';
 
@@ -29,16 +30,29 @@ export interface JobWorkerOptions {
   /** First retry delay, doubled each attempt up to maxRetryMs; default 1 s and 60 s. */
   retryBaseMs?: number;
   maxRetryMs?: number;
+  /** Attempts ended by a dead runtime after which a job fails instead of running again; default 2. */
+  maxCrashes?: number;
 }
 
-/** A failure the caller should read (bad input): retrying cannot help. */
+/** What a job that crashed its runtimes fails with. */
+export function crashedMessage(crashes: number): string {
+  const times = crashes === 2 ? 'twice' : `${crashes} times`;
+  return `The runtime stopped ${times} while processing this job (it was killed, or ran out of memory), so it was not tried again`;
+}
+
+/**
+ * A failure retrying cannot help: bad input the caller should read (a 4xx, which includes a
+ * worker stopped by a memory, stack or time limit), or a stack overflow (the same input
+ * overflows again).
+ */
 function isPermanent(error: unknown): boolean {
-  return RuntimeError.isInstance(error) && error.status < 500;
+  return (RuntimeError.isInstance(error) && error.status < 500) || isStackOverflow(error as Error);
 }
 
 /** The message safe to keep and show: typed errors say what was wrong, others are only logged. */
 export function jobFailureMessage(error: unknown): string {
   if (RuntimeError.isInstance(error)) return error.message;
+  if (isStackOverflow(error as Error)) return 'The job failed: its input is nested too deeply to process (the stack overflowed), so it was not tried again';
   return 'The job failed because of an internal error (see the runtime log)';
 }
 
@@ -54,6 +68,7 @@ export class JobWorker {
   private readonly concurrency: number;
   private readonly retryBaseMs: number;
   private readonly maxRetryMs: number;
+  private readonly maxCrashes: number;
   private pollTimer: NodeJS.Timeout | undefined;
   private renewTimer: NodeJS.Timeout | undefined;
   private polling: Promise<void> | undefined;
@@ -69,6 +84,7 @@ export class JobWorker {
     this.concurrency = options.concurrency ?? 2;
     this.retryBaseMs = options.retryBaseMs ?? 1000;
     this.maxRetryMs = options.maxRetryMs ?? 60_000;
+    this.maxCrashes = options.maxCrashes ?? 2;
   }
 
   register(kind: string, handler: JobHandler): void {
@@ -149,6 +165,12 @@ export class JobWorker {
   private async execute(job: Job, signal: AbortSignal): Promise<void> {
     const handler = this.handlers.get(job.kind)!;
     try {
+      if (job.crashes >= this.maxCrashes) {
+        // Its runtime died on it (again): running it once more may kill this one too.
+        this.log.warn(`job ${job.id} (${job.kind}): the runtime stopped ${job.crashes} times while running it; failing it`);
+        await this.giveUp(job, handler, crashedMessage(job.crashes));
+        return;
+      }
       if (job.attempts > job.maxAttempts) {
         // Claimed again after its last attempt's worker died: nothing left to try.
         await this.giveUp(job, handler, job.lastError ?? `Gave up after ${job.maxAttempts} attempts`);

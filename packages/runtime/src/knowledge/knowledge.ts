@@ -20,7 +20,7 @@
  */
 import { basename } from 'node:path';
 import type { SearchableKnowledge } from '../components/component.js';
-import { badRequest, ConfigurationError } from '../errors.js';
+import { badRequest, ConfigurationError, isStackOverflow, unprocessable } from '../errors.js';
 import type { Embedder } from '../model/embedder.js';
 import type { Model } from '../model/model.js';
 import type { Reranker } from '../model/reranker.js';
@@ -223,7 +223,11 @@ export class Knowledge implements SearchableKnowledge, ConfigurableKnowledge {
     const notes: string[] = [];
     const target: StoreTarget = { name: r.name, sourceName: r.name, metadata, contentId, userId, signal: r.signal };
     const chunks = await this.readWithin(target, async (signal) => {
-      const documents = await r.reader.read({ data: r.data, name: r.name }, { signal, notes, limits: this.limits });
+      const documents = await r.reader.read({ data: r.data, name: r.name }, { signal, notes, limits: this.limits }).catch((error: unknown) => {
+        // A reader on this thread that recursed as deep as the file is nested (the built-in ones
+        // refuse past KNOWLEDGE_MAX_DEPTH first; a custom reader may not).
+        throw isStackOverflow(error as Error) ? unprocessable(`${r.reader.id} reader: "${r.name}" is nested too deeply to read (it overflowed the stack)`, error) : error;
+      });
       return [{ documents, chunker: r.chunker, reader: r.reader }];
     });
     const stored = await storeChunks(this.pipeline, chunks, target);

@@ -56,11 +56,16 @@ export interface KnowledgeOptions {
 }
 
 /**
- * URL ingestion limits. By default a URL whose host resolves to a loopback, private,
- * link-local, CGNAT, multicast or unspecified address is refused (SSRF protection).
+ * URL ingestion limits. By default a URL whose host resolves to anything but a global unicast
+ * address (loopback, private, link-local, CGNAT, documentation, benchmarking, multicast, NAT64
+ * or 6to4 of any of them...; see net/address-registry.ts) is refused (SSRF protection).
  */
 export interface UrlFetchOptions {
-  /** `true` to allow internal addresses for every host, or the host names allowed them. */
+  /**
+   * `true` to allow internal addresses (loopback, private, link-local, CGNAT, documentation,
+   * benchmarking) for every host, or the host names allowed them. Multicast, reserved space,
+   * anycast services and tunnels (6to4, Teredo) stay refused.
+   */
   allowPrivateHosts?: boolean | readonly string[];
   /** Per connection; default 10 s. */
   connectTimeoutMs?: number;

@@ -43,11 +43,14 @@ describe('classifyAddress', () => {
     ['febf::1', 'link-local'],
     ['fec0::1', 'private'],
     ['ff02::1', 'multicast'],
+    // Outside 2000::/3, the only global unicast space (issue 26: global unicast only).
+    ['fbff::1', 'reserved'],
+    ['fe00::1', 'reserved'],
   ])('refuses IPv6 %s as %s', (address, kind) => {
     expect(classifyAddress(address)).toBe(kind);
   });
 
-  it.each(['2001:4860:4860::8888', '2606:4700:4700::1111', 'fbff::1', 'fe00::1'])('accepts public IPv6 %s', (address) => {
+  it.each(['2001:4860:4860::8888', '2606:4700:4700::1111'])('accepts public IPv6 %s', (address) => {
     expect(classifyAddress(address)).toBeUndefined();
   });
 

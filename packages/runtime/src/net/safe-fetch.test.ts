@@ -159,6 +159,19 @@ describe('safeFetch', () => {
     expect(fits.body.byteLength).toBe(4000);
   });
 
+  it('with truncate, keeps the first maxBytes of a larger body instead of refusing it', async () => {
+    const streamed = await fetchIt(`${base()}/streamed`, { allowPrivateHosts: true, maxBytes: 1500, truncate: true });
+    expect(streamed.body.byteLength).toBe(1500);
+    expect(streamed.truncated).toBe(true);
+    // A declared Content-Length over the cap is not refused up front either.
+    const declared = await fetchIt(`${base()}/declared`, { allowPrivateHosts: true, maxBytes: 1500, truncate: true });
+    expect(Buffer.from(declared.body).toString()).toBe('y'.repeat(1500));
+    expect(declared.truncated).toBe(true);
+    const exact = await fetchIt(`${base()}/declared`, { allowPrivateHosts: true, maxBytes: 4000, truncate: true });
+    expect(exact.body.byteLength).toBe(4000);
+    expect(exact.truncated).toBeUndefined();
+  });
+
   it('gives up after the total timeout, before or during the body', async () => {
     const silent = await refusal(fetchIt(`${base()}/silent`, { allowPrivateHosts: true, timeoutMs: 150 }));
     expect(silent.status).toBe(400);

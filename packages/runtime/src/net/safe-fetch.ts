@@ -10,8 +10,11 @@
  * - every redirect hop is checked the same way, at most `maxRedirects` of them;
  * - a connect timeout, a total timeout and a byte cap enforced while the body streams in.
  *
- * `allowPrivateHosts` lifts the address check (an intranet wiki, tests on loopback); the
- * scheme, redirect, time and size limits still apply.
+ * Only global unicast addresses pass (`net/addresses.ts`: the IANA special-purpose registries,
+ * IPv4-embedding IPv6 forms decoded). `allowPrivateHosts` lifts the refusal of internal
+ * addresses (an intranet wiki, tests on loopback: loopback, private, link-local, shared,
+ * documentation, benchmarking); multicast, reserved space, anycast services and tunnels stay
+ * refused, and the scheme, redirect, time and size limits still apply.
  *
  * The source readers also call services (a crawling or search API, object storage) through it,
  * so a request may carry a method, headers and a body. Those headers are meant for the URL's
@@ -24,7 +27,7 @@ import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { isIP } from 'node:net';
 import { badRequest, RuntimeError } from '../errors.js';
-import { classifyAddress } from './addresses.js';
+import { refuseAddress } from './addresses.js';
 
 export interface ResolvedAddress {
   address: string;
@@ -38,8 +41,9 @@ export interface SafeFetchOptions {
   /** The largest body accepted, in bytes. */
   maxBytes: number;
   /**
-   * Allow loopback, private and link-local addresses: `true` for any host, or the host names
-   * (e.g. `wiki.corp.example`) that may resolve to them. Default false.
+   * Allow internal addresses (loopback, private, link-local, shared, documentation,
+   * benchmarking; see `AddressRefusal.internal`): `true` for any host, or the host names (e.g.
+   * `wiki.corp.example`) that may resolve to them. Default false.
    */
   allowPrivateHosts?: boolean | readonly string[] | undefined;
   /** Default 10 s per hop. */
@@ -67,6 +71,11 @@ export interface SafeFetchOptions {
    * follows it under rules of its own (a pre-authenticated download URL, fetched without credentials).
    */
   returnRedirects?: boolean | undefined;
+  /**
+   * Keep the first `maxBytes` of a larger body instead of refusing it (413), for a caller that
+   * reads a prefix (robots.txt); the answer's `truncated` says whether bytes were left unread.
+   */
+  truncate?: boolean | undefined;
 }
 
 export interface FetchedResource {
@@ -80,6 +89,8 @@ export interface FetchedResource {
   headers: Record<string, string>;
   /** The address the socket was connected to. */
   remoteAddress: string | undefined;
+  /** True when the body was cut at `maxBytes` (only with `truncate`). */
+  truncated?: boolean;
 }
 
 /** What one hop sends; a redirect may change it (see the module notes). */
@@ -128,7 +139,8 @@ export async function safeFetch(url: string, options: SafeFetchOptions): Promise
         response.resume();
         throw badRequest(`${current.href} answered HTTP ${status}${response.statusMessage ? ` ${response.statusMessage}` : ''}`);
       }
-      const body = await readCapped(response, current.href, options.maxBytes);
+      const remoteAddress = response.socket?.remoteAddress;
+      const { body, truncated } = await readCapped(response, current.href, options.maxBytes, options.truncate === true);
       const type = response.headers['content-type'];
       return {
         url: current.href,
@@ -136,7 +148,8 @@ export async function safeFetch(url: string, options: SafeFetchOptions): Promise
         mimeType: type ? type.split(';')[0]!.trim().toLowerCase() || undefined : undefined,
         body,
         headers: flatHeaders(response),
-        remoteAddress: response.socket?.remoteAddress,
+        remoteAddress,
+        ...(truncated ? { truncated } : {}),
       };
     }
   } catch (error) {
@@ -211,15 +224,14 @@ async function vet(url: URL, options: SafeFetchOptions, signal: AbortSignal): Pr
     }
     if (addresses.length === 0) throw badRequest(`Cannot resolve the host of ${url.href}`);
   }
-  if (!privateAllowed(host, options.allowPrivateHosts)) {
-    // All of them: a host that answers with one public and one private address could be
-    // connected to either.
-    for (const { address } of addresses) {
-      const kind = classifyAddress(address);
-      if (kind !== undefined) {
-        throw badRequest(`URL host resolves to a ${kind} address (${address}); set allowPrivateHosts to ingest from internal hosts`);
-      }
-    }
+  const internalAllowed = privateAllowed(host, options.allowPrivateHosts);
+  // All of them: a host that answers with one public and one private address could be
+  // connected to either.
+  for (const { address } of addresses) {
+    const refused = refuseAddress(address);
+    if (refused === undefined || (refused.internal && internalAllowed)) continue;
+    const remedy = refused.internal ? '; set allowPrivateHosts to ingest from internal hosts' : ', which is never fetched: only global unicast addresses are';
+    throw badRequest(`URL host resolves to a ${refused.class} address (${address})${remedy}`);
   }
   return addresses[0]!;
 }
@@ -282,10 +294,11 @@ function requestOnce(url: URL, target: ResolvedAddress, outgoing: Outgoing, opti
   });
 }
 
-async function readCapped(response: IncomingMessage, url: string, maxBytes: number): Promise<Uint8Array> {
+/** The body, refused past `maxBytes` or, with `truncate`, cut there. */
+async function readCapped(response: IncomingMessage, url: string, maxBytes: number, truncate: boolean): Promise<{ body: Uint8Array; truncated: boolean }> {
   const tooLarge = () => new RuntimeError('PAYLOAD_TOO_LARGE', `${url} is larger than the knowledge limit of ${maxBytes} bytes`);
   const declared = Number(response.headers['content-length']);
-  if (Number.isFinite(declared) && declared > maxBytes) {
+  if (!truncate && Number.isFinite(declared) && declared > maxBytes) {
     response.destroy();
     throw tooLarge();
   }
@@ -294,17 +307,19 @@ async function readCapped(response: IncomingMessage, url: string, maxBytes: numb
   try {
     for await (const part of response) {
       const chunk = part as Buffer;
-      size += chunk.byteLength;
       // Checked per chunk, so a body without (or lying about) Content-Length stops at the cap.
-      if (size > maxBytes) {
+      if (size + chunk.byteLength > maxBytes) {
         response.destroy();
-        throw tooLarge();
+        if (!truncate) throw tooLarge();
+        parts.push(chunk.subarray(0, maxBytes - size));
+        return { body: new Uint8Array(Buffer.concat(parts)), truncated: true };
       }
+      size += chunk.byteLength;
       parts.push(chunk);
     }
   } catch (error) {
     if (RuntimeError.isInstance(error)) throw error;
     throw badRequest(`Reading ${url} failed (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`, error);
   }
-  return new Uint8Array(Buffer.concat(parts));
+  return { body: new Uint8Array(Buffer.concat(parts)), truncated: false };
 }

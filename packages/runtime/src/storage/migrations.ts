@@ -240,6 +240,14 @@ export const MIGRATIONS: readonly Migration[] = [
     // PostgreSQL keeps inputs in the row, so any host can take the job; the column stays NULL.
     sql: `ALTER TABLE svc_jobs ADD COLUMN IF NOT EXISTS data_file TEXT`,
   },
+  {
+    version: 45,
+    name: 'job_crashes',
+    // Attempts that ended without a result: the job was claimed again while still `running`
+    // (the process running it died and its lease ran out). A job whose runtime died twice on it
+    // fails instead of being run again, so one poison input cannot crash-loop every runtime.
+    sql: `ALTER TABLE svc_jobs ADD COLUMN IF NOT EXISTS crashes INTEGER NOT NULL DEFAULT 0`,
+  },
 ];
 
 /** Checks that a migration list is strictly increasing, so a bad merge fails loudly at start. */

@@ -54,7 +54,7 @@ describe('WorkerPool', () => {
     const timedOut = await failure(p.run('loop', null, { label: 'converter reader: "huge.tex"' }));
     expect(Date.now() - started).toBeLessThan(5000);
     expect(RuntimeError.isInstance(timedOut) && timedOut.code).toBe('VALIDATION_ERROR');
-    expect(timedOut.message).toBe('converter reader: "huge.tex" did not finish within 0.3 s and was stopped (the conversion time limit)');
+    expect(timedOut.message).toBe('converter reader: "huge.tex" did not finish within 0.3 s and was stopped (the conversion time limit, KNOWLEDGE_WORKER_TIMEOUT_SECONDS)');
     const after = await p.run<number>('threadId', null);
     expect(after).not.toBe(before);
     // A per-task timeout overrides the pool's.

@@ -1,39 +1,44 @@
 /**
  * @module workers/pool
- * A small pool of worker threads for CPU-heavy conversion (PDF, Office, OCR, markup), so a
- * large upload does not stall the event loop that serves every other request.
+ * A small pool of workers for CPU-heavy conversion (PDF, Office, OCR, markup), so a large upload
+ * does not stall the event loop that serves every other request, and a hostile one cannot take
+ * the process down.
  *
+ * - **Threads and processes.** A task runs where it says (task.ts): in a worker thread (cheap;
+ *   the pool's own tasks: chunking, index training) or in a worker process (process.ts: the
+ *   parsers of uploaded files, whose native memory a thread's heap limit does not bound). Both
+ *   speak one protocol (protocol.ts) and count against one `size`: an idle worker of the other
+ *   kind is stopped to make room.
  * - **One task per worker.** A task names an exported function of one of this package's
- *   modules (task.ts) and carries a structured-cloneable payload; the worker entry (worker.ts)
- *   imports the module and runs the function. (A custom entry may address its tasks otherwise:
- *   the pool passes a name it does not know through as it is.) Workers start on demand, up to
- *   `size`, and stop after `idleMs` without work; an idle worker does not keep the process alive.
+ *   modules and carries a structured-cloneable payload; the worker entry imports the module and
+ *   runs the function. (A custom entry may address its tasks otherwise: the pool passes a name it
+ *   does not know through as it is.) Workers start on demand, up to `size`, and stop after
+ *   `idleMs` without work; an idle worker does not keep the process alive.
  * - **Bounded queue.** Tasks beyond the free workers wait in FIFO order, at most `maxQueue` of
  *   them; one more is refused at once with SERVICE_UNAVAILABLE (a background job retries it).
  * - **Cancellation and timeouts.** An aborted signal removes a waiting task, or terminates the
  *   worker running it (JavaScript cannot be interrupted any other way); a task running longer
- *   than its timeout is stopped the same way and fails with a 422 naming the limit. The next
- *   task gets a fresh worker.
- * - **Memory.** Each worker's V8 heap is capped (`memoryMb`), so a file that needs too much
- *   memory kills only its worker and fails with a 422, instead of taking the process down.
+ *   than its timeout is stopped the same way and fails with a 422 naming the limit (and its
+ *   setting, when the pool's own applied). The next task gets a fresh worker.
+ * - **Memory and stack.** Each worker's V8 heap is capped (`memoryMb`), a process's resident
+ *   memory too (`rssMb`, killed past it), and its stack (`stackMb`). A task stopped by a limit
+ *   fails with a 422 naming it and the setting that raises it: a file's failure, not a retry.
  * - **Typed errors.** A RuntimeError thrown in the worker arrives as the same RuntimeError
- *   (code and message); anything else arrives as a plain Error with the worker's message.
- *
- * The worker file is found next to this module: `worker.js` in the built package, or, when this
- * module itself runs from TypeScript sources (tests, tsx), `worker.ts` loaded through tsx's
- * loader, registered inside the worker before the entry is imported.
+ *   (code and message); a stack overflow as a 422; anything else as a plain Error with the
+ *   worker's message.
  */
-import { readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { createRequire } from 'node:module';
-import { pathToFileURL } from 'node:url';
-import { Worker, type ResourceLimits } from 'node:worker_threads';
-import { ConfigurationError, ERROR_CODES, RuntimeError, type ErrorCode } from '../errors.js';
-import { defaultPoolSize, WORKER_DEFAULTS } from '../settings/workers.js';
-import { addressOf, type WorkerTask } from './task.js';
+import { ConfigurationError, RuntimeError } from '../errors.js';
+import { defaultPoolSize, WORKER_DEFAULTS, WORKER_LIMIT_VARIABLES } from '../settings/workers.js';
+import type { Executor, ExecutorEvents, WorkerFailure } from './executor.js';
+import { defaultProcessEntry, startProcess } from './process.js';
+import { isAllocationFailure, isStackOverflow, reviveError, type SerializedError, type TaskMessage, type TaskReply } from './protocol.js';
+import { addressOf, isolationOf, type Isolation, type WorkerTask } from './task.js';
+import { defaultThreadEntry, startThread } from './thread.js';
+
+export { reviveError, serializeError, type ReadyMessage, type SerializedError, type TaskMessage, type TaskReply } from './protocol.js';
 
 export interface WorkerPoolOptions {
-  /** Workers at most; default min(2, available cores). */
+  /** Workers (threads and processes) at most; default min(2, available cores). */
   size?: number;
   /** Tasks that may wait for a worker; default 64. */
   maxQueue?: number;
@@ -41,42 +46,30 @@ export interface WorkerPoolOptions {
   taskTimeoutMs?: number;
   /** V8 old-generation heap per worker, in MB; default 2048. */
   memoryMb?: number;
+  /** Resident memory per worker process, in MB; default 512. */
+  rssMb?: number;
+  /** Stack per worker, in MB; default 4. */
+  stackMb?: number;
   /** An idle worker stops after this long; default 30 s. */
   idleMs?: number;
-  /** The worker entry module; default worker.ts / worker.js beside this file. */
+  /** The worker thread entry module; default worker.ts / worker.js beside this file. */
   entry?: URL;
+  /** The worker process entry module; default child.ts / child.js beside this file. */
+  processEntry?: URL;
+  /** `process`: every task runs in a worker process, whatever it asks (tests); default each task's own. */
+  isolation?: Isolation;
+  /** How often a busy process's resident memory is read; default 50 ms. */
+  rssPollMs?: number;
 }
 
 export interface RunOptions {
   signal?: AbortSignal | undefined;
   /** Overrides the pool's task timeout for this task. */
   timeoutMs?: number | undefined;
-  /** Buffers moved to the worker instead of copied (the caller must not use them afterwards). */
+  /** Buffers moved to a worker thread instead of copied (the caller must not use them afterwards). */
   transfer?: ArrayBuffer[];
   /** How errors name the work, e.g. `converter reader: "scan.pdf"`. */
   label?: string;
-}
-
-/** What the worker sends back for one task. */
-export type TaskReply = { id: number; ok: true; value: unknown } | { id: number; ok: false; error: SerializedError };
-
-/** What a worker posts once it has loaded and listens for tasks. */
-export interface ReadyMessage {
-  ready: true;
-}
-
-export interface SerializedError {
-  /** A RuntimeError's code, when it was one. */
-  code?: string;
-  name: string;
-  message: string;
-}
-
-export interface TaskMessage {
-  id: number;
-  /** What to run: a WorkerTask for the default entry; a custom entry's own form otherwise. */
-  task: WorkerTask | string;
-  payload: unknown;
 }
 
 interface Pending {
@@ -93,15 +86,18 @@ interface Pending {
 }
 
 interface Slot {
-  worker: Worker;
+  executor: Executor;
+  kind: Isolation;
   current: Pending | undefined;
   timer: NodeJS.Timeout | undefined;
   idleTimer: NodeJS.Timeout | undefined;
   /** Set once the pool has decided to stop this worker, so its exit is not treated as a crash. */
   retiring: boolean;
+  /** Set while the pool checks whether a process may take another task. */
+  checking: boolean;
   /**
    * Set when the worker said it listens. Until then a task's time limit is not running: booting
-   * a thread (and, under tsx, compiling its modules) takes seconds on a loaded machine, and that
+   * a worker (and, under tsx, compiling its modules) takes seconds on a loaded machine, and that
    * is not the conversion's time. `BOOT_ALLOWANCE_MS` still bounds a worker that never boots.
    */
   ready: boolean;
@@ -116,8 +112,13 @@ export class WorkerPool {
   readonly maxQueue: number;
   readonly taskTimeoutMs: number;
   readonly memoryMb: number;
+  readonly rssMb: number;
+  readonly stackMb: number;
   readonly idleMs: number;
   private readonly entry: URL;
+  private readonly processEntry: URL;
+  private readonly isolation: Isolation | undefined;
+  private readonly rssPollMs: number | undefined;
   private readonly slots = new Set<Slot>();
   private readonly queue: Pending[] = [];
   private nextId = 1;
@@ -130,8 +131,13 @@ export class WorkerPool {
     this.maxQueue = options.maxQueue ?? WORKER_DEFAULTS.maxQueue;
     this.taskTimeoutMs = options.taskTimeoutMs ?? WORKER_DEFAULTS.taskTimeoutSeconds * 1000;
     this.memoryMb = options.memoryMb ?? WORKER_DEFAULTS.memoryMb;
+    this.rssMb = options.rssMb ?? WORKER_DEFAULTS.rssMb;
+    this.stackMb = options.stackMb ?? WORKER_DEFAULTS.stackMb;
     this.idleMs = options.idleMs ?? IDLE_MS;
-    this.entry = options.entry ?? defaultEntry();
+    this.entry = options.entry ?? defaultThreadEntry();
+    this.processEntry = options.processEntry ?? defaultProcessEntry();
+    this.isolation = options.isolation;
+    this.rssPollMs = options.rssPollMs;
     if (!Number.isInteger(this.size) || this.size < 1) throw new ConfigurationError(`worker pool size must be a whole number of at least 1, got ${this.size}`);
     if (!Number.isInteger(this.maxQueue) || this.maxQueue < 0) throw new ConfigurationError(`worker pool queue must be a whole number, got ${this.maxQueue}`);
   }
@@ -141,6 +147,11 @@ export class WorkerPool {
     let busy = 0;
     for (const slot of this.slots) if (slot.current) busy++;
     return { workers: this.slots.size, busy, queued: this.queue.length };
+  }
+
+  /** The process ids of the worker processes alive (tests and diagnostics). */
+  processIds(): number[] {
+    return [...this.slots].flatMap((s) => (s.executor.pid !== undefined ? [s.executor.pid] : []));
   }
 
   /** Runs `task` in a worker and resolves with what it returns. */
@@ -177,26 +188,40 @@ export class WorkerPool {
     await Promise.all([...this.slots].map((slot) => this.retire(slot, reason)));
   }
 
+  private kindOf(task: WorkerTask | string): Isolation {
+    return this.isolation ?? isolationOf(task);
+  }
+
   private dispatch(): void {
     while (this.queue.length > 0) {
-      let slot = [...this.slots].find((s) => !s.current && !s.retiring);
+      const kind = this.kindOf(this.queue[0]!.task);
+      let slot = [...this.slots].find((s) => !s.current && !s.retiring && !s.checking && s.kind === kind);
       if (!slot) {
-        if (this.slots.size >= this.size) return;
-        slot = this.spawn();
+        if (this.slots.size >= this.size) {
+          // An idle worker of the other kind makes room; otherwise the task waits its turn.
+          const idle = [...this.slots].find((s) => !s.current && !s.retiring && !s.checking);
+          if (!idle) return;
+          void this.retire(idle);
+        }
+        slot = this.spawn(kind);
       }
       const pending = this.queue.shift()!;
       this.start(slot, pending);
     }
   }
 
-  private spawn(): Slot {
-    const resourceLimits: ResourceLimits = { maxOldGenerationSizeMb: this.memoryMb };
-    const worker = startWorker(this.entry, resourceLimits);
+  private spawn(kind: Isolation): Slot {
+    const slot = { kind, current: undefined, timer: undefined, idleTimer: undefined, retiring: false, checking: false, ready: false } as Omit<Slot, 'executor'> as Slot;
+    const events: ExecutorEvents = {
+      ready: () => this.onReady(slot),
+      reply: (reply) => this.onReply(slot, reply),
+      failed: (failure) => this.onFailure(slot, failure),
+    };
+    slot.executor =
+      kind === 'process'
+        ? startProcess(this.processEntry, { rssMb: this.rssMb, memoryMb: this.memoryMb, stackMb: this.stackMb, variables: WORKER_LIMIT_VARIABLES, pollMs: this.rssPollMs }, events)
+        : startThread(this.entry, { memoryMb: this.memoryMb, stackMb: this.stackMb }, events);
     this.started++;
-    const slot: Slot = { worker, current: undefined, timer: undefined, idleTimer: undefined, retiring: false, ready: false };
-    worker.on('message', (reply: TaskReply | ReadyMessage) => ('ready' in reply ? this.onReady(slot) : this.onReply(slot, reply)));
-    worker.on('error', (error: Error) => this.onCrash(slot, error));
-    worker.on('exit', (code) => this.onExit(slot, code));
     this.slots.add(slot);
     return slot;
   }
@@ -205,11 +230,11 @@ export class WorkerPool {
     if (slot.idleTimer) clearTimeout(slot.idleTimer);
     slot.idleTimer = undefined;
     slot.current = pending;
-    slot.worker.ref();
+    slot.executor.busy(true);
     this.armTimer(slot, pending, slot.ready ? 0 : BOOT_ALLOWANCE_MS);
     const message: TaskMessage = { id: pending.id, task: addressOf(pending.task), payload: pending.payload };
     try {
-      slot.worker.postMessage(message, pending.options.transfer ?? []);
+      slot.executor.send(message, pending.options.transfer ?? []);
     } catch (cause) {
       // An uncloneable payload is a programming error of the caller.
       this.settle(pending, cause);
@@ -221,9 +246,11 @@ export class WorkerPool {
   private armTimer(slot: Slot, pending: Pending, allowanceMs: number): void {
     if (slot.timer) clearTimeout(slot.timer);
     const timeoutMs = pending.options.timeoutMs ?? this.taskTimeoutMs;
+    // The setting is named only when it is the limit that applied (a caller may set its own).
+    const limit = pending.options.timeoutMs === undefined ? `the conversion time limit, ${WORKER_LIMIT_VARIABLES.time}` : 'the conversion time limit';
     slot.timer = setTimeout(() => {
       const seconds = Math.round(timeoutMs / 100) / 10;
-      const error = new RuntimeError('VALIDATION_ERROR', `${pending.options.label ?? 'The conversion'} did not finish within ${seconds} s and was stopped (the conversion time limit)`);
+      const error = new RuntimeError('VALIDATION_ERROR', `${pending.options.label ?? 'The conversion'} did not finish within ${seconds} s and was stopped (${limit})`);
       this.settle(pending, error);
       void this.retire(slot, error);
     }, timeoutMs + allowanceMs);
@@ -238,9 +265,42 @@ export class WorkerPool {
   private onReply(slot: Slot, reply: TaskReply): void {
     const pending = slot.current;
     if (!pending || pending.id !== reply.id) return;
-    if (reply.ok) this.settle(pending, undefined, reply.value);
-    else this.settle(pending, reviveError(reply.error));
-    this.release(slot);
+    if (reply.ok) {
+      this.settle(pending, undefined, reply.value);
+      this.release(slot);
+      return;
+    }
+    const error = this.errorOf(slot, pending, reply.error);
+    this.settle(pending, error);
+    // A process whose allocation failed was at its limit: a fresh one takes the next task.
+    if (slot.kind === 'process' && isAllocationFailure(reply.error)) void this.retire(slot, error);
+    else this.release(slot);
+  }
+
+  /** A task's error as its caller gets it: limits it ran into become 422s naming them. */
+  private errorOf(slot: Slot, pending: Pending, error: SerializedError): Error {
+    const what = pending.options.label ?? 'The conversion';
+    if (isStackOverflow(error)) {
+      return new RuntimeError('VALIDATION_ERROR', `${what} is nested too deeply: reading it needed more than the ${this.stackMb} MB of stack a conversion may use (${WORKER_LIMIT_VARIABLES.stack})`);
+    }
+    if (slot.kind === 'process' && isAllocationFailure(error)) return this.limitError(what, { kind: 'rss', limitMb: this.rssMb });
+    return reviveError(error);
+  }
+
+  private limitError(what: string, failure: WorkerFailure): RuntimeError {
+    switch (failure.kind) {
+      case 'thread-heap':
+        return new RuntimeError('VALIDATION_ERROR', `${what} needed more memory than a conversion may use (${failure.limitMb} MB) and was stopped`, { cause: failure.cause });
+      case 'process-heap':
+        return new RuntimeError('VALIDATION_ERROR', `${what} needed more than ${failure.limitMb} MB of memory and was stopped (${failure.variable})`);
+      case 'rss':
+        return new RuntimeError('VALIDATION_ERROR', `${what} needed more than ${failure.limitMb} MB of memory and was stopped (${WORKER_LIMIT_VARIABLES.rss})`);
+      case 'crash':
+        return new RuntimeError('VALIDATION_ERROR', `${what} failed: the conversion worker stopped (${failure.detail})`, failure.cause ? { cause: failure.cause } : {});
+      case 'exit':
+        // An exit nobody asked for (process.exit in a library): the task cannot finish.
+        return new RuntimeError('VALIDATION_ERROR', `${what} failed: the conversion worker exited (code ${failure.code})`);
+    }
   }
 
   /** Marks a slot free and gives it the next task, or lets it idle. */
@@ -249,11 +309,30 @@ export class WorkerPool {
     slot.timer = undefined;
     slot.current = undefined;
     if (slot.retiring) return;
-    if (this.queue.length > 0) {
-      this.dispatch();
+    const reusable = slot.executor.reusable;
+    if (!reusable) {
+      this.reuse(slot);
       return;
     }
-    slot.worker.unref();
+    // A process that kept much of its memory after the task is replaced rather than reused.
+    slot.checking = true;
+    void reusable().then(
+      (yes) => {
+        slot.checking = false;
+        if (slot.retiring) return;
+        if (yes) this.reuse(slot);
+        else void this.retire(slot);
+      },
+      () => void this.retire(slot),
+    );
+  }
+
+  private reuse(slot: Slot): void {
+    if (this.queue.length > 0) {
+      this.dispatch();
+      if (slot.current || slot.retiring) return;
+    }
+    slot.executor.busy(false);
     slot.idleTimer = setTimeout(() => void this.retire(slot), this.idleMs);
     slot.idleTimer.unref();
   }
@@ -268,7 +347,7 @@ export class WorkerPool {
     const slot = [...this.slots].find((s) => s.current === pending);
     if (!slot) return;
     this.settle(pending, reason);
-    // The only way to stop JavaScript that is running: end its thread.
+    // The only way to stop JavaScript that is running: end its worker.
     void this.retire(slot, reason);
   }
 
@@ -291,92 +370,16 @@ export class WorkerPool {
     slot.current = undefined;
     this.slots.delete(slot);
     try {
-      await slot.worker.terminate();
+      await slot.executor.terminate();
     } finally {
       // A replacement starts for tasks that were waiting.
       if (!this.closed) this.dispatch();
     }
   }
 
-  private onCrash(slot: Slot, error: Error): void {
+  /** A worker ended unasked: its task fails with what stopped it. */
+  private onFailure(slot: Slot, failure: WorkerFailure): void {
     if (slot.retiring) return;
-    const pending = slot.current;
-    const code = (error as NodeJS.ErrnoException).code;
-    const what = pending?.options.label ?? 'The conversion';
-    const mapped =
-      code === 'ERR_WORKER_OUT_OF_MEMORY'
-        ? new RuntimeError('VALIDATION_ERROR', `${what} needed more memory than a conversion may use (${this.memoryMb} MB) and was stopped`, { cause: error })
-        : new RuntimeError('VALIDATION_ERROR', `${what} failed: the conversion worker stopped (${error.message})`, { cause: error });
-    void this.retire(slot, mapped);
+    void this.retire(slot, this.limitError(slot.current?.options.label ?? 'The conversion', failure));
   }
-
-  private onExit(slot: Slot, code: number): void {
-    if (slot.retiring) return;
-    // An exit nobody asked for (process.exit in a library): the task cannot finish.
-    void this.retire(slot, new RuntimeError('VALIDATION_ERROR', `${slot.current?.options.label ?? 'The conversion'} failed: the conversion worker exited (code ${code})`));
-  }
-}
-
-/** Rebuilds a worker's error: a RuntimeError keeps its code, so the HTTP and job layers map it as usual. */
-export function reviveError(error: SerializedError): Error {
-  if (error.code && Object.hasOwn(ERROR_CODES, error.code)) return new RuntimeError(error.code as ErrorCode, error.message);
-  const revived = new Error(error.message);
-  revived.name = error.name;
-  return revived;
-}
-
-
-/** What a worker sends for an error it caught. */
-export function serializeError(error: unknown): SerializedError {
-  if (RuntimeError.isInstance(error)) return { code: error.code, name: 'RuntimeError', message: error.message };
-  if (error instanceof Error) return { name: error.name, message: error.message };
-  return { name: 'Error', message: String(error) };
-}
-
-function defaultEntry(): URL {
-  return new URL(import.meta.url.endsWith('.ts') ? './worker.ts' : './worker.js', import.meta.url);
-}
-
-/**
- * Starts a worker on an entry module. A `.js` entry (the built package) is loaded directly. A
- * `.ts` entry (sources under vitest or tsx) is imported after tsx's ESM loader is registered in
- * the new thread: loader hooks are per thread, and `--import tsx` in a worker's execArgv does not
- * apply to the worker's own entry on Node 20.
- */
-let tsxApi: string | undefined;
-
-/** The file URL of tsx's ESM loader API (`tsx/esm/api`, import condition), a devDependency. */
-function tsxLoaderApi(): string {
-  if (tsxApi) return tsxApi;
-  const manifestPath = createRequire(import.meta.url).resolve('tsx/package.json');
-  const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as { exports: Record<string, { import: { default: string } }> };
-  tsxApi = pathToFileURL(join(dirname(manifestPath), manifest.exports['./esm/api']!.import.default)).href;
-  return tsxApi;
-}
-
-function startWorker(entry: URL, resourceLimits: ResourceLimits): Worker {
-  const options = { resourceLimits, execArgv: workerExecArgv() };
-  if (!entry.pathname.endsWith('.ts')) return new Worker(entry, options);
-  const boot = `import { register } from ${JSON.stringify(tsxLoaderApi())};\nregister();\nawait import(${JSON.stringify(entry.href)});\n`;
-  return new Worker(boot, { ...options, eval: true });
-}
-
-/**
- * The process's Node options, as workers inherit them by default, less those about the main
- * script given on the command line (`--input-type`, `--eval`, `--print`), which a worker refuses
- * or would run again.
- */
-function workerExecArgv(): string[] {
-  const out: string[] = [];
-  const argv = process.execArgv;
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    if (['--input-type', '-e', '--eval', '-p', '--print'].includes(arg)) {
-      i++;
-      continue;
-    }
-    if (arg.startsWith('--input-type=') || arg.startsWith('--eval=') || arg.startsWith('--print=')) continue;
-    out.push(arg);
-  }
-  return out;
 }

@@ -260,3 +260,21 @@ export function isoMedia(brand: string): Uint8Array {
   box.write('isomiso2mp41', 16, 'latin1');
   return new Uint8Array(box);
 }
+
+/**
+ * A hostile EPUB of a few tens of KB: one chapter of `chapterBytes` (a deflate-friendly run of
+ * paragraphs) that the spine lists `times` times, so a reader that takes the book at its word
+ * writes the chapter out `times` times (20 MB x 2,000: 40 GB of markdown).
+ */
+export async function loopingEpub(chapterBytes = 20_000_000, times = 2000): Promise<Uint8Array> {
+  const zip = new JSZip();
+  zip.file('mimetype', 'application/epub+zip', { compression: 'STORE' });
+  zip.file('META-INF/container.xml', '<?xml version="1.0"?><container version="1.0" xmlns="urn:oasis:names:tc:opendocument:xmlns:container"><rootfiles><rootfile full-path="OEBPS/content.opf" media-type="application/oebps-package+xml"/></rootfiles></container>');
+  zip.file(
+    'OEBPS/content.opf',
+    `<?xml version="1.0" encoding="UTF-8"?><package xmlns="http://www.idpf.org/2007/opf" version="3.0" unique-identifier="id"><metadata xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:identifier id="id">urn:loop</dc:identifier><dc:title>Loop</dc:title></metadata><manifest><item id="c0" href="one.xhtml" media-type="application/xhtml+xml"/></manifest><spine>${'<itemref idref="c0"/>'.repeat(times)}</spine></package>`,
+  );
+  const paragraph = '<p>x</p>';
+  zip.file('OEBPS/one.xhtml', `<?xml version="1.0" encoding="UTF-8"?><html xmlns="http://www.w3.org/1999/xhtml"><head><title>One</title></head><body>${paragraph.repeat(Math.ceil(chapterBytes / paragraph.length))}</body></html>`);
+  return zip.generateAsync({ type: 'uint8array', mimeType: 'application/epub+zip', compression: 'DEFLATE', compressionOptions: { level: 9 } });
+}

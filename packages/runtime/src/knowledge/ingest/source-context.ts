@@ -28,6 +28,7 @@ export function sourceContext(rules: UrlFetchOptions, readers: ReaderLookup, max
     body: o.body,
     allowHttpErrors: o.allowHttpErrors,
     allowRedirect: o.allowRedirect,
+    truncate: o.truncate,
   });
   const page = async (url: string, o: SourceFetchOptions = {}): Promise<FetchedResource> => {
     const cap = o.maxBytes ?? maxBytes;

@@ -22,8 +22,8 @@
  * | audio, video | wav mp3 m4a aac ogg flac mp4 avi mov | an OpenAI-compatible transcription API (TRANSCRIPTION_*) |
  *
  * The real format comes from the bytes (converter/sniff.ts), not the name. All conversion runs
- * in the conversion worker pool (workers/pool.ts), off the event loop, with its timeout and
- * memory cap; audio and video are sent to the transcription service from the main thread, as
+ * in a worker process of the conversion pool (workers/pool.ts), off the event loop and out of the
+ * runtime's process, with its time, memory and stack limits; audio and video are sent to the transcription service from the main thread, as
  * is media found in an archive. What an archive or book left out is reported as notes, which
  * end up on the content record.
  */
@@ -38,7 +38,8 @@ import type { ReadOptions, Reader } from '../reader.js';
 import type { ChunkerType } from '../../chunkers/list.js';
 import { defineWorkerTask } from '../../../workers/task.js';
 
-const CONVERT = defineWorkerTask('convert', import.meta.url, './converter/convert.js', 'convertTask');
+// Untrusted bytes of every format: in a worker process, whose memory the pool bounds.
+const CONVERT = defineWorkerTask('convert', import.meta.url, './converter/convert.js', 'convertTask', { isolation: 'process' });
 
 /** The extensions of the spec's map that list `converter`, in the map's order. */
 export const CONVERTER_EXTENSIONS = [

@@ -6,13 +6,13 @@
  * pptx and html always go there; json, csv, field_labeled_csv, markdown and text once their input
  * is INLINE_MAX_BYTES or more (below it reading takes well under a millisecond, less than the
  * round trip). Many documents come back packed (knowledge/packed.ts) and are rebuilt a slice at a
- * time. A reader already running in a worker thread (the converter's) reads inline there.
+ * time. A reader already running in a worker (the converter's) reads inline there.
  */
-import { isMainThread } from 'node:worker_threads';
 import { checkDocuments, type ReadLimits } from '../../limits.js';
 import { packRecords, unpackRecords, type PackedRecords } from '../../packed.js';
 import type { Document, ReaderInput } from '../../types.js';
 import type { ReadOptions } from '../reader.js';
+import { inPoolWorker } from '../../../workers/in-worker.js';
 import { sharedOffload, type Offload } from '../../../workers/offload.js';
 import type { WorkerPool } from '../../../workers/pool.js';
 import { defineWorkerTask } from '../../../workers/task.js';
@@ -20,12 +20,17 @@ import { defineWorkerTask } from '../../../workers/task.js';
 /** The byte readers that can read in a worker. */
 export type OffloadedReader = 'pdf' | 'docx' | 'excel' | 'pptx' | 'html' | 'json' | 'csv' | 'field_labeled_csv' | 'markdown' | 'text';
 
-// Each reader's module, addressed by URL: the worker imports it, this module does not.
+// Each reader's module, addressed by URL: the worker imports it, this module does not. The office
+// and PDF readers run in a worker process whose memory the pool bounds (a thread's heap limit
+// does not see what zip inflation and native parsers allocate outside it); the text readers
+// (html, json, csv, markdown, text) are plain JavaScript, held by a worker thread's heap limit
+// and by the budgets they check as they read.
+const ISOLATED = { isolation: 'process' } as const;
 const TASKS: Record<OffloadedReader, string> = {
-  pdf: defineWorkerTask('read:pdf', import.meta.url, './pdf.js', 'readInline'),
-  docx: defineWorkerTask('read:docx', import.meta.url, './docx.js', 'readInline'),
-  excel: defineWorkerTask('read:excel', import.meta.url, './excel.js', 'readInline'),
-  pptx: defineWorkerTask('read:pptx', import.meta.url, './pptx.js', 'readInline'),
+  pdf: defineWorkerTask('read:pdf', import.meta.url, './pdf.js', 'readInline', ISOLATED),
+  docx: defineWorkerTask('read:docx', import.meta.url, './docx.js', 'readInline', ISOLATED),
+  excel: defineWorkerTask('read:excel', import.meta.url, './excel.js', 'readInline', ISOLATED),
+  pptx: defineWorkerTask('read:pptx', import.meta.url, './pptx.js', 'readInline', ISOLATED),
   html: defineWorkerTask('read:html', import.meta.url, './html.js', 'readInline'),
   json: defineWorkerTask('read:json', import.meta.url, './json.js', 'readInline'),
   csv: defineWorkerTask('read:csv', import.meta.url, './csv.js', 'readInline'),
@@ -60,11 +65,11 @@ export interface ReadReply {
 
 /**
  * Where a reader configured with `offload` reads: the process's pool unless told otherwise,
- * and always inline in a worker thread (a reader the converter calls there is already off the
- * main thread, and a pool of its own there would only multiply threads).
+ * and always inline in a pool worker, thread or process (a reader the converter calls there is
+ * already off the main thread; see workers/in-worker.ts).
  */
 export function offloadFor(offload: Offload | undefined): Offload {
-  return isMainThread ? (offload ?? sharedOffload()) : 'inline';
+  return inPoolWorker() ? 'inline' : (offload ?? sharedOffload());
 }
 
 /** Whether a text reader given `input` should read in the pool (a string counts its characters). */

@@ -9,10 +9,13 @@
  * self-hosted Firecrawl, which may run without a key). SSRF: the API is the operator's (its
  * host may be internal), but the URL to crawl is the caller's, so it is checked against the
  * knowledge base's address rules before it is handed over: a crawler inside the network would
- * otherwise fetch internal pages on the caller's behalf.
+ * otherwise fetch internal pages on the caller's behalf. Firecrawl follows links and redirects
+ * itself, which this cannot stop; so every page it returns is checked the same way (its URL and
+ * where it landed) and one the rules refuse is not ingested (a failed child of a crawl; a
+ * scrape fails).
  */
 import { createHash } from 'node:crypto';
-import { badRequest, unprocessable } from '../../../errors.js';
+import { badRequest, RuntimeError, unprocessable } from '../../../errors.js';
 import { parseUrl } from '../../../net/safe-fetch.js';
 import type { Document, ReaderInput } from '../../types.js';
 import { FirecrawlClient, type ScrapedPage } from './providers/firecrawl.js';
@@ -71,6 +74,7 @@ export class CrawlerReader implements CollectionReader {
     }
     const client = await this.client(url, context);
     const page = await client.scrape(url, context);
+    await vetPage(page, context, new Map());
     const failure = pageFailure(page);
     if (failure) throw badRequest(`crawler reader: ${failure}`);
     if (page.markdown.trim() === '') throw unprocessable(`crawler reader: Firecrawl found no text at ${url}`);
@@ -83,10 +87,18 @@ export class CrawlerReader implements CollectionReader {
     const limit = optionalInt(input.options, 'limit', this.id, 1, 1000) ?? this.settings.crawlLimit;
     const client = await this.client(url, context);
     const seen = new Set<string>();
+    const hosts = new Map<string, Promise<unknown>>();
     for (const page of await client.crawl(url, limit, context)) {
       // A page Firecrawl returned twice is one child.
       if (seen.has(page.url)) continue;
       seen.add(page.url);
+      try {
+        await vetPage(page, context, hosts);
+      } catch (error) {
+        if (!RuntimeError.isInstance(error) || context.signal?.aborted) throw error;
+        yield { key: page.url, name: page.url, error };
+        continue;
+      }
       const failure = pageFailure(page);
       if (failure) {
         yield { key: page.url, name: page.url, error: badRequest(failure) };
@@ -112,6 +124,28 @@ export class CrawlerReader implements CollectionReader {
 
   private document(page: ScrapedPage, name: string | undefined): Document {
     return { content: page.markdown.trim(), name: name ?? page.title ?? page.url, id: page.url, meta_data: { url: page.url, ...(page.title ? { title: page.title } : {}) } };
+  }
+}
+
+/**
+ * Refuses a page whose URL, or the URL it landed on, the knowledge base's address rules refuse.
+ * The verdict depends on the scheme and authority only, so each is checked once per read (`hosts`).
+ */
+async function vetPage(page: ScrapedPage, context: SourceContext, hosts: Map<string, Promise<unknown>>): Promise<void> {
+  for (const url of new Set([page.url, page.landed ?? page.url])) {
+    let key: string;
+    try {
+      const parsed = new URL(url);
+      key = `${parsed.protocol}//${parsed.username}:${parsed.password}@${parsed.host}`;
+    } catch {
+      key = url;
+    }
+    let verdict = hosts.get(key);
+    if (!verdict) {
+      verdict = context.checkUrl(url);
+      hosts.set(key, verdict);
+    }
+    await verdict;
   }
 }
 

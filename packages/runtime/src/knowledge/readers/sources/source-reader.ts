@@ -39,6 +39,8 @@ export interface SourceFetchOptions {
   maxRedirects?: number;
   allowHttpErrors?: boolean;
   allowRedirect?: SafeFetchOptions['allowRedirect'];
+  /** Keep the first `maxBytes` of a larger body instead of refusing it (see safeFetch). */
+  truncate?: boolean;
 }
 
 /**

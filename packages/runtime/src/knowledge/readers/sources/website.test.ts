@@ -2,8 +2,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RuntimeError } from '../../../errors.js';
-import { checkUrl, safeFetch } from '../../../net/safe-fetch.js';
-import type { SourceContext } from './source-reader.js';
+import { checkUrl, safeFetch, type HostResolver, type SafeFetchOptions } from '../../../net/safe-fetch.js';
+import type { FailedChild, SourceChild, SourceContext } from './source-reader.js';
 import { ReaderRegistry } from '../registry.js';
 import { WebsiteReader } from './website.js';
 
@@ -32,6 +32,13 @@ beforeAll(async () => {
       res.end();
       return;
     }
+    if (path === '/links') {
+      const port = (server.address() as AddressInfo).port;
+      const away = ['http://192.0.2.10/admin', 'http://[64:ff9b::a00:1]/', 'http://198.18.0.1/', 'http://[2002:7f00:1::1]/x', `http://metadata.test:${port}/latest`, 'http://[::ffff:169.254.169.254]/'];
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end(page('Links', `Links everywhere. ${away.map((href) => `<a href="${href}">away</a>`).join(' ')} <a href="/a">A</a>`));
+      return;
+    }
     if (path === '/notes.txt') {
       res.writeHead(200, { 'content-type': 'text/plain' });
       res.end('Prune the pear trees in late winter.');
@@ -53,12 +60,14 @@ afterAll(async () => {
   await new Promise((resolve) => server.close(resolve));
 });
 
-function context(maxBytes = 1_000_000): SourceContext {
-  const rules = { allowPrivateHosts: true, maxBytes };
+function context(maxBytes = 1_000_000, rules: Partial<SafeFetchOptions> = { allowPrivateHosts: true }, fetched: string[] = []): SourceContext {
   return {
-    fetch: (url, o = {}) => safeFetch(url, { ...rules, ...o, maxBytes: o.maxBytes ?? maxBytes }),
+    fetch: (url, o = {}) => {
+      fetched.push(url);
+      return safeFetch(url, { ...rules, ...o, maxBytes: o.maxBytes ?? maxBytes });
+    },
     fetchService: (url, o = {}) => safeFetch(url, { ...rules, ...o, maxBytes: o.maxBytes ?? maxBytes }),
-    checkUrl: (url) => checkUrl(url, rules),
+    checkUrl: (url) => checkUrl(url, { ...rules }),
     readers: new ReaderRegistry(),
     maxBytes,
     signal: undefined,
@@ -102,5 +111,61 @@ describe('WebsiteReader', () => {
     const error = await reader.readSource({ url: `${base}/nowhere`, options: {} }, context()).catch((e: unknown) => e);
     expect(RuntimeError.isInstance(error) && error.message).toBe(`${base}/nowhere answered HTTP 404 Not Found`);
     await expect(reader.read({ data: '<html></html>', name: 'x.html' })).rejects.toThrow('The website reader reads a url, not file content ("x.html")');
+  });
+});
+
+async function children(reader: WebsiteReader, url: string, ctx: SourceContext): Promise<(SourceChild | FailedChild)[]> {
+  const out: (SourceChild | FailedChild)[] = [];
+  for await (const child of reader.children({ url, options: {} }, ctx)) out.push(child);
+  return out;
+}
+
+const documentationResolver: HostResolver = async () => [{ address: '192.0.2.10', family: 4 }];
+
+describe('WebsiteReader: every request under the address rules', () => {
+
+  it('never fetches a link off the site, whatever address it names', async () => {
+    requests.length = 0;
+    const fetched: string[] = [];
+    const read = await children(new WebsiteReader({ maxDepth: 1, maxPages: 10, delayMs: 0 }), `${base}/links`, context(1_000_000, { allowPrivateHosts: true }, fetched));
+    expect(read.map((c) => c.key)).toEqual([`${base}/links`, `${base}/a`]);
+    expect(fetched).toEqual([`${base}/robots.txt`, `${base}/links`, `${base}/a`]);
+    expect(requests.map((r) => r.path)).toEqual(['/robots.txt', '/links', '/a']);
+  });
+
+  it('checks the host again for every page: once it answers a refused address, its pages fail naming the class and are never asked', async () => {
+    requests.length = 0;
+    const port = new URL(base).port;
+    // Loopback (allowed for site.test) for robots.txt and the start page, then addresses that
+    // allowPrivateHosts never lifts.
+    const later = ['2002:7f00:1::1', '192.0.0.9', '224.0.0.1', '64:ff9b::e000:1', 'fe00::1'];
+    let lookups = 0;
+    const resolve: HostResolver = async () => {
+      const address = lookups < 2 ? '127.0.0.1' : later[(lookups - 2) % later.length]!;
+      lookups++;
+      return [{ address, family: address.includes(':') ? 6 : 4 }];
+    };
+    const reader = new WebsiteReader({ maxDepth: 1, maxPages: 10, delayMs: 0 });
+    const read = await children(reader, `http://site.test:${port}/`, context(1_000_000, { allowPrivateHosts: ['site.test'], resolve }));
+    const failures = read.filter((c): c is FailedChild => 'error' in c).map((c) => [new URL(c.key).pathname, (c.error as RuntimeError).message.replace(/\), which is never fetched.*$/, ')')]);
+    expect(read[0]!.key).toBe(`http://site.test:${port}/`);
+    expect(failures).toEqual([
+      ['/a', 'URL host resolves to a 6to4 of 127.0.0.1 (loopback) address (2002:7f00:1::1)'],
+      ['/b', 'URL host resolves to a PCP anycast address (192.0.0.9)'],
+      ['/away', 'URL host resolves to a multicast address (224.0.0.1)'],
+      ['/c', 'URL host resolves to a NAT64 of 224.0.0.1 (multicast) address (64:ff9b::e000:1)'],
+      ['/notes.txt', 'URL host resolves to a reserved address (fe00::1)'],
+    ]);
+    expect(requests.map((r) => r.path)).toEqual(['/robots.txt', '/']);
+  });
+
+  it('under the default rules, a site on a documentation address is refused before any request', async () => {
+    requests.length = 0;
+    const resolve = documentationResolver;
+    const error = await new WebsiteReader({ maxDepth: 1, maxPages: 10, delayMs: 0 })
+      .readSource({ url: 'http://docs.test/', options: {} }, context(1_000_000, { resolve }))
+      .catch((e: unknown) => e);
+    expect(RuntimeError.isInstance(error) && error.message).toBe('URL host resolves to a documentation address (192.0.2.10); set allowPrivateHosts to ingest from internal hosts');
+    expect(requests).toEqual([]);
   });
 });

@@ -119,8 +119,21 @@ export function sniffSignature(data: Uint8Array, name = ''): SignatureFormat | u
   if (data.length >= 8 && ['moov', 'mdat', 'wide', 'pnot', 'skip', 'free'].includes(ascii(data, 4, 8)) && ext === '.mov') return 'mov';
   if (ascii(data, 0, 3) === 'ID3') return ext === '.aac' ? 'aac' : 'mp3';
   if (data[0] === 0xff && (data[1]! & 0xf6) === 0xf0) return 'aac';
-  if (data[0] === 0xff && (data[1]! & 0xe0) === 0xe0 && ((data[1]! >> 1) & 0x3) !== 0) return 'mp3';
+  // FF FE is both an MPEG Layer I frame sync and the UTF-16LE byte order mark: text wins.
+  if (data[0] === 0xff && (data[1]! & 0xe0) === 0xe0 && ((data[1]! >> 1) & 0x3) !== 0 && !utf16leText(data)) return 'mp3';
   return undefined;
+}
+
+/** A UTF-16LE byte order mark followed by text (its first KiB decodes, without NUL). */
+function utf16leText(data: Uint8Array): boolean {
+  if (!startsWith(data, [0xff, 0xfe])) return false;
+  try {
+    // `stream`: a character the 1 KiB cut runs through is not an error.
+    const text = new TextDecoder('utf-16le', { fatal: true }).decode(data.subarray(2, 1026), { stream: true });
+    return text.length > 0 && !text.includes('\u0000');
+  } catch {
+    return false;
+  }
 }
 
 const OOXML_MAIN: Record<string, { format: string; family: Family }> = {
@@ -173,12 +186,14 @@ export function decodeTextBytes(data: Uint8Array): string | undefined {
 
 /** What the text's opening says it is, whatever its name. */
 function textKind(text: string, name: string, promised: Family | undefined): { format: string; family: Family } | undefined {
+  // `\s` takes in byte order marks (U+FEFF) too, wherever they sit among the leading blanks.
   const head = text.slice(0, 4096).replace(/^\s+/, '');
   if (/^WEBVTT(?=[ \t\r\n]|$)/.test(head)) return { format: 'vtt', family: 'vtt' };
-  // Markup: skip an XML declaration and comments to find the doctype or root element.
+  // Markup: skip an XML declaration and comments to find the doctype or root element. HTML's
+  // doctype is case-insensitive (`<!doctype html>` is what most pages start with).
   const markup = head.replace(/^(<\?xml[^>]*\?>\s*|<!--[\s\S]*?-->\s*)+/, '');
   const declared = head.startsWith('<?xml');
-  if (declared || /^<(!DOCTYPE|[A-Za-z_])/.test(markup)) {
+  if (declared || /^<(!DOCTYPE|[A-Za-z_])/i.test(markup)) {
     if (/^<!DOCTYPE\s+html\b/i.test(markup) || /^<html[\s>]/i.test(markup)) return { format: extension(name) === '.xhtml' || declared ? 'xhtml' : 'html', family: 'html' };
     if (declared || /^<!DOCTYPE\s/i.test(markup)) return { format: 'xml', family: 'xml' };
     // A bare fragment decides only when the name does not: markdown and AsciiDoc may open with HTML.

@@ -22,6 +22,8 @@ export interface FirecrawlOptions {
 
 export interface ScrapedPage {
   url: string;
+  /** Where Firecrawl ended up after redirects (`metadata.url`), when it says. */
+  landed: string | undefined;
   title: string | undefined;
   markdown: string;
   /** The HTTP status the page answered Firecrawl with, when it says. */
@@ -102,6 +104,7 @@ function toPage(data: Record<string, unknown>, requested: string): ScrapedPage {
   const statusCode = typeof metadata.statusCode === 'number' ? metadata.statusCode : undefined;
   return {
     url: optionalString(metadata.sourceURL) ?? optionalString(metadata.url) ?? requested,
+    landed: optionalString(metadata.url),
     title: optionalString(metadata.title) ?? optionalString(metadata.ogTitle),
     markdown: typeof data.markdown === 'string' ? data.markdown : '',
     statusCode,
