@@ -24,14 +24,17 @@ import { badRequest, ConfigurationError, isStackOverflow, unprocessable } from '
 import type { Embedder } from '../model/embedder.js';
 import type { Model } from '../model/model.js';
 import type { Reranker } from '../model/reranker.js';
+import { readIngestLimits, type IngestLimits } from '../settings/ingest.js';
+import { mapSliced } from '../util/time-slicer.js';
 import { sha256Sliced } from '../util/utf8-slices.js';
 import { sharedOffload, type Offload } from '../workers/offload.js';
 import type { ChunkerType } from './chunkers/list.js';
 import { createChunker } from './chunkers/registry.js';
 import type { ConfigurableKnowledge } from './configurable.js';
-import { contentIdFor, sha256, sourceIdentity } from './ingest/identity.js';
+import { withinReadTime } from './ingest/deadline.js';
+import { contentIdFor, documentsDigest, sourceIdentity } from './ingest/identity.js';
 import { checkMetadata, checkUserId } from './ingest/metadata.js';
-import { storeParts, type PipelineHost, type ReadPart } from './ingest/pipeline.js';
+import { chunkAll, storeChunks, type PipelineHost, type ReadPart, type StoreTarget } from './ingest/pipeline.js';
 import type { IngestInput, IngestPlan } from './ingest/plan.js';
 import { Planner, type PlannedSource } from './ingest/planner.js';
 import { readPath, tooLarge } from './ingest/read-path.js';
@@ -43,7 +46,7 @@ import { ReaderRegistry, defaultReaders } from './readers/registry.js';
 import { readChild } from './readers/sources/collection.js';
 import { checkUniqueIds, isRemoteSource, type RemoteSource } from './remote-sources/remote-source.js';
 import { Searcher } from './search/searcher.js';
-import type { Metadata } from './types.js';
+import type { Chunk, Metadata } from './types.js';
 import { SEARCH_TYPES, type SearchType, type VectorStore } from './vector-stores/vector-store.js';
 
 const ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
@@ -61,6 +64,8 @@ export class Knowledge implements SearchableKnowledge, ConfigurableKnowledge {
   readonly maxContentBytes: number;
   readonly urlFetch: UrlFetchOptions;
   readonly contentSources: readonly RemoteSource[];
+  /** What one content may cost (settings/ingest: KNOWLEDGE_MAX_*, overridden by the `limits` option). */
+  readonly limits: IngestLimits;
   private readonly offload: Offload | undefined;
   private readonly planner: Planner;
   private readonly searcher: Searcher;
@@ -84,6 +89,7 @@ export class Knowledge implements SearchableKnowledge, ConfigurableKnowledge {
     this.maxContentBytes = options.maxContentBytes ?? 50 * 1024 * 1024;
     this.urlFetch = { ...options.urlFetch };
     this.offload = options.offload;
+    this.limits = { ...readIngestLimits(), ...options.limits };
     const sources = options.contentSources ?? [];
     if (!Array.isArray(sources)) throw new ConfigurationError(`Knowledge "${this.id}": contentSources must be an array`);
     for (const [index, source] of sources.entries()) {
@@ -100,6 +106,7 @@ export class Knowledge implements SearchableKnowledge, ConfigurableKnowledge {
       embedder: this.embedder,
       chunkModel: () => this.chunkModel,
       offload: () => this.offload ?? sharedOffload(),
+      limits: this.limits,
       ready,
       noteKeys: (stored, owner) => this.searcher.noteKeys(stored, owner),
     };
@@ -214,12 +221,22 @@ export class Knowledge implements SearchableKnowledge, ConfigurableKnowledge {
     const contentId = contentIdOf(hash);
     if (r.unlessHash === hash) return { content_id: contentId, name: r.name, reader: r.reader.id, chunker: r.chunker.type, chunks: 0, hash, unchanged: true };
     const notes: string[] = [];
-    const documents = await r.reader.read({ data: r.data, name: r.name }, { signal: r.signal, notes }).catch((error: unknown) => {
-      // A reader on this thread (json, html...) that recursed as deep as the file is nested.
-      throw isStackOverflow(error as Error) ? unprocessable(`${r.reader.id} reader: "${r.name}" is nested too deeply to read (it overflowed the stack)`, error) : error;
+    const target: StoreTarget = { name: r.name, sourceName: r.name, metadata, contentId, userId, signal: r.signal };
+    const chunks = await this.readWithin(target, async (signal) => {
+      const documents = await r.reader.read({ data: r.data, name: r.name }, { signal, notes, limits: this.limits }).catch((error: unknown) => {
+        // A reader on this thread that recursed as deep as the file is nested (the built-in ones
+        // refuse past KNOWLEDGE_MAX_DEPTH first; a custom reader may not).
+        throw isStackOverflow(error as Error) ? unprocessable(`${r.reader.id} reader: "${r.name}" is nested too deeply to read (it overflowed the stack)`, error) : error;
+      });
+      return [{ documents, chunker: r.chunker, reader: r.reader }];
     });
-    const stored = await storeParts(this.pipeline, [{ documents, chunker: r.chunker, reader: r.reader }], { name: r.name, sourceName: r.name, metadata, contentId, userId, signal: r.signal });
+    const stored = await storeChunks(this.pipeline, chunks, target);
     return { ...stored, reader: r.reader.id, chunker: r.chunker.type, hash, ...(notes.length > 0 ? { notes } : {}) };
+  }
+
+  /** Reads (`read`) and chunks one content within its time budget (KNOWLEDGE_MAX_READ_SECONDS). */
+  private readWithin(target: StoreTarget, read: (signal: AbortSignal) => Promise<ReadPart[]>): Promise<Chunk[]> {
+    return withinReadTime(target.name, this.limits.readTimeoutMs, target.signal, async (signal) => chunkAll(this.pipeline, await read(signal), { ...target, signal }));
   }
 
   /**
@@ -238,24 +255,31 @@ export class Knowledge implements SearchableKnowledge, ConfigurableKnowledge {
     const input = { ...location, name: options.name, options: options.readerOptions ?? {}, readWith };
     const checked = reader.check(input);
     if (options.chunker !== undefined && (readWith || reader.id !== 'url')) this.planner.chunkerFor(readWith ?? reader, options);
-    const result = await reader.readSource({ ...input, ...checked }, sourceContext(this.urlFetch, this.readers, this.maxContentBytes, options.signal));
-    const where = 'url' in location ? location.url : location.topic;
-    const name = options.name ?? result.title ?? checked.url ?? checked.topic ?? where;
-    const parts: ReadPart[] = result.parts.map((part) => ({
-      documents: part.documents.map((doc) => ({ ...doc, name: doc.name ?? name })),
-      chunker: this.planner.chunkerFor(part.reader, options),
-      reader: part.reader,
-    }));
+    const where = checked.url ?? checked.topic ?? ('url' in location ? location.url : location.topic);
+    let read: { name: string; parts: ReadPart[]; hash: string; readerId: string; notes: { notes?: string[] }; size: { size?: number } } | undefined;
+    // The time budget runs from the first request to the last chunk, so a slow page counts too.
+    const chunks = await withinReadTime(options.name ?? where, this.limits.readTimeoutMs, options.signal, async (signal) => {
+      const result = await reader.readSource({ ...input, ...checked }, sourceContext(this.urlFetch, this.readers, this.maxContentBytes, signal, this.limits));
+      const name = options.name ?? result.title ?? where;
+      const parts: ReadPart[] = [];
+      for (const part of result.parts) {
+        const documents = await mapSliced(part.documents, (doc) => ({ ...doc, name: doc.name ?? name }));
+        parts.push({ documents, chunker: this.planner.chunkerFor(part.reader, options), reader: part.reader });
+      }
+      const hash = result.hash ?? (await documentsDigest(result.parts.flatMap((p) => p.documents), signal));
+      read = { name, parts, hash, readerId: result.readerId ?? reader.id, notes: result.notes.length > 0 ? { notes: result.notes } : {}, size: result.size !== undefined ? { size: result.size } : {} };
+      if (options.unlessHash === hash) return [];
+      return chunkAll(this.pipeline, parts, { ...this.sourceTarget(read.name, checked.url, metadata, options), signal });
+    });
+    const { name, parts, hash, readerId, notes, size } = read!;
     const chunker = [...new Set(parts.map((p) => p.chunker.type))].join(', ') || (readWith ?? reader).chunkers[0] || 'none';
-    const hash = result.hash ?? sha256(JSON.stringify(result.parts.flatMap((p) => p.documents.map((d) => [d.id ?? null, d.content]))));
-    const readerId = result.readerId ?? reader.id;
-    const notes = result.notes.length > 0 ? { notes: result.notes } : {};
-    const size = result.size !== undefined ? { size: result.size } : {};
-    const contentId = options.contentId;
-    if (options.unlessHash === hash) return { content_id: contentId, name, reader: readerId, chunker, chunks: 0, ...size, hash, unchanged: true, ...notes };
-    const target = { name, sourceName: checked.url?.split('/').pop() || name, sourceId: checked.url, metadata, contentId, userId: options.userId, signal: options.signal };
-    const stored = await storeParts(this.pipeline, parts, target);
+    if (options.unlessHash === hash) return { content_id: options.contentId, name, reader: readerId, chunker, chunks: 0, ...size, hash, unchanged: true, ...notes };
+    const stored = await storeChunks(this.pipeline, chunks, this.sourceTarget(name, checked.url, metadata, options));
     return { ...stored, reader: readerId, chunker, ...size, hash, ...notes };
+  }
+
+  private sourceTarget(name: string, url: string | undefined, metadata: Metadata, options: { contentId: string; userId?: string | undefined; signal?: AbortSignal | undefined }): StoreTarget {
+    return { name, sourceName: url?.split('/').pop() || name, sourceId: url, metadata, contentId: options.contentId, userId: options.userId, signal: options.signal };
   }
 
   /** Checks a url or topic and the choices for it without I/O (see Planner.checkSource). */
@@ -288,7 +312,7 @@ export class Knowledge implements SearchableKnowledge, ConfigurableKnowledge {
   children(choices: InsertChoices, location: SourceLocation, signal: AbortSignal | undefined, notes: string[]): AsyncIterable<SourceChild | FailedChild> {
     const { reader, readWith } = this.planner.resolveSource(choices, location);
     if (!isCollectionReader(reader)) throw badRequest(`The ${reader.id} reader does not read collections`);
-    return reader.children({ ...location, name: choices.name, options: choices.readerOptions ?? {}, readWith }, sourceContext(this.urlFetch, this.readers, this.maxContentBytes, signal), notes);
+    return reader.children({ ...location, name: choices.name, options: choices.readerOptions ?? {}, readWith }, sourceContext(this.urlFetch, this.readers, this.maxContentBytes, signal, this.limits), notes);
   }
 
   /**
@@ -300,7 +324,7 @@ export class Knowledge implements SearchableKnowledge, ConfigurableKnowledge {
     const metadata = checkMetadata(options.metadata);
     const name = options.name ?? options.key;
     if ('bytes' in content && content.bytes.byteLength > this.maxContentBytes) throw tooLarge(name, this.maxContentBytes);
-    const hash = 'bytes' in content ? sha256(content.bytes) : content.hash;
+    const hash = 'bytes' in content ? await sha256Sliced(content.bytes, undefined, options.signal) : content.hash;
     const sourceName = 'bytes' in content ? content.fileName : name;
     const size = 'bytes' in content ? content.bytes.byteLength : content.size;
     const sized = size !== undefined ? { size } : {};
@@ -311,12 +335,16 @@ export class Knowledge implements SearchableKnowledge, ConfigurableKnowledge {
     // A byte reader the caller named reads the bytes (a source reader named read the collection);
     // otherwise the file's name or type picks one.
     const named = 'bytes' in content && options.reader !== undefined ? (typeof options.reader === 'object' ? options.reader : this.readers.get(options.reader)) : undefined;
-    const read = await readChild(content, { readers: this.readers, signal: options.signal, reader: named && !isSourceReader(named) ? named : undefined }, notes);
-    const chunker = this.planner.chunkerFor(read.reader, options);
-    const documents = read.documents.map((doc) => ({ ...doc, name }));
-    const target = { name, sourceName, sourceId: options.key, metadata, contentId: options.contentId, userId: options.userId, signal: options.signal };
-    const stored = await storeParts(this.pipeline, [{ documents, chunker, reader: read.reader }], target);
-    return { ...stored, reader: read.reader.id, chunker: chunker.type, ...sized, hash, ...(notes.length > 0 ? { notes } : {}) };
+    const target: StoreTarget = { name, sourceName, sourceId: options.key, metadata, contentId: options.contentId, userId: options.userId, signal: options.signal };
+    let used: { reader: string; chunker: string } | undefined;
+    const chunks = await this.readWithin(target, async (signal) => {
+      const read = await readChild(content, { readers: this.readers, signal, limits: this.limits, reader: named && !isSourceReader(named) ? named : undefined }, notes);
+      const chunker = this.planner.chunkerFor(read.reader, options);
+      used = { reader: read.reader.id, chunker: chunker.type };
+      return [{ documents: await mapSliced(read.documents, (doc) => ({ ...doc, name })), chunker, reader: read.reader }];
+    });
+    const stored = await storeChunks(this.pipeline, chunks, target);
+    return { ...stored, ...used!, ...sized, hash, ...(notes.length > 0 ? { notes } : {}) };
   }
 
   search(query: string, options: KnowledgeSearchOptions = {}): Promise<KnowledgeHit[]> {

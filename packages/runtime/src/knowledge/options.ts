@@ -7,6 +7,7 @@ import type { Embedder } from '../model/embedder.js';
 import type { Model } from '../model/model.js';
 import type { Reranker } from '../model/reranker.js';
 import type { HostResolver } from '../net/safe-fetch.js';
+import type { IngestLimits } from '../settings/ingest.js';
 import type { Offload } from '../workers/offload.js';
 import type { Chunker } from './chunkers/list.js';
 import type { Reader } from './readers/reader.js';
@@ -46,6 +47,12 @@ export interface KnowledgeOptions {
   contentSources?: readonly RemoteSource[];
   /** Where large documents are chunked; default the process's worker pool (see workers/chunking). */
   offload?: Offload;
+  /**
+   * What one content may cost, each limit overriding its variable's value (settings/ingest.ts:
+   * documents, chunks, characters, bytes per fetched page, nesting depth, read time). A breach
+   * fails the content with a 422 naming the limit's variable.
+   */
+  limits?: Partial<IngestLimits>;
 }
 
 /**

@@ -7,6 +7,7 @@
  * terminal's or a service manager's: they are ignored.
  */
 import { Worker } from 'node:worker_threads';
+import { markPoolProcess } from './in-worker.js';
 import { serializeError, type ReadyMessage, type TaskMessage, type TaskReply } from './protocol.js';
 
 /** Kills this process once its parent process is gone (its parent id changes). */
@@ -16,6 +17,7 @@ setInterval(() => { if (process.ppid !== workerData) process.kill(process.pid, '
 export function serveTasks(run: (task: TaskMessage['task'], payload: unknown) => unknown): void {
   const send = process.send?.bind(process);
   if (!send) throw new Error('workers/child must run in a process started with an IPC channel');
+  markPoolProcess();
   const watcher = new Worker(WATCHER, { eval: true, workerData: process.ppid, execArgv: [], resourceLimits: { maxOldGenerationSizeMb: 16 } });
   watcher.unref();
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => undefined);

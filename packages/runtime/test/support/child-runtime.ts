@@ -1,5 +1,6 @@
 /**
- * Starts `runtime-process.ts` as a child process (a runtime that can really be killed).
+ * Starts `runtime-process.ts` (or another script that prints `listening <url>`) as a child
+ * process: a runtime that can really be killed, or whose event loop nothing else shares.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
@@ -15,8 +16,8 @@ export interface ChildRuntime {
   kill(): Promise<void>;
 }
 
-export async function startChildRuntime(env: Record<string, string>): Promise<ChildRuntime> {
-  const child = spawn(process.execPath, ['--import', 'tsx', script], {
+export async function startChildRuntime(env: Record<string, string>, scriptUrl?: URL): Promise<ChildRuntime> {
+  const child = spawn(process.execPath, ['--import', 'tsx', scriptUrl ? fileURLToPath(scriptUrl) : script], {
     env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -116,7 +116,8 @@ describe('chunking in a worker', () => {
     expect(inline.length).toBeGreaterThan(150_000);
     const store = new SqliteVectorStore({ path: ':memory:' });
     try {
-      const knowledge = new Knowledge({ id: 'many', store, offload: pool });
+      // 360k chunks, past the default KNOWLEDGE_MAX_CHUNKS (250k): this is about the pool, not the budget.
+      const knowledge = new Knowledge({ id: 'many', store, offload: pool, limits: { maxChunks: 400_000 } });
       const result = await knowledge.insert({ text: words, name: 'many', chunker: 'FixedSizeChunker', chunkSize: 10 });
       expect(result.chunks).toBe(inline.length);
       const hits = await knowledge.search('gamma', { limit: 3 });

@@ -4,12 +4,32 @@
  * 10) like agno's, so the same content uploaded again is the same content.
  */
 import { createHash } from 'node:crypto';
+import { SLICE_MS, TimeSlicer } from '../../util/time-slicer.js';
+import { utf8Slices } from '../../util/utf8-slices.js';
 import type { SourceLocation } from '../options.js';
 import type { SourceReader } from '../readers/sources/source-reader.js';
 import type { Metadata } from '../types.js';
 
 export function sha256(data: string | Uint8Array): string {
   return createHash('sha256').update(data).digest('hex');
+}
+
+/**
+ * `sha256(JSON.stringify(documents.map((d) => [d.id ?? null, d.content])))`, the digest of what
+ * a source reader read when it names none, hashed a document at a time and yielding to the
+ * event loop between slices: the same bytes, so the same digest, without a string of all of it.
+ */
+export async function documentsDigest(documents: readonly { id?: string | undefined; content: string }[], signal?: AbortSignal): Promise<string> {
+  const hash = createHash('sha256').update('[');
+  const slicer = new TimeSlicer(SLICE_MS, signal);
+  for (let i = 0; i < documents.length; i++) {
+    if (i > 0) hash.update(',');
+    for (const piece of utf8Slices(JSON.stringify([documents[i]!.id ?? null, documents[i]!.content]))) {
+      await slicer.pause();
+      hash.update(piece);
+    }
+  }
+  return hash.update(']').digest('hex');
 }
 
 /** A SHA-256 (hex) as a UUID: version 5, variant 10. */

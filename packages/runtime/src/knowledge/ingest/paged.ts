@@ -20,6 +20,7 @@
  * The joined document's id is the source's (`guide`, not `guide_1`), so chunk ids are
  * `{source}_{n}`, unique within the content and stable across re-ingestion.
  */
+import type { TimeSlicer } from '../../util/time-slicer.js';
 import type { Chunk, Document, Metadata } from '../types.js';
 
 /** Between two parts in the joined text: a paragraph break, which paragraph packers honour. */
@@ -73,20 +74,48 @@ export function joinParts(documents: readonly Document[], key: string, sourceId:
 
 /** Stamps each chunk of the joined document with the parts it covers. */
 export function stampParts(joined: JoinedParts, chunks: readonly Chunk[]): Chunk[] {
+  const stamp = stamper(joined);
+  return chunks.map(stamp);
+}
+
+/** `stampParts`, yielding to the event loop whenever `slicer`'s slice is used up. */
+export async function stampPartsSliced(joined: JoinedParts, chunks: readonly Chunk[], slicer: TimeSlicer): Promise<Chunk[]> {
+  const stamp = stamper(joined);
+  const out: Chunk[] = [];
+  for (let i = 0; i < chunks.length; i++) {
+    if ((i & 15) === 0) await slicer.pause();
+    out.push(stamp(chunks[i]!));
+  }
+  return out;
+}
+
+/**
+ * Stamps chunks in order. Chunks start in order (each is looked for from its predecessor's
+ * start), so the first part a chunk can cover only moves forward: finding the covered parts
+ * costs their number, not all the parts (a deck of 1,000 slides was a scan of all of them per
+ * chunk).
+ */
+function stamper(joined: JoinedParts): (chunk: Chunk) => Chunk {
   const { key, parts, normalised } = joined;
   let cursor = 0;
-  return chunks.map((chunk) => {
-    const range = locate(normalised, normalise(chunk.content), cursor);
+  let reached = 0;
+  let first = 0;
+  return (chunk) => {
+    const range = locate(normalised, normalise(chunk.content), cursor, reached);
     cursor = range.start;
-    let covered = parts.filter((p) => p.start < range.end && p.end > range.start);
-    if (covered.length === 0) covered = [parts.find((p) => p.end > range.start) ?? parts.at(-1)!];
-    const first = covered[0]!.number;
+    reached = Math.max(reached, range.end);
+    while (first < parts.length - 1 && parts[first]!.end <= range.start) first++;
+    const covered: Part[] = [];
+    for (let p = first; p < parts.length && parts[p]!.start < range.end; p++) if (parts[p]!.end > range.start) covered.push(parts[p]!);
+    // In a gap between parts (or past the end): the part after it, else the last.
+    if (covered.length === 0) covered.push(parts[first]!);
+    const firstNumber = covered[0]!.number;
     const last = covered.at(-1)!.number;
-    const stamp: Metadata = { ...shared(covered.map((p) => p.meta)), [`${key}_start`]: first, [`${key}_end`]: last };
-    if (first === last) stamp[key] = first;
+    const stamp: Metadata = { ...shared(covered.map((p) => p.meta)), [`${key}_start`]: firstNumber, [`${key}_end`]: last };
+    if (firstNumber === last) stamp[key] = firstNumber;
     // The chunker's metadata (the joined document's, the caller's, chunk and chunk_size) wins.
     return { ...chunk, meta_data: { ...stamp, ...chunk.meta_data } };
-  });
+  };
 }
 
 /** The metadata every one of the parts has with the same value. */
@@ -107,15 +136,23 @@ const MAX_PROBES = 24;
  * Where a (normalised) chunk lies in the normalised text. Chunks come in order, and overlap
  * moves a chunk back at most to its predecessor's start, so the search starts there and looks
  * first in a window about the chunk's size (keeping a large file linear), then in the rest.
+ * Each chunk also covers text past where its predecessors reached (`reached`): in repeated text
+ * (a deck listing one slide a thousand times) the first verbatim match after the predecessor's
+ * start can lie wholly inside the predecessor, so a later match ending past it is preferred.
  */
-function locate(text: string, chunk: string, from: number): { start: number; end: number } {
+function locate(text: string, chunk: string, from: number, reached: number): { start: number; end: number } {
   if (!chunk) return { start: from, end: from };
   const span = 2 * chunk.length + 20_000;
   const find = (needle: string, at: number): number => {
     const near = text.slice(at, at + span + needle.length).indexOf(needle);
     return near >= 0 ? at + near : text.indexOf(needle, at + span);
   };
-  const whole = find(chunk, from);
+  let whole = find(chunk, from);
+  // Matches ending by `reached` start within the predecessor's span, so there are few of them.
+  for (let later = whole; later >= 0 && whole + chunk.length <= reached; ) {
+    later = find(chunk, whole + 1);
+    if (later >= 0) whole = later;
+  }
   if (whole >= 0) return { start: whole, end: whole + chunk.length };
 
   // Not a verbatim slice: anchor the start and the end on runs of words that are.

@@ -1,8 +1,10 @@
 /**
  * @module knowledge/ingest/pipeline
  * The one-way part of an insert, after its reader and chunker are resolved: chunk what was read
- * (large documents in the worker pool; paged sources as one text, see paged.ts), give repeated
- * chunk ids a suffix, embed, and store under the content id.
+ * (in the worker pool unless it is small, see chunk-parts.ts; paged sources as one text, see
+ * paged.ts) within the content's chunk budget, give repeated chunk ids a suffix, embed, and
+ * store under the content id. Every pass over the chunks on the main thread yields to the event
+ * loop every few ms.
  */
 import { unprocessable } from '../../errors.js';
 import type { Model } from '../../model/model.js';
@@ -10,12 +12,12 @@ import { SLICE_MS, TimeSlicer, mapSliced } from '../../util/time-slicer.js';
 import type { Offload } from '../../workers/offload.js';
 import { append, type ChunkContext } from '../chunkers/chunker.js';
 import type { Chunker } from '../chunkers/list.js';
-import { chunkOffloaded } from '../chunkers/offloaded.js';
 import type { Embedder } from '../../model/embedder.js';
+import { chunkBudget, type IngestLimits } from '../limits.js';
 import type { Reader } from '../readers/reader.js';
 import type { Chunk, Document, Metadata } from '../types.js';
 import type { StoredChunk, VectorStore } from '../vector-stores/vector-store.js';
-import { joinParts, stampParts } from './paged.js';
+import { chunkParts } from './chunk-parts.js';
 
 /** What the pipeline needs of its knowledge base. */
 export interface PipelineHost {
@@ -26,6 +28,8 @@ export interface PipelineHost {
   chunkModel(): Model | undefined;
   /** Where large documents are chunked. */
   offload(): Offload;
+  /** The budgets one content is held to. */
+  readonly limits: IngestLimits;
   /** The store's tables exist. */
   ready(): Promise<void>;
   /** Newly stored metadata keys become filterable. */
@@ -57,12 +61,26 @@ export interface StoreTarget {
  * Chunk ids must be unique within the content; a repeated one gets a suffix.
  */
 export async function storeParts(host: PipelineHost, parts: readonly ReadPart[], c: StoreTarget): Promise<{ content_id: string; name: string; chunks: number }> {
-  const { name, metadata, contentId } = c;
+  return storeChunks(host, await chunkAll(host, parts, c), c);
+}
+
+/** Chunks every group of read documents with its chunker, within the content's chunk budget. */
+export async function chunkAll(host: PipelineHost, parts: readonly ReadPart[], c: StoreTarget): Promise<Chunk[]> {
   const context: ChunkContext = { embedder: host.embedder, model: host.chunkModel(), sourceName: c.sourceName, signal: c.signal };
   const chunks: Chunk[] = [];
   const offload = host.offload();
-  for (const part of parts) append(chunks, await chunkDocuments(part.documents, part.reader, part.chunker, metadata, c.sourceId, context, offload));
-  if (chunks.length === 0) throw unprocessable(`"${name}" has no content to index`);
+  const budget = chunkBudget(host.limits);
+  for (const part of parts) {
+    const job = { name: c.name, metadata: c.metadata, pagedBy: part.reader.pagedBy, sourceId: c.sourceId };
+    append(chunks, await chunkParts(offload, part.documents, part.chunker, job, context, budget));
+  }
+  if (chunks.length === 0) throw unprocessable(`"${c.name}" has no content to index`);
+  return chunks;
+}
+
+/** Gives repeated chunk ids a suffix, embeds the chunks and stores them under the content id. */
+export async function storeChunks(host: PipelineHost, chunks: Chunk[], c: StoreTarget): Promise<{ content_id: string; name: string; chunks: number }> {
+  const { name, metadata, contentId } = c;
   // Each pass over the chunks yields to the event loop every few ms: at 150k chunks the copy
   // into stored rows alone held it for ~0.4 s.
   const slicer = new TimeSlicer(SLICE_MS, c.signal);
@@ -74,33 +92,10 @@ export async function storeParts(host: PipelineHost, parts: readonly ReadPart[],
     seen.set(chunk.id, n + 1);
     if (n > 0) chunk.id = `${chunk.id}~${n + 1}`;
   }
-  const vectors = host.embedder ? await host.embedder.embed(chunks.map((chunk) => chunk.content), c.signal) : undefined;
+  const vectors = host.embedder ? await host.embedder.embed(await mapSliced(chunks, (chunk) => chunk.content, slicer), c.signal) : undefined;
   const stored: StoredChunk[] = await mapSliced(chunks, (chunk, i) => ({ ...chunk, filters: metadata, embedding: vectors?.[i] }), slicer);
   await host.ready();
   await host.store.upsert(contentId, stored, host.embedder?.id, { knowledgeId: host.id, userId: c.userId });
   await host.noteKeys(stored, c.userId);
   return { content_id: contentId, name, chunks: stored.length };
-}
-
-/**
- * Chunks a reader's documents: the parts of a paged source (PDF pages, slides) as one text whose
- * chunks are stamped with the parts they cover (see paged.ts); other documents one by one.
- */
-async function chunkDocuments(
-  documents: Document[],
-  reader: Reader,
-  chunker: Chunker,
-  metadata: Metadata,
-  sourceId: string | undefined,
-  context: ChunkContext,
-  offload: Offload,
-): Promise<Chunk[]> {
-  const joined = reader.pagedBy ? joinParts(documents, reader.pagedBy, sourceId) : undefined;
-  if (joined) return stampParts(joined, await chunkOffloaded(offload, chunker, { ...joined.document, meta_data: { ...joined.document.meta_data, ...metadata } }, context));
-  const chunks: Chunk[] = [];
-  for (const doc of documents) {
-    context.signal?.throwIfAborted();
-    append(chunks, await chunkOffloaded(offload, chunker, { ...doc, meta_data: { ...doc.meta_data, ...metadata } }, context));
-  }
-  return chunks;
 }

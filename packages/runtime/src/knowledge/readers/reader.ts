@@ -8,6 +8,7 @@
  */
 import type { ChunkerType } from '../chunkers/list.js';
 import { unprocessable } from '../../errors.js';
+import type { ReadLimits } from '../limits.js';
 import type { Document, ReaderInput } from '../types.js';
 
 export interface Reader {
@@ -52,6 +53,23 @@ export interface ReadOptions {
    * reader; the Knowledge keeps them on the content record as for source readers.
    */
   notes?: string[] | undefined;
+  /**
+   * The budgets (documents, characters, nesting depth) the content is held to; the built-in
+   * readers check them as they read, so a breach stops the read early (knowledge/limits.ts).
+   */
+  limits?: ReadLimits | undefined;
+  /**
+   * A crawl reading a web page asks for its same-host links: the html reader sets `found` (the
+   * links' normalised URLs in document order) from the DOM it builds anyway.
+   */
+  links?: PageLinks | undefined;
+}
+
+/** A crawl's question for the links of the page being read. */
+export interface PageLinks {
+  /** The page's URL, which relative links resolve against. */
+  pageUrl: string;
+  found?: string[] | undefined;
 }
 
 /**

@@ -22,11 +22,17 @@
  * agno never chunks these records; here a chunker always runs, so the default is
  * DocumentChunker, under which a record shorter than chunk_size stays one chunk (its lines
  * flattened onto one line, as every size-based chunker flattens whitespace).
+ *
+ * Large files are parsed in the worker pool (offloaded.ts); a file with more data rows than
+ * KNOWLEDGE_MAX_DOCUMENTS is refused as the parser reaches the first row too many.
  */
 import { parse } from 'csv-parse/sync';
-import { unprocessable } from '../../../errors.js';
+import { RuntimeError, unprocessable } from '../../../errors.js';
+import type { Offload } from '../../../workers/offload.js';
+import { checkDocuments, tooManyDocuments, type ReadLimits } from '../../limits.js';
 import type { Document, ReaderInput } from '../../types.js';
-import { TEXT_CHUNKERS, decodeText, requireContent, stem, type Reader } from '../reader.js';
+import { TEXT_CHUNKERS, decodeText, requireContent, stem, type ReadOptions, type Reader } from '../reader.js';
+import { large, offloadFor, readInWorker, reply, type ReadPayload, type ReadReply } from './offloaded.js';
 
 export interface FieldLabeledCsvReaderOptions {
   delimiter?: string;
@@ -38,6 +44,8 @@ export interface FieldLabeledCsvReaderOptions {
   skipEmptyFields?: boolean;
   /** A first line for every record; a list is used in turn, row by row. */
   chunkTitle?: string | readonly string[];
+  /** Where large files are parsed; default the process's worker pool (see workers/offload). */
+  offload?: Offload;
 }
 
 export class FieldLabeledCsvReader implements Reader {
@@ -52,13 +60,33 @@ export class FieldLabeledCsvReader implements Reader {
     this.options = options;
   }
 
-  async read(input: ReaderInput): Promise<Document[]> {
+  async read(input: ReaderInput, options?: ReadOptions): Promise<Document[]> {
+    const where = offloadFor(this.options.offload);
+    if (where !== 'inline' && large(input)) {
+      const { offload: _, ...settings } = this.options;
+      return readInWorker(where, 'field_labeled_csv', input, options, settings as Record<string, unknown>);
+    }
+    return this.readRecords(input, options?.limits);
+  }
+
+  /** Reads on the calling thread. */
+  readRecords(input: ReaderInput, limits?: ReadLimits): Document[] {
     const text = decodeText(input, this.id);
     requireContent(text, input, this.id);
     let rows: string[][];
     try {
-      rows = parse(text, { delimiter: this.options.delimiter ?? ',', skip_empty_lines: true, relax_column_count: true }) as string[][];
+      rows = parse(text, {
+        delimiter: this.options.delimiter ?? ',',
+        skip_empty_lines: true,
+        relax_column_count: true,
+        // Each data row is a document: stop at the first one past the limit.
+        on_record: (record: string[], context: { records: number }) => {
+          if (limits && context.records - 1 > limits.maxDocuments) throw tooManyDocuments(input.name, limits.maxDocuments);
+          return record;
+        },
+      }) as string[][];
     } catch (cause) {
+      if (RuntimeError.isInstance(cause)) throw cause;
       const reason = cause instanceof Error ? cause.message : String(cause);
       throw unprocessable(`${this.id} reader: "${input.name}" is not valid CSV (${reason})`, cause);
     }
@@ -96,8 +124,15 @@ export class FieldLabeledCsvReader implements Reader {
       });
     });
     if (docs.length === 0) throw unprocessable(`${this.id} reader: "${input.name}" has no data row with a value`);
+    checkDocuments(docs, input.name, limits);
     return docs;
   }
+}
+
+/** The worker task (see offloaded.ts): this reader, inline, in a worker thread. */
+export function readInline(payload: ReadPayload): ReadReply {
+  const reader = new FieldLabeledCsvReader({ ...(payload.options as FieldLabeledCsvReaderOptions | undefined), offload: 'inline' });
+  return reply(reader.readRecords({ data: payload.data, name: payload.name }, payload.limits));
 }
 
 /** `first_name` -> `First Name`; already spaced labels are title-cased the same way. */

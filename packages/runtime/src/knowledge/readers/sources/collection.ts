@@ -6,27 +6,29 @@
  */
 import { createHash } from 'node:crypto';
 import { RuntimeError } from '../../../errors.js';
+import { mapSliced } from '../../../util/time-slicer.js';
+import { sha256Sliced } from '../../../util/utf8-slices.js';
 import type { Reader } from '../reader.js';
 import type { ChildContent, FailedChild, SourceChild, SourceContext, SourcePart, SourceResult } from './source-reader.js';
 
 /** Reads a child's content into documents: bytes by the given reader, else the one its file name or type picks. */
 export async function readChild(
   content: ChildContent,
-  context: Pick<SourceContext, 'readers' | 'signal'> & { reader?: Reader | undefined },
+  context: Pick<SourceContext, 'readers' | 'signal' | 'limits'> & { reader?: Reader | undefined },
   notes?: string[],
 ): Promise<SourcePart & { hash: string; size: number | undefined }> {
   if ('documents' in content) return { documents: content.documents, reader: content.reader, hash: content.hash, size: content.size };
   const reader = context.reader ?? context.readers.forFile(content.fileName, content.mimeType);
-  const documents = await reader.read({ data: content.bytes, name: content.fileName }, { signal: context.signal, notes });
+  const documents = await reader.read({ data: content.bytes, name: content.fileName }, { signal: context.signal, notes, limits: context.limits });
   const meta = content.meta ?? {};
   return {
     reader,
-    documents: documents.map((doc, i) => ({
+    documents: await mapSliced(documents, (doc, i) => ({
       ...doc,
       ...(content.documentId !== undefined ? { id: documents.length === 1 ? content.documentId : `${content.documentId}#${i + 1}` } : {}),
       meta_data: { ...doc.meta_data, ...meta },
     })),
-    hash: createHash('sha256').update(content.bytes).digest('hex'),
+    hash: await sha256Sliced(content.bytes, undefined, context.signal),
     size: content.bytes.byteLength,
   };
 }

@@ -8,6 +8,7 @@
 import type { RuntimeError } from '../../../errors.js';
 import { badRequest } from '../../../errors.js';
 import type { FetchedResource, SafeFetchOptions } from '../../../net/safe-fetch.js';
+import type { IngestLimits } from '../../limits.js';
 import type { Document, Metadata, ReaderInput } from '../../types.js';
 import type { Reader } from '../reader.js';
 
@@ -58,6 +59,8 @@ export interface SourceContext {
   readers: ReaderLookup;
   /** The knowledge base's maxContentBytes: the most one content may read in all. */
   maxBytes: number;
+  /** The content's budgets, handed to the byte readers that read what was fetched. */
+  limits?: IngestLimits | undefined;
   signal: AbortSignal | undefined;
 }
 

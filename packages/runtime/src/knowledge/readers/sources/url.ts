@@ -5,9 +5,10 @@
  * byte reader the caller named. Documents are named after the page title (or the URL) and
  * carry `url` in their metadata. It is what `insert({ url })` uses when no reader is named.
  */
-import { createHash } from 'node:crypto';
 import { badRequest } from '../../../errors.js';
 import { parseUrl } from '../../../net/safe-fetch.js';
+import { mapSliced } from '../../../util/time-slicer.js';
+import { sha256Sliced } from '../../../util/utf8-slices.js';
 import type { Document, ReaderInput } from '../../types.js';
 import { TEXT_CHUNKERS } from '../reader.js';
 import { knownOptions, refuseBytes, type SourceContext, type SourceInput, type SourceReader, type SourceResult } from './source-reader.js';
@@ -37,10 +38,10 @@ export class UrlReader implements SourceReader {
     const reader = input.readWith ?? context.readers.forMimeType(fetched.mimeType) ?? context.readers.forFile(file || 'text');
     // The reader sees the URL path's last segment, so stems and extensions stay meaningful.
     const notes: string[] = [];
-    const documents = await reader.read({ data: fetched.body, name: input.name ?? (file || fetched.url) }, { signal: context.signal, notes });
-    const title = documents.map((doc) => doc.meta_data.title).find((t): t is string => typeof t === 'string' && t.length > 0);
+    const documents = await reader.read({ data: fetched.body, name: input.name ?? (file || fetched.url) }, { signal: context.signal, notes, limits: context.limits });
+    const title = documents.find((doc) => typeof doc.meta_data.title === 'string' && doc.meta_data.title.length > 0)?.meta_data.title as string | undefined;
     const name = input.name ?? title ?? url;
-    const named = documents.map((doc, i) => ({
+    const named = await mapSliced(documents, (doc, i) => ({
       ...doc,
       name,
       // One id per document of the page, stable across re-ingestion of the same URL.
@@ -51,7 +52,7 @@ export class UrlReader implements SourceReader {
       parts: [{ documents: named, reader }],
       title,
       size: fetched.body.byteLength,
-      hash: createHash('sha256').update(fetched.body).digest('hex'),
+      hash: await sha256Sliced(fetched.body, undefined, context.signal),
       readerId: reader.id,
       notes,
     };

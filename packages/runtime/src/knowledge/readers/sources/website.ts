@@ -14,15 +14,15 @@
  * robots.txt, every page and every redirect hop. All pages together are capped at the knowledge
  * base's maxContentBytes.
  */
-import { createHash } from 'node:crypto';
 import { badRequest, RuntimeError, unprocessable } from '../../../errors.js';
 import { parseUrl } from '../../../net/safe-fetch.js';
+import { sha256Sliced } from '../../../util/utf8-slices.js';
 import type { Document, ReaderInput } from '../../types.js';
-import { chunkersWithDefault } from '../reader.js';
+import { chunkersWithDefault, type PageLinks } from '../reader.js';
 import { knownOptions, optionalInt, pause, refuseBytes, type CollectionReader, type FailedChild, type SourceChild, type SourceContext, type SourceInput, type SourceResult } from './source-reader.js';
 import { readWholeCollection } from './collection.js';
 import type { WebsiteSettings } from '../../../settings/sources.js';
-import { normalizePageUrl, pageLinks, sameHost } from './web/links.js';
+import { normalizePageUrl, sameHost } from './web/links.js';
 import { loadRobots } from './web/robots.js';
 
 /** A robots.txt Crawl-delay above this is capped, so one site cannot stall a job for hours. */
@@ -122,14 +122,16 @@ export class WebsiteReader implements CollectionReader {
         seen.add(final.href);
         const file = final.pathname.split('/').pop() || '';
         const reader = context.readers.forMimeType(fetched.mimeType) ?? context.readers.forFile(file || 'index.html');
-        const documents = await reader.read({ data: fetched.body, name: file || start.host }, { signal: context.signal });
+        // The html reader finds the page's links on the DOM it builds (in the worker pool).
+        const pageLinks: PageLinks | undefined = reader.id === 'html' && next.depth < maxDepth ? { pageUrl: final.href } : undefined;
+        const documents = await reader.read({ data: fetched.body, name: file || start.host }, { signal: context.signal, limits: context.limits, links: pageLinks });
         const content = documents
           .map((d) => d.content)
           .join('\n\n')
           .trim();
         const title = documents.map((d) => d.meta_data.title).find((t): t is string => typeof t === 'string' && t.length > 0);
-        page = { url: final.href, title, content, depth: next.depth, hash: createHash('sha256').update(fetched.body).digest('hex'), size: fetched.body.byteLength };
-        if (reader.id === 'html' && next.depth < maxDepth) links = await linksOf(fetched.body, final.href);
+        page = { url: final.href, title, content, depth: next.depth, hash: await sha256Sliced(fetched.body, undefined, context.signal), size: fetched.body.byteLength };
+        links = linksFound(pageLinks);
       } catch (error) {
         // Only a typed refusal is a page's own failure; cancellation and bugs end the read.
         if (!RuntimeError.isInstance(error) || context.signal?.aborted) throw error;
@@ -165,8 +167,7 @@ export class WebsiteReader implements CollectionReader {
   }
 }
 
-async function linksOf(body: Uint8Array, pageUrl: string): Promise<URL[]> {
-  const { parseHTML } = await import('linkedom');
-  const { document } = parseHTML(Buffer.from(body).toString('utf8'));
-  return pageLinks(document, pageUrl);
+/** The links a page's reader found, or none when it found none (a reader other than html). */
+function linksFound(links: PageLinks | undefined): URL[] {
+  return (links?.found ?? []).map((href) => new URL(href));
 }
