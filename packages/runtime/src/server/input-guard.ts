@@ -10,6 +10,7 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { RuntimeError } from '../errors.js';
 import type { AppEnv } from './context.js';
+import { readMultipart } from './multipart.js';
 
 /** Ids in paths (agents, sessions, runs, content...) are short; anything longer is not one. */
 export const MAX_PATH_PARAM = 256;
@@ -69,6 +70,13 @@ async function checkBody(c: Context<AppEnv>): Promise<void> {
   } else if (type.startsWith('multipart/form-data') || type.startsWith('application/x-www-form-urlencoded')) {
     let form: Record<string, unknown>;
     try {
+      if (type.startsWith('multipart/form-data')) {
+        // Parsed as it streams in (see multipart.ts); the validator and parseBody read this
+        // FormData from Hono's body cache instead of parsing the body again.
+        const parsed = await readMultipart(c.req.raw.body, c.req.header('content-type')!);
+        // Hono keeps promises in this cache (its type says values); other readers call .then on it.
+        c.req.bodyCache.formData = Promise.resolve(parsed) as unknown as FormData;
+      }
       form = await c.req.parseBody({ all: true });
     } catch (cause) {
       // Otherwise the validator meets the same parse error and it surfaces as a 500.
