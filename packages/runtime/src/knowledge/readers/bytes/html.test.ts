@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { RuntimeError } from '../../../errors.js';
+import { LARGE_PAGE_CHARS } from './html-stream.js';
 import { HtmlReader } from './html.js';
 
 const PAGE = `<!doctype html>
@@ -43,5 +44,17 @@ describe('HtmlReader', () => {
     expect(RuntimeError.isInstance(error)).toBe(true);
     expect((error as RuntimeError).code).toBe('VALIDATION_ERROR');
     expect((error as RuntimeError).message).toBe('html reader: "empty.html" has no readable text');
+  });
+
+  it('reads a page past LARGE_PAGE_CHARS whole, in one streaming pass, chrome still left out', async () => {
+    const section = (i: number) => `<h2>Section ${i}</h2><p>${'Words of a very long specification. '.repeat(40)}</p>`;
+    const page = `<!doctype html><html><head><title>Huge spec</title></head><body><nav>Menu</nav>${Array.from({ length: 1600 }, (_, i) => section(i)).join('')}<script>track()</script></body></html>`;
+    expect(page.length).toBeGreaterThan(LARGE_PAGE_CHARS);
+    const [doc, ...rest] = await new HtmlReader({ offload: 'inline' }).read({ data: page, name: 'spec.html' });
+    expect(rest).toEqual([]);
+    expect(doc!.meta_data).toEqual({ title: 'Huge spec' });
+    expect(doc!.content.match(/^## Section \d+$/gm)).toHaveLength(1600);
+    expect(doc!.content.startsWith('## Section 0\n\nWords of a very long specification.')).toBe(true);
+    for (const chrome of ['Menu', 'track()']) expect(doc!.content).not.toContain(chrome);
   });
 });

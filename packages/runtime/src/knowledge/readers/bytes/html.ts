@@ -15,7 +15,8 @@
  * turndown's stack. Before any DOM is built, one linear pass of the same tokenizer linkedom uses
  * (htmlparser2, with its rules for implied and void elements) measures the nesting and refuses a
  * page deeper than KNOWLEDGE_MAX_DEPTH (256; browsers flatten past 512, real pages stay under
- * ~60). A crawl asks for the page's same-host links (`ReadOptions.links`), found on the same DOM
+ * ~60). A page of more than 2 MiB skips all three for one streaming pass (html-stream.ts): the
+ * DOM path held a 9.5 MB page three times over, past 1 GB. A crawl asks for the page's same-host links (`ReadOptions.links`), found on the same DOM
  * before Readability edits it.
  */
 import { Parser } from 'htmlparser2';
@@ -25,6 +26,7 @@ import { INGEST_LIMIT_DEFAULTS, checkDocuments, tooDeep, type ReadLimits } from 
 import type { Document, ReaderInput } from '../../types.js';
 import { decodeText, requireContent, stem, type ReadOptions, type Reader } from '../reader.js';
 import { pageLinks } from '../sources/web/links.js';
+import { LARGE_PAGE_CHARS, streamMarkdown } from './html-stream.js';
 import { offloadFor, readInWorker, type ReadPayload, type ReadReply } from './offloaded.js';
 
 interface HtmlLibraries {
@@ -80,6 +82,7 @@ async function readHtml(input: ReaderInput, limits: ReadLimits | undefined, link
   // linkedom builds no <body> for a bare fragment, which would leave nothing to read.
   const html = /<html[\s>]/i.test(raw) ? raw : `<!doctype html><html><head></head><body>${raw}</body></html>`;
   checkNesting(html, input.name, limits?.maxDepth ?? INGEST_LIMIT_DEFAULTS.maxDepth);
+  if (html.length > LARGE_PAGE_CHARS) return readLargePage(html, input, limits, linksOf);
   const { parseHTML, Readability, Turndown } = await load();
   const { document } = parseHTML(html);
   const links = linksOf !== undefined ? pageLinks(document, linksOf).map((url) => url.href) : undefined;
@@ -101,6 +104,19 @@ async function readHtml(input: ReaderInput, limits: ReadLimits | undefined, link
   const documents = [{ content: markdown, name, id: name, meta_data: title ? { title } : {} }];
   checkDocuments(documents, input.name, limits);
   return { documents, ...(links ? { links } : {}) };
+}
+
+/**
+ * A page past LARGE_PAGE_CHARS, read whole in one streaming pass (html-stream.ts); a crawl's
+ * links come from the same tokenizer, without a DOM.
+ */
+function readLargePage(html: string, input: ReaderInput, limits: ReadLimits | undefined, linksOf: string | undefined): { documents: Document[]; links?: string[] } {
+  const { markdown, title, links } = streamMarkdown(html, CHROME);
+  if (markdown.length === 0) throw unprocessable(`html reader: "${input.name}" has no readable text`);
+  const name = stem(input.name);
+  const documents = [{ content: markdown, name, id: name, meta_data: title ? { title } : {} }];
+  checkDocuments(documents, input.name, limits);
+  return { documents, ...(linksOf !== undefined ? { links: pageLinks(links, linksOf).map((url) => url.href) } : {}) };
 }
 
 /** Stops the pass at the first element too deep. */
