@@ -80,7 +80,8 @@ interface Row {
   kind: string;
   ref: string | null;
   payload: string;
-  data: Uint8Array | null;
+  /** The size of the input held in the row (`data`); it is read apart, see `readData`. */
+  data_bytes: number | string | null;
   data_file: string | null;
   status: string;
   attempts: number | string;
@@ -90,7 +91,14 @@ interface Row {
   created_ms: number | string;
 }
 
-const COLUMNS = 'id, kind, ref, payload, data, data_file, status, attempts, crashes, max_attempts, last_error, created_ms';
+const COLUMNS = 'id, kind, ref, payload, length(data) AS data_bytes, data_file, status, attempts, crashes, max_attempts, last_error, created_ms';
+
+/**
+ * A job's input in the row is read this many bytes at a time. PostgreSQL sends a bytea as hex
+ * text, and pg decodes a whole row at once: a 14 MB input was a 28 MB string turned back into
+ * bytes in one 340 ms stretch of the event loop. A slice costs ~3 ms, and the loop runs between.
+ */
+const DATA_SLICE_BYTES = 1024 * 1024;
 
 function toJob(row: Row, data: Uint8Array | null): Job {
   return {
@@ -167,8 +175,19 @@ export class JobStore {
   }
 
   /** The job, with its input read back from its file when it has one (null when that is gone). */
+  /** The `size` bytes of job `id`'s input in its row, in DATA_SLICE_BYTES slices. */
+  private async readData(id: string, size: number): Promise<Uint8Array> {
+    const data = new Uint8Array(size);
+    for (let offset = 0; offset < size; offset += DATA_SLICE_BYTES) {
+      const [row] = await this.db.query<{ part: Uint8Array | null }>('SELECT substr(data, $2, $3) AS part FROM svc_jobs WHERE id = $1', [id, offset + 1, DATA_SLICE_BYTES]);
+      if (!row?.part || row.part.byteLength !== Math.min(DATA_SLICE_BYTES, size - offset)) throw new Error(`job ${id}: its input changed while it was read`);
+      data.set(row.part, offset);
+    }
+    return data;
+  }
+
   private async load(row: Row): Promise<Job> {
-    if (row.data_file === null) return toJob(row, row.data === null ? null : new Uint8Array(row.data));
+    if (row.data_file === null) return toJob(row, row.data_bytes === null ? null : await this.readData(row.id, Number(row.data_bytes)));
     return toJob(row, this.files ? await this.files.read(row.data_file) : null);
   }
 
