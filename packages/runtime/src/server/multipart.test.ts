@@ -33,7 +33,7 @@ describe('readMultipart', () => {
 
   it('rejects a body that is not multipart, or has no boundary', async () => {
     const body = new Request('http://x/', { method: 'POST', body: 'not a form' }).body;
-    await expect(readMultipart(body, 'multipart/form-data; boundary=xyz')).rejects.toThrow();
-    await expect(readMultipart(null, 'multipart/form-data')).rejects.toThrow();
+    await expect(readMultipart(body, 'multipart/form-data; boundary=xyz')).rejects.toThrow('Unexpected end of form');
+    await expect(readMultipart(null, 'multipart/form-data')).rejects.toThrow('Boundary not found');
   });
 });

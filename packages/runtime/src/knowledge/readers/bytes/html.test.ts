@@ -20,6 +20,8 @@ const PAGE = `<!doctype html>
   <footer>Copyright footer</footer>
 </body></html>`;
 
+const section = (i: number) => `<h2>Section ${i}</h2><p>${'Words of a very long specification. '.repeat(40)}</p>`;
+
 describe('HtmlReader', () => {
   it("reads a page's main content as markdown, with its title", async () => {
     const [doc, ...rest] = await new HtmlReader().read({ data: new TextEncoder().encode(PAGE), name: 'port.html' });
@@ -47,7 +49,6 @@ describe('HtmlReader', () => {
   });
 
   it('reads a page past LARGE_PAGE_CHARS whole, in one streaming pass, chrome still left out', async () => {
-    const section = (i: number) => `<h2>Section ${i}</h2><p>${'Words of a very long specification. '.repeat(40)}</p>`;
     const page = `<!doctype html><html><head><title>Huge spec</title></head><body><nav>Menu</nav>${Array.from({ length: 1600 }, (_, i) => section(i)).join('')}<script>track()</script></body></html>`;
     expect(page.length).toBeGreaterThan(LARGE_PAGE_CHARS);
     const [doc, ...rest] = await new HtmlReader({ offload: 'inline' }).read({ data: page, name: 'spec.html' });
