@@ -59,7 +59,7 @@ function readCsv(input: ReaderInput, delimiter: string, limits: ReadLimits | und
   return documents;
 }
 
-/** The worker task (see offloaded.ts): this reader, inline, in a worker thread. */
+/** The worker task (see offloaded.ts): this reader, inline, in a worker process. */
 export function readInline(payload: ReadPayload): ReadReply {
   return reply(readCsv({ data: payload.data, name: payload.name }, (payload.options?.delimiter as string | undefined) ?? ',', payload.limits));
 }

@@ -129,7 +129,7 @@ export class FieldLabeledCsvReader implements Reader {
   }
 }
 
-/** The worker task (see offloaded.ts): this reader, inline, in a worker thread. */
+/** The worker task (see offloaded.ts): this reader, inline, in a worker process. */
 export function readInline(payload: ReadPayload): ReadReply {
   const reader = new FieldLabeledCsvReader({ ...(payload.options as FieldLabeledCsvReaderOptions | undefined), offload: 'inline' });
   return reply(reader.readRecords({ data: payload.data, name: payload.name }, payload.limits));

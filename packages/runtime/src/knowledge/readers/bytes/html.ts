@@ -149,7 +149,7 @@ export function checkNesting(html: string, name: string, max: number): void {
   }
 }
 
-/** The worker task (see offloaded.ts): this reader, inline, in a worker thread. */
+/** The worker task (see offloaded.ts): this reader, inline, in a worker process. */
 export async function readInline(payload: ReadPayload): Promise<ReadReply> {
   return readHtml({ data: payload.data, name: payload.name }, payload.limits, payload.linksOf);
 }

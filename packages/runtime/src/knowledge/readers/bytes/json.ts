@@ -100,7 +100,7 @@ export function measure(text: string, name: string, maxDepth: number): number {
   return topArray ? (filled ? commas + 1 : 0) : 1;
 }
 
-/** The worker task (see offloaded.ts): this reader, inline, in a worker thread. */
+/** The worker task (see offloaded.ts): this reader, inline, in a worker process. */
 export function readInline(payload: ReadPayload): ReadReply {
   return reply(readJson({ data: payload.data, name: payload.name }, payload.limits));
 }

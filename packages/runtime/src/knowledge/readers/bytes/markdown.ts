@@ -34,7 +34,7 @@ export class MarkdownReader implements Reader {
   }
 }
 
-/** The worker task (see offloaded.ts): this reader, inline, in a worker thread. */
+/** The worker task (see offloaded.ts): this reader, inline, in a worker process. */
 export function readInline(payload: ReadPayload): ReadReply {
   return reply(wholeText({ data: payload.data, name: payload.name }, 'markdown', payload.limits));
 }

@@ -3,9 +3,9 @@
  * Byte readers read in a worker of the pool, so the main thread never parses what a caller
  * sent: each exports a `readInline` task, the same reader constructed inline, which reads the
  * bytes moved there and checks the budgets (ReadOptions.limits) as it reads. pdf, docx, excel,
- * pptx and html always go there; json, csv, field_labeled_csv, markdown and text once their input
- * is INLINE_MAX_BYTES or more (below it reading takes well under a millisecond, less than the
- * round trip). Many documents come back packed (knowledge/packed.ts) and are rebuilt a slice at a
+ * pptx and html always go there (a worker process); json, csv, field_labeled_csv, markdown and
+ * text once their input is INLINE_MAX_BYTES or more (below it reading takes well under a
+ * millisecond, less than the round trip). Many documents come back packed (knowledge/packed.ts) and are rebuilt a slice at a
  * time. A reader already running in a worker (the converter's) reads inline there.
  */
 import { checkDocuments, type ReadLimits } from '../../limits.js';
@@ -20,23 +20,23 @@ import { defineWorkerTask } from '../../../workers/task.js';
 /** The byte readers that can read in a worker. */
 export type OffloadedReader = 'pdf' | 'docx' | 'excel' | 'pptx' | 'html' | 'json' | 'csv' | 'field_labeled_csv' | 'markdown' | 'text';
 
-// Each reader's module, addressed by URL: the worker imports it, this module does not. The office
-// and PDF readers run in a worker process whose memory the pool bounds (a thread's heap limit
-// does not see what zip inflation and native parsers allocate outside it); the text readers
-// (html, json, csv, markdown, text) are plain JavaScript, held by a worker thread's heap limit
-// and by the budgets they check as they read.
+// Each reader's module, addressed by URL: the worker imports it, this module does not. Every
+// reader runs in a worker process, whose resident memory the pool bounds: a thread's heap limit
+// sees neither what zip inflation and native parsers allocate outside it nor, at its 2 GB
+// default, keeps two busy threads inside the process's 1 GB budget (a million-row CSV took
+// ~400 MB in one).
 const ISOLATED = { isolation: 'process' } as const;
 const TASKS: Record<OffloadedReader, string> = {
   pdf: defineWorkerTask('read:pdf', import.meta.url, './pdf.js', 'readInline', ISOLATED),
   docx: defineWorkerTask('read:docx', import.meta.url, './docx.js', 'readInline', ISOLATED),
   excel: defineWorkerTask('read:excel', import.meta.url, './excel.js', 'readInline', ISOLATED),
   pptx: defineWorkerTask('read:pptx', import.meta.url, './pptx.js', 'readInline', ISOLATED),
-  html: defineWorkerTask('read:html', import.meta.url, './html.js', 'readInline'),
-  json: defineWorkerTask('read:json', import.meta.url, './json.js', 'readInline'),
-  csv: defineWorkerTask('read:csv', import.meta.url, './csv.js', 'readInline'),
-  field_labeled_csv: defineWorkerTask('read:field_labeled_csv', import.meta.url, './field-labeled-csv.js', 'readInline'),
-  markdown: defineWorkerTask('read:markdown', import.meta.url, './markdown.js', 'readInline'),
-  text: defineWorkerTask('read:text', import.meta.url, './text.js', 'readInline'),
+  html: defineWorkerTask('read:html', import.meta.url, './html.js', 'readInline', ISOLATED),
+  json: defineWorkerTask('read:json', import.meta.url, './json.js', 'readInline', ISOLATED),
+  csv: defineWorkerTask('read:csv', import.meta.url, './csv.js', 'readInline', ISOLATED),
+  field_labeled_csv: defineWorkerTask('read:field_labeled_csv', import.meta.url, './field-labeled-csv.js', 'readInline', ISOLATED),
+  markdown: defineWorkerTask('read:markdown', import.meta.url, './markdown.js', 'readInline', ISOLATED),
+  text: defineWorkerTask('read:text', import.meta.url, './text.js', 'readInline', ISOLATED),
 };
 
 /**

@@ -45,7 +45,7 @@ export function wholeText(input: ReaderInput, readerId: string, limits: ReadLimi
   return documents;
 }
 
-/** The worker task (see offloaded.ts): this reader, inline, in a worker thread. */
+/** The worker task (see offloaded.ts): this reader, inline, in a worker process. */
 export function readInline(payload: ReadPayload): ReadReply {
   return reply(wholeText({ data: payload.data, name: payload.name }, 'text', payload.limits));
 }
