@@ -16,7 +16,7 @@ import { SqliteVectorStore } from '../packages/runtime/src/knowledge/vector-stor
 import { Runtime } from '../packages/runtime/src/runtime.js';
 import { openDb } from '../packages/runtime/src/storage/open-db.js';
 import { silentLogger } from '../packages/runtime/src/util/logger.js';
-import { csvRows, flatHtml, jsonArray, nestedHtml, nestedJson, repeatedSlideDeck, servePages } from '../packages/runtime/test/support/hostile-inputs.js';
+import { csvRows, flatHtml, jsonArray, nestedHtml, nestedJson, repeatedSlideDeck, servePages, type Page } from '../packages/runtime/test/support/hostile-inputs.js';
 import { probeEventLoop, probeHealth, type LatencyFigures } from '../packages/runtime/test/support/loop-probe.js';
 
 interface Case {
@@ -26,7 +26,7 @@ interface Case {
   url?: string;
 }
 
-const PAGES: Record<string, { type: string; body: string | (() => string) }> = {
+const PAGES: Record<string, Page> = {
   '/nested-2000.html': { type: 'text/html', body: () => nestedHtml(2000) },
   '/nested-100000.html': { type: 'text/html', body: () => nestedHtml(100_000) },
   '/flat-9.5mb.html': { type: 'text/html', body: () => flatHtml(9.5e6) },

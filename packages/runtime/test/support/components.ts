@@ -54,7 +54,7 @@ export function testKnowledge(
   embeddingsUrl: string,
   sqlitePath: string | undefined,
   databaseUrl: string | undefined,
-  embedding: { model?: string | undefined; dimensions?: number | undefined; readers?: Reader[] | undefined } & Pick<KnowledgeOptions, 'contentSources'> = {},
+  embedding: { model?: string | undefined; dimensions?: number | undefined; readers?: Reader[] | undefined } & Pick<KnowledgeOptions, 'contentSources' | 'urlFetch'> = {},
 ): Knowledge {
   const store = sqlitePath
     ? new SqliteVectorStore({ path: sqlitePath, table: 'kj_docs' })
@@ -72,5 +72,6 @@ export function testKnowledge(
     embedder,
     ...(embedding.readers ? { readers: embedding.readers } : {}),
     ...(embedding.contentSources ? { contentSources: embedding.contentSources } : {}),
+    ...(embedding.urlFetch ? { urlFetch: embedding.urlFetch } : {}),
   });
 }

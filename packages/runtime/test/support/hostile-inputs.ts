@@ -51,32 +51,67 @@ export async function repeatedSlideDeck(times: number): Promise<Uint8Array> {
   return reorderSlides(deck, Array.from({ length: times }, () => 1));
 }
 
+export interface Page {
+  status?: number;
+  /** Default text/html. */
+  type?: string;
+  headers?: Record<string, string>;
+  /** The body, or a function making it when first asked for (so a 50 MB page costs nothing until fetched). */
+  body?: string | Uint8Array | (() => string | Uint8Array);
+}
+
 export interface PageServer {
+  /** http://127.0.0.1:<port> */
   url: string;
-  /** Paths requested so far. */
-  seen: string[];
+  port: number;
+  /** Requests per path, so a test can prove a page was never fetched. */
+  hits: Map<string, number>;
   close(): Promise<void>;
 }
 
-/** Serves `pages` (path -> content type and a body, or a function making it) on loopback. */
-export async function servePages(pages: Record<string, { type: string; body: string | (() => string) }>): Promise<PageServer> {
-  const seen: string[] = [];
+/**
+ * Serves `pages` (path -> page) on loopback, each body sent in 1 MiB writes as a real server
+ * streams it. `pages` is read per request, so a test may add a page once it knows the port.
+ */
+export async function servePages(pages: Record<string, Page>): Promise<PageServer> {
+  const hits = new Map<string, number>();
+  const made = new Map<string, Buffer>();
   const server: Server = createServer((req, res) => {
-    seen.push(req.url ?? '');
-    const page = pages[req.url ?? ''];
+    const path = new URL(req.url ?? '/', 'http://x').pathname;
+    hits.set(path, (hits.get(path) ?? 0) + 1);
+    const page = pages[path];
     if (!page) {
-      res.writeHead(404);
-      res.end();
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('not here');
       return;
     }
-    const body = Buffer.from(typeof page.body === 'function' ? page.body() : page.body);
-    res.writeHead(200, { 'content-type': page.type, 'content-length': String(body.byteLength) });
-    res.end(body);
+    let body = made.get(path);
+    if (!body && page.body !== undefined) {
+      const value = typeof page.body === 'function' ? page.body() : page.body;
+      body = Buffer.from(value);
+      made.set(path, body);
+    }
+    res.writeHead(page.status ?? 200, { 'content-type': page.type ?? 'text/html; charset=utf-8', ...(body ? { 'content-length': String(body.byteLength) } : {}), ...page.headers });
+    if (!body) return void res.end();
+    const data = body;
+    let offset = 0;
+    const write = () => {
+      while (offset < data.byteLength) {
+        const slice = data.subarray(offset, offset + 1024 * 1024);
+        offset += slice.byteLength;
+        if (!res.write(slice)) return void res.once('drain', write);
+      }
+      res.end();
+    };
+    // A client that stops reading (a refused page) must not leave the write pending.
+    res.on('close', () => (offset = data.byteLength));
+    write();
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    seen,
+    url: `http://127.0.0.1:${port}`,
+    port,
+    hits,
     close: async () => {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));

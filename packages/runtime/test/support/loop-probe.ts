@@ -22,6 +22,10 @@ export interface Probe {
 export interface HealthProbe extends Probe {
   /** Settles once the first (unmeasured) request has been answered and measuring has begun. */
   ready: Promise<void>;
+  /** Every answer so far, in order. */
+  answers: readonly HealthAnswer[];
+  /** The answers to requests sent in [from, to] (epoch ms). */
+  between(from: number, to: number): HealthAnswer[];
 }
 
 function figures(values: number[]): LatencyFigures {
@@ -33,50 +37,66 @@ function figures(values: number[]): LatencyFigures {
 // A request is sent every 20 ms, or as soon as the previous one answers when it took longer; a
 // request still open when probing stops counts with the time it has waited so far. The first
 // request is not measured (it loads the sampler's HTTP client and opens the connection, which
-// is the sampler's cost, not the runtime's); \`R\` on stdout says measuring has begun.
+// is the sampler's cost, not the runtime's); `R` on stdout says measuring has begun. Each answer
+// is a line `<epoch ms when asked> <latency ms>` (latency `fail` when the request failed), so a
+// caller can look at any stretch of time while probing goes on.
 const SAMPLER = `
 const url = process.argv[1];
-const times = [];
 let stopping = false;
 let open;
 process.stdin.on('data', () => {});
 process.stdin.on('end', () => { stopping = true; });
 (async () => {
   try { await (await fetch(url)).arrayBuffer(); } catch { }
-  process.stdout.write('R');
+  process.stdout.write('R\\n');
   while (!stopping) {
     const start = performance.now();
-    open = start;
-    try { await (await fetch(url)).arrayBuffer(); } catch { }
+    open = { start, at: Date.now() };
+    let ok = true;
+    try { const res = await fetch(url); await res.arrayBuffer(); ok = res.ok; } catch { ok = false; }
     open = undefined;
     const took = performance.now() - start;
-    times.push(took);
+    process.stdout.write(Date.now() - Math.round(took) + ' ' + (ok ? took.toFixed(2) : 'fail') + '\\n');
     if (took < 20) await new Promise((r) => setTimeout(r, 20 - took));
   }
-  if (open !== undefined) times.push(performance.now() - open);
-  process.stdout.write(JSON.stringify(times));
+  if (open !== undefined) process.stdout.write(open.at + ' ' + (performance.now() - open.start).toFixed(2) + '\\n');
 })();
 `;
+
+/** One `/health` request: when it was sent (epoch ms) and how long it took (undefined: it failed). */
+export interface HealthAnswer {
+  at: number;
+  ms: number | undefined;
+}
 
 /** Asks `${base}/health` every 20 ms from a child process until stopped; figures are request latencies. */
 export function probeHealth(base: string): HealthProbe {
   const child = spawn(process.execPath, ['-e', SAMPLER, `${base}/health`], { stdio: ['pipe', 'pipe', 'inherit'] });
-  let out = '';
+  const answers: HealthAnswer[] = [];
+  let pending = '';
   let begun: () => void;
   const ready = new Promise<void>((resolve) => (begun = resolve));
   child.stdout.on('data', (d: Buffer) => {
-    out += d.toString();
-    if (out.startsWith('R')) begun();
+    pending += d.toString();
+    const lines = pending.split('\n');
+    pending = lines.pop()!;
+    for (const line of lines) {
+      if (line === 'R') begun();
+      const [at, ms] = line.split(' ');
+      if (ms !== undefined) answers.push({ at: Number(at), ms: ms === 'fail' ? undefined : Number(ms) });
+    }
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   // A sampler that ends without measuring (the runtime is gone) must not leave a caller waiting.
   void exited.then(() => begun());
   return {
     ready,
+    answers,
+    between: (from, to) => answers.filter((a) => a.at >= from && a.at <= to),
     async stop() {
       child.stdin.end();
       await exited;
-      return figures(JSON.parse(out.slice(1) || '[]') as number[]);
+      return figures(answers.map((a) => a.ms ?? Number.POSITIVE_INFINITY));
     },
   };
 }
