@@ -4,7 +4,7 @@
  * 2.5 gigapixels (the JPEG fill-byte and TIFF duplicate-tag spellings included), and PDFs with
  * a 20,000-pixel image, a huge page and a Flate bomb. Each is a few KB to a few MB on the wire.
  */
-import { docxWith, documentBomb, epubRepeatingChapter, gzipBomb, pptxRepeatingSlide, sheetBomb, xlsxWith } from '../../packages/runtime/test/support/hostile-files.js';
+import { denseDocument, docxWith, documentBomb, epubRepeatingChapter, gzipBomb, pptxRepeatingSlide, sheetBomb, xlsxWith } from '../../packages/runtime/test/support/hostile-files.js';
 import { jpegClaiming, pdfFlateBomb, pdfWithHugeImage, pdfWithHugePage, pngClaiming, tiffClaiming } from '../../packages/runtime/test/support/hostile-media.js';
 import type { HostileCase } from './case.js';
 
@@ -31,6 +31,13 @@ export const fileCases: HostileCase[] = [
     class: 'zip bomb',
     send: { kind: 'file', name: 'negative.docx', bytes: () => docxWith({ deflated: documentBomb(3 * GiB), declaredSize: 3 * 1024 * 1024 * 1024 }) },
     expect: { status: 'failed', message: INFLATED },
+  },
+  {
+    name: 'DOCX of 7 MiB of one-letter paragraphs (every size honest, under the part limits)',
+    class: 'zip bomb',
+    send: { kind: 'file', name: 'dense.docx', bytes: () => docxWith({ deflated: denseDocument(7) }) },
+    // What the parser builds of it, not its bytes, is the bomb: the reading process's limit stops it.
+    expect: { status: 'failed', message: /"dense\.docx" needed more than 512 MB of memory and was stopped \(KNOWLEDGE_WORKER_RSS_MB\)/ },
   },
   {
     name: 'XLSX whose sheet is larger than declared',

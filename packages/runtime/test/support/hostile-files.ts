@@ -11,7 +11,8 @@
  * - `docxWith(part)`, `xlsxWith(part)`: a valid package whose main part (word/document.xml,
  *   xl/worksheets/sheet1.xml) is `part`; with `documentBomb(mib)` / `sheetBomb(mib)` as its
  *   `deflated` data and `declaredSize` (1000 to understate, 0x90000000 for 2 GiB and more) or
- *   `zip64: true` to lie in zip64 fields;
+ *   `zip64: true` to lie in zip64 fields; `denseDocument(mib)` for honest sizes whose parse is
+ *   the bomb;
  * - `pptxRepeatingSlide(times, paddingMib)`, `epubRepeatingChapter(times, chapterKib)`: one part
  *   listed over and over;
  * - `gzipBomb(mib)`: a .tar.gz inflating to `mib` MiB;
@@ -132,6 +133,16 @@ export function docxWith(part: Omit<ZipPart, 'name'>): Uint8Array {
 
 /** word/document.xml inflating to `mib` MiB of whitespace between paragraphs. */
 export const documentBomb = (mib: number) => deflatedRepeat(SPACES_MIB, mib, W_OPEN, W_CLOSE);
+
+const TINY_PARAGRAPH = '<w:p><w:r><w:t>x</w:t></w:r></w:p>';
+/** ~1 MiB of one-letter paragraphs. */
+const PARAGRAPHS_MIB = TINY_PARAGRAPH.repeat(Math.floor(MiB / TINY_PARAGRAPH.length));
+
+/**
+ * word/document.xml of `mib` MiB of one-letter paragraphs: honest sizes, under the part
+ * limits, but every paragraph costs a parser objects (7 MiB took mammoth to ~1.4 GB).
+ */
+export const denseDocument = (mib: number) => deflatedRepeat(PARAGRAPHS_MIB, mib, W_OPEN, W_CLOSE);
 
 const SHEET_OPEN = '<?xml version="1.0" encoding="UTF-8"?><worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData><row r="1"><c r="A1" t="inlineStr"><is><t>Hello</t></is></c></row>';
 const SHEET_CLOSE = '</sheetData></worksheet>';
