@@ -192,16 +192,17 @@ interface AnthropicCounts {
  */
 function readCounts(value: unknown, previous: AnthropicCounts = {}): AnthropicCounts {
   const usage = optionalRecord(value);
-  const later = (had: number | undefined, field: unknown) => {
-    const now = tokenCount(field);
-    return now === undefined ? had : had === undefined ? now : Math.max(had, now);
-  };
   return {
     input: later(previous.input, usage?.input_tokens),
     cacheWrite: later(previous.cacheWrite, usage?.cache_creation_input_tokens),
     cacheRead: later(previous.cacheRead, usage?.cache_read_input_tokens),
     output: later(previous.output, usage?.output_tokens),
   };
+}
+
+function later(had: number | undefined, field: unknown): number | undefined {
+  const now = tokenCount(field);
+  return now === undefined ? had : had === undefined ? now : Math.max(had, now);
 }
 
 /** Anthropic's `input_tokens` leaves out the cache reads and writes; Usage counts the whole prompt. */
