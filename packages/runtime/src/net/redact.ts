@@ -20,3 +20,24 @@ export function redact(text: string, secrets: readonly (string | undefined)[] = 
   }
   return out;
 }
+
+/** Field names whose values are credentials wherever they appear (headers, tool arguments, settings). */
+const CREDENTIAL_KEY = /^(authorization|proxy-authorization|cookie|set-cookie|x-api-key|api[-_]?key|apikey|access[-_]?token|refresh[-_]?token|id[-_]?token|token|secret|client[-_]?secret|password|passwd|credentials?)$/i;
+/** A credential written into text: an Authorization header's value, a bearer token, one of our service-account tokens. */
+const CREDENTIAL_TEXT = /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{4,}|\bsvc_pat_[A-Za-z0-9]{8,}/g;
+
+/**
+ * A JSON value with its credentials cut out, for records kept about what a run did: the value
+ * of every credential-named field (at any depth) becomes `[redacted]`, and so does a bearer or
+ * basic credential or a service-account token inside any text. Values it does not change are
+ * returned as they are (no copy).
+ */
+export function redactCredentials(value: unknown, depth = 0): unknown {
+  // replace() with a global pattern starts from 0 each call; test() would carry lastIndex over.
+  if (typeof value === 'string') return value.replace(CREDENTIAL_TEXT, (_m, scheme?: string) => (scheme ? `${scheme} ${MARK}` : MARK));
+  if (typeof value !== 'object' || value === null || depth > 32) return value;
+  if (Array.isArray(value)) return value.map((v) => redactCredentials(v, depth + 1));
+  const out: Record<string, unknown> = {};
+  for (const [key, v] of Object.entries(value)) out[key] = CREDENTIAL_KEY.test(key) && v !== null && v !== undefined ? MARK : redactCredentials(v, depth + 1);
+  return out;
+}
