@@ -30,4 +30,10 @@ describe('redactCredentials', () => {
     expect(redactCredentials('a bearer of news')).toBe('a bearer of news');
     expect(redactCredentials(42)).toBe(42);
   });
+
+  it('cuts credential fields of JSON written as text, and leaves other JSON text as written', () => {
+    expect(redactCredentials({ arguments: '{"city":"Paris","api_key":"sk-123456"}' })).toEqual({ arguments: '{"city":"Paris","api_key":"[redacted]"}' });
+    expect(redactCredentials('{ "city": "Paris" }')).toBe('{ "city": "Paris" }');
+    expect(redactCredentials('{not json, Bearer abcdef}')).toBe('{not json, Bearer [redacted]}');
+  });
 });
