@@ -219,5 +219,21 @@ for (const kind of testDatabaseKinds) {
       const bare = await api('POST', '/service-accounts', { name: 'carol', scopes: [{ scope: 'agents:run' }] });
       expect((await api('GET', '/traces', undefined, bare.body.token)).status).toBe(403);
     });
+
+    it('records a failed model call as an error span, and the run as ERROR in the listing and the metrics', async () => {
+      fake.script({ kind: 'error', status: 400, message: 'no such model' });
+      const res = await api('POST', '/agents/writer/runs', { message: 'fail please', stream: false, user_id: 'u3' });
+      expect(res.body.status).toBe('ERROR');
+      const trace = await traceOf(res.body.run_id);
+      expect(trace).toMatchObject({ status: 'ERROR', error: expect.any(String), input_tokens: 0, output_tokens: 0 });
+      expect(trace.spans.map(shape)).toEqual([['run', 'agent:writer', [model]]]);
+      expect(trace.spans[0].status).toBe('error');
+      expect(trace.spans[0].children[0]).toMatchObject({ status: 'error', input_tokens: null, attributes: { error_code: 'MODEL_HTTP_ERROR', ttft_ms: null } });
+      expect((await api('GET', '/traces?status=ERROR')).body.data.map((t: Json) => t.run_id)).toEqual([res.body.run_id]);
+      const metrics = await api('GET', '/metrics');
+      const writer = metrics.body.components.filter((c: Json) => c.component_id === 'writer');
+      expect(writer.reduce((n: number, c: Json) => n + c.errors, 0)).toBe(1);
+      expect(metrics.body.models.reduce((n: number, m: Json) => n + m.errors, 0)).toBe(1);
+    });
   });
 }

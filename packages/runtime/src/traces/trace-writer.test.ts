@@ -46,10 +46,14 @@ describe('the trace writer', () => {
     run.child('model', 'openai/m').end('ok', { input_tokens: 12, output_tokens: 5 });
     run.child('model', 'openai/m').end('ok', { input_tokens: 20, output_tokens: 7 });
     run.finish('COMPLETED', null);
+    const other = new SpanTracer(writer).startRun({ ...info, runId: 'r2' });
+    other.finish('COMPLETED', null);
     await vi.advanceTimersByTimeAsync(0);
+    // Both runs ended in one turn of the loop: one write.
     expect(store.writes).toHaveLength(1);
+    expect(store.writes[0]!.traces.map((t) => t.trace_id)).toEqual(['r1', 'r2']);
     const [write] = store.writes;
-    expect(write!.traces).toEqual([expect.objectContaining({ trace_id: 'r1', status: 'COMPLETED', input_tokens: 32, output_tokens: 12, user_id: 'u1' })]);
+    expect(write!.traces[0]).toEqual(expect.objectContaining({ trace_id: 'r1', status: 'COMPLETED', input_tokens: 32, output_tokens: 12, user_id: 'u1' }));
     const root = write!.spans.find((s) => s.kind === 'run')!;
     expect(root.input_tokens).toBe(32);
     expect(JSON.parse(root.attributes)).toEqual({ run_status: 'COMPLETED' });

@@ -1,7 +1,7 @@
 /**
  * @module traces/trace-writer
  * Spans reach the database off the run's path: ended spans wait in memory and are written in
- * one transaction at most `intervalMs` later (a crash loses at most that much), at once when a
+ * one transaction at most `intervalMs` later (a crash loses at most that much), as soon as a
  * run ends, and early when a burst fills a batch. Attributes are bounded and redacted here, at
  * write time, so the run pays only for pushing a row. Writes never overlap; a failed write is
  * logged and its batch dropped (traces are diagnostics: they must not grow memory without end
@@ -27,6 +27,7 @@ export class TraceWriter implements SpanSink {
   private spans: PendingSpan[] = [];
   private traces: TraceRow[] = [];
   private timer: NodeJS.Timeout | undefined;
+  private soon: NodeJS.Immediate | undefined;
   private writing: Promise<void> = Promise.resolve();
   private readonly intervalMs: number;
   private readonly batchSize: number;
@@ -47,8 +48,13 @@ export class TraceWriter implements SpanSink {
     this.schedule();
   }
 
+  /** Runs ending in the same turn of the event loop share one write. */
   flushSoon(): void {
-    void this.flush();
+    if (this.soon) return;
+    this.soon = setImmediate(() => {
+      this.soon = undefined;
+      void this.flush();
+    });
   }
 
   /** Writes everything buffered so far; resolves once it (and any earlier write) is done. */
