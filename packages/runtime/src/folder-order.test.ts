@@ -28,7 +28,7 @@ const FEATURES = {
   components: [],
   model: [...BASE, 'settings', 'net'],
   providers: [...BASE, 'settings', 'net', 'model'],
-  tools: [...BASE, 'model'],
+  tools: [...BASE, 'components', 'model'],
   sessions: [...BASE, 'storage', 'model'],
   run: [...BASE, 'auth', 'components', 'model', 'sessions'],
   agent: [...BASE, 'components', 'model', 'run', 'storage', 'tools'],
@@ -36,10 +36,11 @@ const FEATURES = {
   workflow: [...BASE, 'components', 'run', 'storage'],
   knowledge: [...BASE, 'settings', 'net', 'workers', 'storage', 'jobs', 'components', 'model', 'providers'],
   mcp: [...BASE, 'auth', 'components', 'run', 'sessions'],
+  traces: [...BASE, 'settings', 'net', 'storage', 'components'],
 };
 /** The HTTP edge, then the assembly. */
 const EDGE = {
-  server: [...BASE, 'settings', 'storage', 'jobs', 'auth', 'components', 'sessions', 'run', 'knowledge', 'mcp'],
+  server: [...BASE, 'settings', 'storage', 'jobs', 'auth', 'components', 'sessions', 'run', 'knowledge', 'mcp', 'traces'],
   'runtime-options.ts': ['auth', 'components', 'settings', 'model', 'storage'],
   'runtime.ts': [...Object.keys(KITS), ...Object.keys(FEATURES), 'server', 'runtime-options.ts'],
   'serve-until-stopped.ts': [...BASE, 'runtime.ts'],

@@ -39,6 +39,7 @@ import { checkKnowledgeEmbedders } from './knowledge/reindex/reindex-job.js';
 import { ContentService } from './knowledge/content/service.js';
 import { Runner } from './run/runner.js';
 import { SessionStore } from './sessions/session-store.js';
+import { Traces } from './traces/traces.js';
 
 export interface ServeOptions {
   /** Defaults to `PORT` or 7777; 0 picks a free port. */
@@ -102,6 +103,8 @@ export class Runtime implements ServerContext {
   readonly log: Logger;
   readonly sessions: SessionStore;
   readonly runner: Runner;
+  /** What every run did: the tracer runs record into, and the reads of GET /traces and /metrics. */
+  readonly traces: Traces;
   readonly tasks = new BackgroundTasks();
   readonly jobs: JobWorker;
   readonly content: ContentService;
@@ -175,7 +178,9 @@ export class Runtime implements ServerContext {
       log: this.log,
     }));
     this.sessions = new SessionStore(this.db);
+    this.traces = new Traces({ db: this.db, log: this.log, retentionDays: this.settings.traceRetentionDays });
     this.runner = new Runner({
+      tracer: this.traces.tracer,
       store: this.sessions,
       defaultModel: this.defaultModel,
       log: this.log,
@@ -215,6 +220,7 @@ export class Runtime implements ServerContext {
       // A store built by another embedder refuses the start (or, asked to, re-embeds in the background).
       await checkKnowledgeEmbedders(this.knowledge, this.jobs, this.settings.knowledgeReindex, this.log);
       this.runner.startMaintenance();
+      this.traces.start();
       // Job input files no job names (a crash between writing one and committing its job).
       const swept = await this.jobs.store.sweepDataFiles();
       if (swept > 0) this.log.warn(`removed ${swept} job input file(s) no job referenced`);
@@ -265,6 +271,8 @@ export class Runtime implements ServerContext {
       .shutdown(remaining(deadline))
       .then(() => this.jobs.stop(remaining(deadline)))
       .then(() => this.tasks.drain(remaining(deadline)))
+      // After the runs have ended (their last spans are buffered), before the database closes.
+      .then(() => this.traces.close())
       .then(() => this.revocations.stop())
       .then(() => this.jobs.store.settled())
       .then(() => this.db.close());

@@ -14,7 +14,8 @@
  */
 import { z } from 'zod';
 import type { SearchableKnowledge } from '../components/component.js';
-import type { ChatMessage, Model, ToolCall } from '../model/model.js';
+import type { ChatMessage, Model, StreamPart, ToolCall } from '../model/model.js';
+import { ModelCallSpan } from '../run/model-call.js';
 import { requireModel, RunFailure, type ExecutionContext, type ExecutionResult, type Runnable } from '../run/execution.js';
 import type { Db } from '../storage/db.js';
 import { executeToolCall, tool, toToolSpec, type AnyFunctionTool } from '../tools/function-tool.js';
@@ -113,22 +114,28 @@ export class Agent implements Runnable {
     for (let call = 0; call < this.maxModelCalls; call++) {
       let text = '';
       const calls: ToolCall[] = [];
-      const stream = model.stream({
-        messages: [...system, ...context.history, ...turn],
-        ...(specs.length ? { tools: specs } : {}),
-        signal: context.signal,
-      });
-      for await (const part of stream) {
-        if (part.type === 'text-delta') {
-          text += part.text;
-          context.recordContent(part.text);
-          context.emit('RunContent', { content: part.text, content_type: 'str' });
-        } else if (part.type === 'tool-call') {
-          calls.push(part.call);
-        } else {
-          context.addUsage(part.usage);
+      const messages = [...system, ...context.history, ...turn];
+      const modelCall = new ModelCallSpan(context.trace, model, messages, specs);
+      let finish: Extract<StreamPart, { type: 'finish' }> | undefined;
+      try {
+        for await (const part of model.stream({ messages, ...(specs.length ? { tools: specs } : {}), signal: context.signal })) {
+          modelCall.part();
+          if (part.type === 'text-delta') {
+            text += part.text;
+            context.recordContent(part.text);
+            context.emit('RunContent', { content: part.text, content_type: 'str' });
+          } else if (part.type === 'tool-call') {
+            calls.push(part.call);
+          } else {
+            finish = part;
+            context.addUsage(part.usage);
+          }
         }
+      } catch (error) {
+        modelCall.fail(error, context.signal.aborted);
+        throw error;
       }
+      modelCall.end(text, calls, finish);
       content += text;
       turn.push(calls.length ? { role: 'assistant', content: text, toolCalls: calls } : { role: 'assistant', content: text });
       context.recordMessages([...turn]);
@@ -159,6 +166,7 @@ export class Agent implements Runnable {
     decision: boolean | undefined,
   ): Promise<void> {
     context.emit('ToolCallStarted', { tool: { tool_call_id: toolCall.id, tool_name: toolCall.name, tool_args: toolCall.arguments } });
+    const span = context.trace?.child('tool', toolCall.name, { tool_call_id: toolCall.id, arguments: toolArguments(toolCall.arguments) });
     const target = byName.get(toolCall.name);
     const confirmation = target?.requiresConfirmation ? { requires_confirmation: true, confirmed: decision === true } : {};
     let outcome: { ok: true; result: string } | { ok: false; error: string };
@@ -173,8 +181,10 @@ export class Agent implements Runnable {
         userId: context.userId,
         scopedUserId: context.scopedUserId,
         signal: context.signal,
+        ...(span ? { trace: span } : {}),
       });
     }
+    span?.end(outcome.ok ? 'ok' : context.signal.aborted ? 'cancelled' : 'error', outcome.ok ? { result: outcome.result } : { error: outcome.error });
     const result = outcome.ok ? outcome.result : outcome.error;
     context.recordTool({
       tool_call_id: toolCall.id,
@@ -193,6 +203,15 @@ export class Agent implements Runnable {
   }
 }
 
+/** Tool arguments as the span keeps them: parsed when JSON (so credential fields can be redacted), else the text. */
+function toolArguments(text: string): unknown {
+  try {
+    return JSON.parse(text || '{}');
+  } catch {
+    return text;
+  }
+}
+
 /** The tool calls of the last assistant message that have no result yet. */
 export function unansweredToolCalls(messages: readonly ChatMessage[]): ToolCall[] {
   const lastAssistant = messages.findLastIndex((m) => m.role === 'assistant');
@@ -207,8 +226,17 @@ function knowledgeTool(knowledge: SearchableKnowledge) {
     name: 'search_knowledge_base',
     description: `Search ${knowledge.name ?? knowledge.id}${knowledge.description ? ` (${knowledge.description})` : ''} for passages relevant to a query.`,
     input: z.object({ query: z.string().min(1).describe('What to look for'), limit: z.number().int().min(1).max(20).optional() }),
-    execute: async ({ query, limit }, { scopedUserId }) => {
-      const hits = await knowledge.search(query, { limit: limit ?? 5, ...(scopedUserId !== undefined ? { userId: scopedUserId } : {}) });
+    execute: async ({ query, limit }, { scopedUserId, trace }) => {
+      // The base's default search type; the only filter an agent's search carries is its user.
+      const span = trace?.child('knowledge', knowledge.id, { query, limit: limit ?? 5, search_type: null, filters: scopedUserId !== undefined ? { user_id: scopedUserId } : null });
+      let hits: Awaited<ReturnType<SearchableKnowledge['search']>>;
+      try {
+        hits = await knowledge.search(query, { limit: limit ?? 5, ...(scopedUserId !== undefined ? { userId: scopedUserId } : {}) });
+      } catch (error) {
+        span?.end('error', { error: error instanceof Error ? error.message : String(error) });
+        throw error;
+      }
+      span?.end('ok', { hits: hits.map((h) => ({ name: h.name ?? null, score: h.score ?? null, content: h.content.slice(0, 200) })) });
       if (hits.length === 0) return 'No relevant passages found.';
       return hits.map((h, i) => `[${i + 1}]${h.name ? ` ${h.name}` : ''}\n${h.content}`).join('\n\n');
     },

@@ -4,6 +4,7 @@
  * `Runnable`; the runner owns persistence, cancellation and event delivery around them.
  */
 import type { HostedComponent } from '../components/component.js';
+import type { TraceSpan } from '../components/tracer.js';
 import type { ChatMessage, Model, Usage } from '../model/model.js';
 import type { SessionType, ToolExecution } from '../sessions/types.js';
 
@@ -33,6 +34,11 @@ export interface ExecutionContext {
   /** Reports streamed text, so a cancelled run keeps what the caller already saw. */
   recordContent(text: string): void;
   addUsage(usage: Usage): void;
+  /**
+   * The span this execution records its work under (the run's, or a team member's or workflow
+   * step's); absent when nothing traces the run.
+   */
+  trace?: TraceSpan;
   /**
    * Set when a paused run is continued: the run's conversation so far (ending with the model's
    * tool calls that waited) and the person's decision for each waiting call, by call id.

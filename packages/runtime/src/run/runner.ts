@@ -8,6 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { RuntimeError } from '../errors.js';
+import { noTracer, type Tracer } from '../components/tracer.js';
 import type { ChatMessage, Model, Usage } from '../model/model.js';
 import type { Logger } from '../util/logger.js';
 import { RunEventStore } from '../sessions/run-event-store.js';
@@ -66,6 +67,8 @@ export interface RunnerOptions {
   eventsIntervalMs?: number;
   /** User isolation: a run with a user reaches only that user's data and shared data (its knowledge searches). */
   userIsolation?: boolean;
+  /** Where runs record their spans (traces/); none: runs are not traced. */
+  tracer?: Tracer;
 }
 
 export class Runner {
@@ -80,6 +83,7 @@ export class Runner {
   private readonly log: Logger;
   private readonly historyRuns: number;
   private readonly userIsolation: boolean;
+  private readonly tracer: Tracer;
   private shuttingDown = false;
 
   constructor(options: RunnerOptions) {
@@ -88,6 +92,7 @@ export class Runner {
     this.log = options.log;
     this.historyRuns = options.historyRuns ?? 10;
     this.userIsolation = options.userIsolation === true;
+    this.tracer = options.tracer ?? noTracer;
     this.leases = new RunLeaseStore(options.store.db);
     this.events = new RunEventStore(options.store.db);
     const progressIntervalMs = options.progressIntervalMs ?? 1000;
@@ -185,6 +190,10 @@ export class Runner {
     const names = LIFECYCLE[component.kind];
     const log = new RunEventLog(runId, sessionId, identityFields(component), options.lastSeq);
     let streamed = '';
+    const trace = this.tracer.startRun(
+      { runId, sessionId, componentType: component.kind, componentId: component.id, userId: record.user_id },
+      { input: options.message, ...(options.resume ? { continued: true } : {}) },
+    );
     const context: ExecutionContext = {
       runId,
       sessionId,
@@ -211,6 +220,7 @@ export class Runner {
         record.metrics.total_tokens += usage.totalTokens;
       },
       ...(options.resume ? { resume: options.resume } : {}),
+      trace,
     };
 
     const finish = async (status: RunStatus, content: string | null, error: string | null): Promise<RunRecord> => {
@@ -219,6 +229,7 @@ export class Runner {
       record.error = error;
       record.metrics.duration = previousDuration + (Date.now() - startedMs) / 1000;
       record.updated_at = epochSeconds();
+      trace.finish(status, error);
       try {
         await this.store.saveRun(record);
       } catch (e) {

@@ -23,6 +23,7 @@ import { homeRoutes } from './routes/home.js';
 import { infoRoutes } from './routes/info.js';
 import { serviceAccountRoutes } from './routes/service-accounts.js';
 import { sessionRoutes } from './routes/sessions.js';
+import { traceRoutes } from './routes/traces.js';
 import { knowledgeConfigRoutes } from './routes/knowledge/config.js';
 import { knowledgeContentRoutes } from './routes/knowledge/content.js';
 import { knowledgeRemoteContentRoutes } from './routes/knowledge/remote-content.js';
@@ -83,6 +84,7 @@ export function buildApp(ctx: ServerContext, parts: AppParts = {}): BuiltApp {
     ...knowledgeReindexRoutes(ctx),
     ...componentRoutes(ctx),
     ...sessionRoutes(ctx),
+    ...traceRoutes(ctx),
     ...serviceAccountRoutes(ctx),
     ...mcpRoutes(ctx, { allowedHosts: ctx.mcpAllowedHosts }),
     ...mcpOAuthRoutes(ctx),

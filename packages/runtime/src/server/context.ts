@@ -14,6 +14,7 @@ import type { JobWorker } from '../jobs/job-worker.js';
 import type { ContentService } from '../knowledge/content/service.js';
 import type { Runner } from '../run/runner.js';
 import type { SessionStore } from '../sessions/session-store.js';
+import type { Traces } from '../traces/traces.js';
 import type { Db } from '../storage/db.js';
 import type { Logger } from '../util/logger.js';
 
@@ -42,6 +43,8 @@ export interface ServerContext {
   readonly log: Logger;
   readonly sessions: SessionStore;
   readonly runner: Runner;
+  /** Runs' traces and usage metrics (GET /traces, /metrics). */
+  readonly traces: Traces;
   /** Work requests start without waiting for it; shutdown drains it. */
   readonly tasks: BackgroundTasks;
   /** Durable background jobs (content ingestion, reindexing); the runtime registers their handlers. */

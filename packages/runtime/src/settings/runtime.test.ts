@@ -19,4 +19,9 @@ describe('readSettings', () => {
     expect(() => readSettings({ PORT: port })).toThrow(ConfigurationError);
     expect(() => readSettings({ PORT: port })).toThrow(/PORT must be a whole number/);
   });
+  it('keeps traces 30 days unless TRACE_RETENTION_DAYS says otherwise (0: forever)', () => {
+    expect(readSettings({}).traceRetentionDays).toBe(30);
+    expect(readSettings({ TRACE_RETENTION_DAYS: '0' }).traceRetentionDays).toBe(0);
+    expect(() => readSettings({ TRACE_RETENTION_DAYS: '-3' })).toThrow(/TRACE_RETENTION_DAYS must be a whole number from 0 to 36500, got "-3"/);
+  });
 });

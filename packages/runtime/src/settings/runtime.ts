@@ -1,6 +1,6 @@
 /**
  * @module settings/runtime
- * The Runtime's own settings (the server, auth and knowledge areas), read from the environment
+ * The Runtime's own settings (the server, auth, knowledge and traces areas), read from the environment
  * once at construction, so a bad value fails before the database is opened. Code options win
  * over these where both exist.
  */
@@ -8,8 +8,9 @@ import { authSettingsSchema, type AuthSettings } from './auth.js';
 import { readEnvironment, type Environment } from './environment.js';
 import { knowledgeSettingsSchema, type KnowledgeSettings } from './knowledge.js';
 import { serverSettingsSchema, type ServerSettings } from './server.js';
+import { traceSettingsSchema, type TraceSettings } from './traces.js';
 
-export interface Settings extends ServerSettings, KnowledgeSettings {
+export interface Settings extends ServerSettings, KnowledgeSettings, TraceSettings {
   auth: AuthSettings;
   env: Environment;
 }
@@ -19,6 +20,7 @@ export function readSettings(env: Environment = process.env): Settings {
     ...readEnvironment(serverSettingsSchema, env),
     auth: readEnvironment(authSettingsSchema, env),
     ...readEnvironment(knowledgeSettingsSchema, env),
+    ...readEnvironment(traceSettingsSchema, env),
     env,
   };
 }

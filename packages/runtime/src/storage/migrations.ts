@@ -248,6 +248,53 @@ export const MIGRATIONS: readonly Migration[] = [
     // fails instead of being run again, so one poison input cannot crash-loop every runtime.
     sql: `ALTER TABLE svc_jobs ADD COLUMN IF NOT EXISTS crashes INTEGER NOT NULL DEFAULT 0`,
   },
+  {
+    version: 46,
+    name: 'traces',
+    // What every run did: one summary row per run (the filters and metrics read it, one query per
+    // page) and its span tree (run -> model, tool, knowledge, member, step). Not tied to
+    // svc_runs by a key: deleting a session leaves its traces until TRACE_RETENTION_DAYS removes
+    // them. Token counts are columns, not attributes, so metrics sum them in SQL on both stores.
+    sql: `CREATE TABLE IF NOT EXISTS svc_traces (
+      trace_id TEXT PRIMARY KEY,
+      session_id TEXT NOT NULL,
+      component_type TEXT NOT NULL,
+      component_id TEXT NOT NULL,
+      user_id TEXT,
+      status TEXT NOT NULL,
+      error TEXT,
+      start_ms BIGINT NOT NULL,
+      end_ms BIGINT NOT NULL,
+      duration_ms BIGINT NOT NULL,
+      input_tokens BIGINT NOT NULL,
+      output_tokens BIGINT NOT NULL
+    )
+    --;;
+    CREATE INDEX IF NOT EXISTS svc_traces_by_time ON svc_traces (start_ms)
+    --;;
+    CREATE INDEX IF NOT EXISTS svc_traces_by_component ON svc_traces (component_type, component_id, start_ms)
+    --;;
+    CREATE INDEX IF NOT EXISTS svc_traces_by_user ON svc_traces (user_id, start_ms)
+    --;;
+    CREATE INDEX IF NOT EXISTS svc_traces_by_session ON svc_traces (session_id, start_ms)
+    --;;
+    CREATE TABLE IF NOT EXISTS svc_trace_spans (
+      trace_id TEXT NOT NULL,
+      span_id TEXT NOT NULL,
+      parent_id TEXT,
+      kind TEXT NOT NULL,
+      name TEXT NOT NULL,
+      start_ms BIGINT NOT NULL,
+      end_ms BIGINT NOT NULL,
+      status TEXT NOT NULL,
+      input_tokens BIGINT,
+      output_tokens BIGINT,
+      attributes TEXT NOT NULL,
+      PRIMARY KEY (trace_id, span_id)
+    )
+    --;;
+    CREATE INDEX IF NOT EXISTS svc_trace_spans_by_kind ON svc_trace_spans (kind, start_ms)`,
+  },
 ];
 
 /** Checks that a migration list is strictly increasing, so a bad merge fails loudly at start. */

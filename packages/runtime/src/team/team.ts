@@ -11,7 +11,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import type { ChatMessage, Model, ToolCall } from '../model/model.js';
+import type { TraceSpan } from '../components/tracer.js';
+import type { ChatMessage, Model, StreamPart, ToolCall } from '../model/model.js';
+import { ModelCallSpan } from '../run/model-call.js';
 import { memberContent, requireModel, RunFailure, type ExecutionContext, type ExecutionResult, type Runnable } from '../run/execution.js';
 import { identityFields } from '../run/run-events.js';
 import type { Db } from '../storage/db.js';
@@ -94,14 +96,27 @@ export class Team implements Runnable {
     for (let call = 0; call < this.maxModelCalls; call++) {
       let text = '';
       const calls: ToolCall[] = [];
-      for await (const part of model.stream({ messages: [system, ...context.history, ...turn], tools: [spec], signal: context.signal })) {
-        if (part.type === 'text-delta') {
-          text += part.text;
-          context.recordContent(part.text);
-          context.emit('RunContent', { content: part.text, content_type: 'str' });
-        } else if (part.type === 'tool-call') calls.push(part.call);
-        else context.addUsage(part.usage);
+      const messages = [system, ...context.history, ...turn];
+      const modelCall = new ModelCallSpan(context.trace, model, messages, [spec]);
+      let finish: Extract<StreamPart, { type: 'finish' }> | undefined;
+      try {
+        for await (const part of model.stream({ messages, tools: [spec], signal: context.signal })) {
+          modelCall.part();
+          if (part.type === 'text-delta') {
+            text += part.text;
+            context.recordContent(part.text);
+            context.emit('RunContent', { content: part.text, content_type: 'str' });
+          } else if (part.type === 'tool-call') calls.push(part.call);
+          else {
+            finish = part;
+            context.addUsage(part.usage);
+          }
+        }
+      } catch (error) {
+        modelCall.fail(error, context.signal.aborted);
+        throw error;
       }
+      modelCall.end(text, calls, finish);
       content += text;
       turn.push(calls.length ? { role: 'assistant', content: text, toolCalls: calls } : { role: 'assistant', content: text });
       context.recordMessages([...turn]);
@@ -139,9 +154,12 @@ export class Team implements Runnable {
 
     let text: string;
     if (member && parsed) {
+      const span = context.trace?.child('member', member.id, { member_type: member.kind, tool_call_id: toolCall.id, task: parsed.task });
       try {
-        text = memberContent(member, await member.execute(memberContext(context, member, parsed.task)));
+        text = memberContent(member, await member.execute(memberContext(context, member, parsed.task, span)));
+        span?.end('ok', { content: text });
       } catch (e) {
+        span?.end(context.signal.aborted ? 'cancelled' : 'error', { error: e instanceof Error ? e.message : String(e) });
         if (context.signal.aborted) throw e;
         error = `Member ${member.id} failed: ${e instanceof Error ? e.message : String(e)}`;
         text = error;
@@ -159,7 +177,7 @@ export class Team implements Runnable {
  * A member works on the task alone (no team history), streams its own events under its own
  * identity and run id, and its usage counts toward the team's run.
  */
-function memberContext(parent: ExecutionContext, member: Runnable, task: string): ExecutionContext {
+function memberContext(parent: ExecutionContext, member: Runnable, task: string, trace: TraceSpan | undefined): ExecutionContext {
   const runId = randomUUID();
   const identity = { ...identityFields(member), member_run_id: runId, parent_run_id: parent.runId };
   const prefix = member.kind === 'team' ? 'Team' : '';
@@ -173,5 +191,6 @@ function memberContext(parent: ExecutionContext, member: Runnable, task: string)
     recordTool: (execution) => parent.recordTool({ ...execution, by: execution.by ?? member.id }),
     recordMessages: () => {},
     recordContent: () => {},
+    ...(trace ? { trace } : {}),
   };
 }

@@ -16,6 +16,7 @@
  */
 import { z } from 'zod';
 import type { ToolSpec } from '../model/model.js';
+import type { TraceSpan } from '../components/tracer.js';
 
 /** What a tool's `execute` receives besides its arguments. */
 export interface ToolContext {
@@ -29,6 +30,8 @@ export interface ToolContext {
   scopedUserId?: string | undefined;
   /** Fires when the run is cancelled; long tools should stop. */
   signal: AbortSignal;
+  /** This call's span in the run's trace: a tool may record what it did beneath it (a knowledge search). */
+  trace?: TraceSpan;
 }
 
 export interface FunctionTool<Input = unknown> {

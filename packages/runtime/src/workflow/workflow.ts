@@ -10,6 +10,7 @@
  * });
  * ```
  */
+import type { TraceSpan } from '../components/tracer.js';
 import { memberContent, type ExecutionContext, type ExecutionResult, type Runnable } from '../run/execution.js';
 import { identityFields } from '../run/run-events.js';
 import type { Db } from '../storage/db.js';
@@ -83,6 +84,22 @@ export class Workflow implements Runnable {
   private async runStep(s: Step, context: ExecutionContext, state: RunState): Promise<string> {
     const stepIndex = state.index++;
     context.emit('StepStarted', { step_name: s.name, step_index: stepIndex });
+    const executor = typeof s.executor === 'function' ? { executor_type: 'function' } : { executor_type: s.executor.kind, executor_id: s.executor.id };
+    const span = context.trace?.child('step', s.name, { step_index: stepIndex, ...executor });
+    try {
+      const content = await this.executeStep(s, context, state, span);
+      span?.end('ok', { content });
+      state.outputs[s.name] = content;
+      context.emit('StepCompleted', { step_name: s.name, step_index: stepIndex, content });
+      return content;
+    } catch (error) {
+      span?.end(context.signal.aborted ? 'cancelled' : 'error', { error: error instanceof Error ? error.message : String(error) });
+      throw error;
+    }
+  }
+
+  /** A step's content: its function's answer, or its agent's, team's or workflow's, traced under the step's span. */
+  private async executeStep(s: Step, context: ExecutionContext, state: RunState, span: TraceSpan | undefined): Promise<string> {
     const input = this.input(context, state);
     let content: string;
     if (typeof s.executor === 'function') {
@@ -100,11 +117,10 @@ export class Workflow implements Runnable {
         recordTool: (execution) => context.recordTool({ ...execution, by: execution.by ?? s.name }),
         recordMessages: () => {},
         recordContent: () => {},
+        ...(span ? { trace: span } : {}),
       });
       content = memberContent(member, result);
     }
-    state.outputs[s.name] = content;
-    context.emit('StepCompleted', { step_name: s.name, step_index: stepIndex, content });
     return content;
   }
 

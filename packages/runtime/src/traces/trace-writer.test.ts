@@ -1,0 +1,87 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { silentLogger, type Logger } from '../util/logger.js';
+import type { SerializedSpan, TraceRow } from './rows.js';
+import { TraceWriter } from './trace-writer.js';
+import { SpanTracer } from './tracer.js';
+
+type Written = { spans: SerializedSpan[]; traces: TraceRow[] };
+
+function fakeStore(fail = false) {
+  const writes: Written[] = [];
+  return {
+    writes,
+    write: async (spans: readonly SerializedSpan[], traces: readonly TraceRow[]) => {
+      if (fail) throw new Error('database is away');
+      writes.push({ spans: [...spans], traces: [...traces] });
+    },
+  };
+}
+
+const info = { runId: 'r1', sessionId: 's1', componentType: 'agent' as const, componentId: 'a1', userId: 'u1' };
+
+describe('the trace writer', () => {
+  beforeEach(() => vi.useFakeTimers());
+  afterEach(() => vi.useRealTimers());
+
+  it('writes ended spans at most an interval later, in one batch', async () => {
+    const store = fakeStore();
+    const writer = new TraceWriter({ store, log: silentLogger, intervalMs: 1000 });
+    const run = new SpanTracer(writer).startRun(info);
+    run.child('tool', 'a').end();
+    await vi.advanceTimersByTimeAsync(500);
+    run.child('tool', 'b').end();
+    expect(store.writes).toHaveLength(0);
+    await vi.advanceTimersByTimeAsync(500);
+    expect(store.writes).toHaveLength(1);
+    expect(store.writes[0]!.spans.map((s) => s.kind)).toEqual(['tool', 'tool']);
+    // Nothing buffered: no timer, no empty writes.
+    await vi.advanceTimersByTimeAsync(5000);
+    expect(store.writes).toHaveLength(1);
+  });
+
+  it('writes at once when a run ends, with the summary and the tokens of its model calls', async () => {
+    const store = fakeStore();
+    const writer = new TraceWriter({ store, log: silentLogger, intervalMs: 60_000 });
+    const run = new SpanTracer(writer).startRun(info);
+    run.child('model', 'openai/m').end('ok', { input_tokens: 12, output_tokens: 5 });
+    run.child('model', 'openai/m').end('ok', { input_tokens: 20, output_tokens: 7 });
+    run.finish('COMPLETED', null);
+    const other = new SpanTracer(writer).startRun({ ...info, runId: 'r2' });
+    other.finish('COMPLETED', null);
+    await vi.advanceTimersByTimeAsync(0);
+    // Both runs ended in one turn of the loop: one write.
+    expect(store.writes).toHaveLength(1);
+    expect(store.writes[0]!.traces.map((t) => t.trace_id)).toEqual(['r1', 'r2']);
+    const [write] = store.writes;
+    expect(write!.traces[0]).toEqual(expect.objectContaining({ trace_id: 'r1', status: 'COMPLETED', input_tokens: 32, output_tokens: 12, user_id: 'u1' }));
+    const root = write!.spans.find((s) => s.kind === 'run')!;
+    expect(root.input_tokens).toBe(32);
+    expect(JSON.parse(root.attributes)).toEqual({ run_status: 'COMPLETED' });
+  });
+
+  it('writes early when a batch fills, bounds attributes, and ignores a second end', async () => {
+    const store = fakeStore();
+    const writer = new TraceWriter({ store, log: silentLogger, intervalMs: 60_000, batchSize: 3, fieldLimitBytes: 10 });
+    const run = new SpanTracer(writer).startRun(info);
+    const span = run.child('tool', 'big');
+    span.end('ok', { result: 'z'.repeat(50) });
+    span.end('error');
+    run.child('tool', 'b').end();
+    expect(store.writes).toHaveLength(0);
+    run.child('tool', 'c').end();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(store.writes[0]!.spans).toHaveLength(3);
+    expect(JSON.parse(store.writes[0]!.spans[0]!.attributes)).toEqual({ result: 'z'.repeat(10), truncated: { result: 50 } });
+  });
+
+  it('logs and drops a batch the database refuses, and goes on writing', async () => {
+    const warnings: string[] = [];
+    const log: Logger = { ...silentLogger, warn: (m: string) => warnings.push(m) };
+    const store = fakeStore(true);
+    const writer = new TraceWriter({ store, log, intervalMs: 100 });
+    new SpanTracer(writer).startRun(info).child('tool', 'a').end();
+    await vi.advanceTimersByTimeAsync(100);
+    expect(warnings).toEqual(['could not write 1 span(s) of 0 run(s): database is away']);
+    await writer.close();
+  });
+});
