@@ -178,7 +178,7 @@ export class Runtime implements ServerContext {
       log: this.log,
     }));
     this.sessions = new SessionStore(this.db);
-    this.traces = new Traces({ db: this.db, log: this.log, retentionDays: this.settings.traceRetentionDays });
+    this.traces = new Traces({ db: this.db, log: this.log, retentionDays: this.settings.traceRetentionDays, prices: this.settings.modelPrices });
     this.runner = new Runner({
       tracer: this.traces.tracer,
       store: this.sessions,

@@ -1,15 +1,12 @@
 /**
  * @module run/model-call
  * One model call as a span, for the agent and team loops: what was sent, what came back, the
- * tokens the model's `usage` reported, the time to the first part and the finish reason. The
+ * tokens the model's `usage` reported (cached and cache-written input where the provider says), the time to the first part and the finish reason. The
  * loop calls `part()` on each stream part (one comparison: no per-token work) and `end` or
  * `fail` once.
  */
 import type { TraceSpan } from '../components/tracer.js';
 import type { ChatMessage, FinishReason, Model, ToolCall, ToolSpec, Usage } from '../model/model.js';
-
-/** Usage as providers may report it: cached input tokens where the provider says. */
-type ReportedUsage = Usage & { cachedTokens?: number };
 
 export class ModelCallSpan {
   private readonly startMs = Date.now();
@@ -32,13 +29,15 @@ export class ModelCallSpan {
 
   end(text: string, calls: readonly ToolCall[], finish: { reason: FinishReason; usage: Usage } | undefined): void {
     if (!this.span) return;
-    const usage: ReportedUsage | undefined = finish?.usage;
+    const usage = finish?.usage;
     this.span.end('ok', {
       message_received: calls.length ? { role: 'assistant', content: text, tool_calls: calls } : { role: 'assistant', content: text },
       input_tokens: usage?.inputTokens ?? null,
       output_tokens: usage?.outputTokens ?? null,
       total_tokens: usage?.totalTokens ?? null,
-      cached_tokens: usage?.cachedTokens ?? null,
+      // Reported only by providers that cache prompts; null when the provider said nothing.
+      cached_tokens: usage?.cachedInputTokens ?? null,
+      cache_write_tokens: usage?.cacheWriteInputTokens ?? null,
       finish_reason: finish?.reason ?? null,
       latency_ms: Date.now() - this.startMs,
       ttft_ms: this.firstMs === 0 ? null : this.firstMs - this.startMs,

@@ -1,17 +1,20 @@
 /**
  * @module settings/runtime
- * The Runtime's own settings (the server, auth, knowledge and traces areas), read from the environment
+ * The Runtime's own settings (the server, auth, knowledge, traces and model prices areas), read from the environment
  * once at construction, so a bad value fails before the database is opened. Code options win
  * over these where both exist.
  */
 import { authSettingsSchema, type AuthSettings } from './auth.js';
 import { readEnvironment, type Environment } from './environment.js';
 import { knowledgeSettingsSchema, type KnowledgeSettings } from './knowledge.js';
+import { readModelPrices, type ModelPrices } from './pricing.js';
 import { serverSettingsSchema, type ServerSettings } from './server.js';
 import { traceSettingsSchema, type TraceSettings } from './traces.js';
 
 export interface Settings extends ServerSettings, KnowledgeSettings, TraceSettings {
   auth: AuthSettings;
+  /** MODEL_PRICES_JSON; undefined when unset (no costs are reported). */
+  modelPrices: ModelPrices | undefined;
   env: Environment;
 }
 
@@ -21,6 +24,7 @@ export function readSettings(env: Environment = process.env): Settings {
     auth: readEnvironment(authSettingsSchema, env),
     ...readEnvironment(knowledgeSettingsSchema, env),
     ...readEnvironment(traceSettingsSchema, env),
+    modelPrices: readModelPrices(env),
     env,
   };
 }

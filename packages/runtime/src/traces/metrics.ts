@@ -4,8 +4,13 @@
  * workflow) per day, and per model per day: runs (or model calls), errors, tokens in and out,
  * and p50/p95 latency. Two queries (runs, model calls) read the window's rows and the groups are
  * made here, because a percentile is not written the same way in SQLite and PostgreSQL. Cost is
- * null: prices are not known here.
+ * in USD when a price table is given (MODEL_PRICES_JSON) and every model call in the group has a
+ * price, else null: a sum that left some calls out would read as the whole cost. Input tokens are
+ * priced as uncached (the cached share lives in the span's attributes, not read here), so a
+ * provider's prompt-cache discount is not taken off.
  */
+import { costOf } from '../model/pricing.js';
+import type { ModelPrices } from '../settings/pricing.js';
 import type { Db, SqlValue } from '../storage/db.js';
 
 export interface UsageRow {
@@ -16,7 +21,8 @@ export interface UsageRow {
   output_tokens: number;
   p50_latency_ms: number;
   p95_latency_ms: number;
-  cost: null;
+  /** USD; null without a price table or when a call in the group has no price. */
+  cost: number | null;
 }
 
 export interface Metrics {
@@ -34,6 +40,8 @@ interface Sample {
   error: boolean;
   input_tokens: number;
   output_tokens: number;
+  /** USD, undefined when not priced. */
+  cost: number | undefined;
 }
 
 class Group {
@@ -41,11 +49,15 @@ class Group {
   errors = 0;
   input = 0;
   output = 0;
+  cost = 0;
+  unpriced = false;
   add(s: Sample): void {
     this.durations.push(s.duration_ms);
     if (s.error) this.errors++;
     this.input += s.input_tokens;
     this.output += s.output_tokens;
+    if (s.cost === undefined) this.unpriced = true;
+    else this.cost += s.cost;
   }
   row(date: string): UsageRow {
     const sorted = this.durations.sort((a, b) => a - b);
@@ -57,7 +69,8 @@ class Group {
       output_tokens: this.output,
       p50_latency_ms: percentile(sorted, 0.5),
       p95_latency_ms: percentile(sorted, 0.95),
-      cost: null,
+      // Rounded to a millionth of a dollar: sums of per-call floats otherwise print as 0.30000000000000004.
+      cost: this.unpriced ? null : Math.round(this.cost * 1e6) / 1e6,
     };
   }
 }
@@ -83,22 +96,49 @@ function grouped<T extends Sample>(samples: readonly T[], key: (s: T) => string[
   return [...groups.values()].sort((a, b) => (a.parts.join('\u0000') < b.parts.join('\u0000') ? -1 : 1));
 }
 
-/** The window's usage; `userId` confines it to one user's runs. */
-export async function usageMetrics(db: Db, fromMs: number, toMs: number, userId?: string): Promise<Metrics> {
+/** A model span's name is provider/model; a provider id has no slash, a model id may. */
+function splitName(name: string): { provider: string; model: string } {
+  const slash = name.indexOf('/');
+  return slash < 0 ? { provider: '', model: name } : { provider: name.slice(0, slash), model: name.slice(slash + 1) };
+}
+
+/** The window's usage; `userId` confines it to one user's runs; `prices` puts a cost on it. */
+export async function usageMetrics(db: Db, fromMs: number, toMs: number, userId?: string, prices?: ModelPrices): Promise<Metrics> {
   const params: SqlValue[] = [fromMs, toMs];
   if (userId !== undefined) params.push(userId);
   const byUser = userId !== undefined ? ' AND t.user_id = $3' : '';
   const runs = await db.query<Record<string, unknown>>(
-    `SELECT t.start_ms, t.duration_ms, t.status, t.input_tokens, t.output_tokens, t.component_type, t.component_id
+    `SELECT t.trace_id, t.start_ms, t.duration_ms, t.status, t.input_tokens, t.output_tokens, t.component_type, t.component_id
      FROM svc_traces t WHERE t.start_ms >= $1 AND t.start_ms < $2${byUser}`,
     params,
   );
   const calls = await db.query<Record<string, unknown>>(
-    `SELECT s.start_ms, s.end_ms, s.status, s.input_tokens, s.output_tokens, s.name
+    `SELECT s.trace_id, s.start_ms, s.end_ms, s.status, s.input_tokens, s.output_tokens, s.name
      FROM svc_trace_spans s JOIN svc_traces t ON t.trace_id = s.trace_id
      WHERE s.kind = 'model' AND s.start_ms >= $1 AND s.start_ms < $2${byUser}`,
     params,
   );
+  const callSamples = calls.map((r) => {
+    const input = Number(r.input_tokens ?? 0);
+    const output = Number(r.output_tokens ?? 0);
+    const name = String(r.name);
+    return {
+      trace: String(r.trace_id),
+      start_ms: Number(r.start_ms),
+      duration_ms: Number(r.end_ms) - Number(r.start_ms),
+      error: r.status === 'error',
+      input_tokens: input,
+      output_tokens: output,
+      name,
+      cost: prices ? costOf({ inputTokens: input, outputTokens: output, totalTokens: input + output }, splitName(name).model, prices) : undefined,
+    };
+  });
+  // A run costs what its model calls cost; undefined once one of them has no price.
+  const runCosts = new Map<string, number | undefined>();
+  for (const call of callSamples) {
+    const sum = runCosts.has(call.trace) ? runCosts.get(call.trace) : 0;
+    runCosts.set(call.trace, sum === undefined || call.cost === undefined ? undefined : sum + call.cost);
+  }
   const runSamples = runs.map((r) => ({
     start_ms: Number(r.start_ms),
     duration_ms: Number(r.duration_ms),
@@ -106,14 +146,7 @@ export async function usageMetrics(db: Db, fromMs: number, toMs: number, userId?
     input_tokens: Number(r.input_tokens),
     output_tokens: Number(r.output_tokens),
     component: [String(r.component_type), String(r.component_id)],
-  }));
-  const callSamples = calls.map((r) => ({
-    start_ms: Number(r.start_ms),
-    duration_ms: Number(r.end_ms) - Number(r.start_ms),
-    error: r.status === 'error',
-    input_tokens: Number(r.input_tokens ?? 0),
-    output_tokens: Number(r.output_tokens ?? 0),
-    name: String(r.name),
+    cost: prices ? (runCosts.has(String(r.trace_id)) ? runCosts.get(String(r.trace_id)) : 0) : undefined,
   }));
   return {
     from_ms: fromMs,
@@ -124,10 +157,6 @@ export async function usageMetrics(db: Db, fromMs: number, toMs: number, userId?
       component_type: type!,
       component_id: id!,
     })),
-    models: grouped(callSamples, (s) => [day(s.start_ms), s.name]).map(({ parts: [date, name], group }) => {
-      // A model span is named provider/model; a provider id has no slash, a model id may.
-      const slash = name!.indexOf('/');
-      return { ...group.row(date!), provider: slash < 0 ? '' : name!.slice(0, slash), model: slash < 0 ? name! : name!.slice(slash + 1) };
-    }),
+    models: grouped(callSamples, (s) => [day(s.start_ms), s.name]).map(({ parts: [date, name], group }) => ({ ...group.row(date!), ...splitName(name!) })),
   };
 }

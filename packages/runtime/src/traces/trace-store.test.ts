@@ -126,6 +126,26 @@ for (const kind of testDatabaseKinds) {
       await expect(traces.metrics(T0, T0, undefined)).rejects.toMatchObject({ code: 'BAD_REQUEST' });
     });
 
+    it('puts a cost on usage from a price table: per model call, summed per run, null where a call has no price', async () => {
+      // gpt-x: $2 in, $8 out per million tokens; llama3 is not in the table.
+      const priced = new Traces({ db, log: silentLogger, retentionDays: 30, prices: { 'gpt-x': { input: 2, output: 8 } } });
+      try {
+        const m = await priced.metrics(T0 - DAY, T0 + 3 * DAY, undefined);
+        // r1's two calls: 10 input and 4 output tokens = 10 * 2e-6 + 4 * 8e-6.
+        const r1 = (10 * 2 + 4 * 8) / 1e6;
+        expect(m.models.map((x) => [x.model, x.cost])).toEqual([['gpt-x', r1], ['llama3', null]]);
+        expect(m.days.map((d) => [d.date, d.cost])).toEqual([
+          ['2026-01-10', r1],
+          ['2026-01-11', null],
+          // Runs that made no model call cost nothing.
+          ['2026-01-12', 0],
+        ]);
+        expect(m.components.find((c) => c.component_id === 'weather')?.cost).toBe(r1);
+      } finally {
+        await priced.close();
+      }
+    });
+
     it('removes the traces of runs started before the cutoff, spans included', async () => {
       expect(await traces.store.deleteBefore(T0 + DAY)).toBe(1);
       expect(await traces.store.spans('r1')).toEqual([]);

@@ -6,6 +6,7 @@
  */
 import { badRequest, RuntimeError } from '../errors.js';
 import type { Tracer } from '../components/tracer.js';
+import type { ModelPrices } from '../settings/pricing.js';
 import type { Db } from '../storage/db.js';
 import type { Logger } from '../util/logger.js';
 import { usageMetrics, type Metrics } from './metrics.js';
@@ -19,6 +20,8 @@ export interface TracesOptions {
   db: Db;
   log: Logger;
   retentionDays: number;
+  /** The price table GET /metrics puts a cost on usage with (MODEL_PRICES_JSON). */
+  prices?: ModelPrices | undefined;
   /** The longest an ended span waits in memory (default 1 s). */
   flushIntervalMs?: number;
 }
@@ -39,8 +42,10 @@ export class Traces {
   readonly writer: TraceWriter;
   readonly tracer: Tracer;
   private readonly retention: TraceRetention;
+  private readonly prices: ModelPrices | undefined;
 
   constructor(options: TracesOptions) {
+    this.prices = options.prices;
     this.store = new TraceStore(options.db);
     this.writer = new TraceWriter({ store: this.store, log: options.log, ...(options.flushIntervalMs ? { intervalMs: options.flushIntervalMs } : {}) });
     this.tracer = new SpanTracer(this.writer);
@@ -77,7 +82,7 @@ export class Traces {
   async metrics(fromMs: number, toMs: number, viewer: string | undefined): Promise<Metrics> {
     if (toMs <= fromMs) throw badRequest('`to` must be after `from`');
     if (toMs - fromMs > MAX_METRICS_DAYS * 86_400_000) throw badRequest(`The window is at most ${MAX_METRICS_DAYS} days`);
-    return usageMetrics(this.store.db, fromMs, toMs, viewer);
+    return usageMetrics(this.store.db, fromMs, toMs, viewer, this.prices);
   }
 }
 

@@ -68,7 +68,7 @@ const UsageFields = {
   output_tokens: z.number().int(),
   p50_latency_ms: z.number(),
   p95_latency_ms: z.number(),
-  cost: z.null().openapi({ description: 'Not priced yet' }),
+  cost: z.number().nullable().openapi({ description: 'USD, from the MODEL_PRICES_JSON price table; null without one, or when a model call in the group has no price' }),
 };
 
 const MetricsSchema = z
