@@ -4,7 +4,9 @@
  * run also creates a session and stores the run in SQLite, as in production.
  * - throughput: runs per second with many clients at once;
  * - added latency: one client at a time (no queueing), the runtime's mean minus the model
- *   server's mean over the same transport (JSON or SSE).
+ *   server's mean over the same transport (JSON or SSE);
+ * - tracing: runs per second of a second runtime with TRACES_ENABLED=false, against the traced
+ *   one measured in the same run (issue 19's target: tracing costs at most 5 %).
  *   npx tsx --conditions=source bench/runs.ts   (BENCH_DURATION, BENCH_CONNECTIONS)
  */
 import { load, printTable, type LoadRequest, type LoadResult } from './support/load.js';
@@ -23,6 +25,7 @@ const added = (withRuntime: LoadResult, alone: LoadResult) => (withRuntime.meanM
 export async function benchRuns(): Promise<void> {
   const model = await startServer('fake-llm-server.ts');
   const runtime = await startServer('agent-server.ts', { MODEL_URL: model.url });
+  const untraced = await startServer('agent-server.ts', { MODEL_URL: model.url, TRACES_ENABLED: 'false' });
   const chatUrl = `${model.url}/v1/chat/completions`;
   const runUrl = `${runtime.url}/agents/echo/runs`;
   try {
@@ -34,13 +37,24 @@ export async function benchRuns(): Promise<void> {
       rows[`run${suffix}`] = await load(`agent run${suffix}`, runUrl, post(run(false), connections));
       rows[`runSse${suffix}`] = await load(`agent run, SSE${suffix}`, runUrl, post(run(true), connections));
     }
+    // Off, on, off, on: alternating halves the drift of a warming machine between the two.
+    const untracedRuns = `${untraced.url}/agents/echo/runs`;
+    const off1 = await load('agent run, tracing off', untracedRuns, post(run(false)));
+    const on1 = await load('agent run, tracing on', runUrl, post(run(false)));
+    const off2 = await load('agent run, tracing off (again)', untracedRuns, post(run(false)));
+    const on2 = await load('agent run, tracing on (again)', runUrl, post(run(false)));
+    rows.tracingOff = off1;
+    rows.tracingOn = on1;
     printTable('Runs: one agent run per request, instant model', Object.values(rows), rows.direct!);
+    const off = (off1.requestsPerSecond + off2.requestsPerSecond) / 2;
+    const on = (on1.requestsPerSecond + on2.requestsPerSecond) / 2;
+    process.stdout.write(`tracing: ${on.toFixed(0)} runs/s on vs ${off.toFixed(0)} off (${(((off - on) / off) * 100).toFixed(1)} % fewer; target at most 5 %)\n`);
     process.stdout.write(
       `added latency per run, 1 client: ${added(rows['run (1 client)']!, rows['direct (1 client)']!)} ms (JSON), ` +
         `${added(rows['runSse (1 client)']!, rows['directSse (1 client)']!)} ms (SSE)\n`,
     );
   } finally {
-    await Promise.all([runtime.stop(), model.stop()]);
+    await Promise.all([runtime.stop(), untraced.stop(), model.stop()]);
   }
 }
 

@@ -1,4 +1,5 @@
-// One agent on a scratch SQLite file, whose model is the loopback server at MODEL_URL.
+// One agent on a scratch SQLite file, whose model is the loopback server at MODEL_URL;
+// TRACES_ENABLED passes through, so a bench can compare tracing off and on.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,7 +13,7 @@ const runtime = new Runtime(
   {
     id: 'bench',
     agents: [new Agent({ id: 'echo', instructions: 'Repeat the message.', model })],
-    env: { DATABASE_URL: join(dir, 'bench.db') },
+    env: { DATABASE_URL: join(dir, 'bench.db'), ...(process.env.TRACES_ENABLED ? { TRACES_ENABLED: process.env.TRACES_ENABLED } : {}) },
   },
   { logger: silentLogger },
 );

@@ -19,6 +19,7 @@ import { createAuthenticator } from './auth/setup.js';
 import type { Revocations } from './auth/service-accounts/revocations.js';
 import type { ServiceAccountStore } from './auth/service-accounts/service-account-store.js';
 import type { HostedComponent, KnowledgeComponent } from './components/component.js';
+import { noTracer } from './components/tracer.js';
 import { readSettings, type Settings } from './settings/runtime.js';
 import { ConfigurationError } from './errors.js';
 import { describeIssues, runtimeOptionsSchema, type RuntimeOptions } from './runtime-options.js';
@@ -180,7 +181,7 @@ export class Runtime implements ServerContext {
     this.sessions = new SessionStore(this.db);
     this.traces = new Traces({ db: this.db, log: this.log, retentionDays: this.settings.traceRetentionDays, prices: this.settings.modelPrices });
     this.runner = new Runner({
-      tracer: this.traces.tracer,
+      tracer: this.settings.tracesEnabled ? this.traces.tracer : noTracer,
       store: this.sessions,
       defaultModel: this.defaultModel,
       log: this.log,

@@ -237,3 +237,23 @@ for (const kind of testDatabaseKinds) {
     });
   });
 }
+
+describe('traces switched off', () => {
+  it('records no span when TRACES_ENABLED is false, and the run itself is unchanged', async () => {
+    const fake = await startFakeLlm({ usage: USAGE });
+    const chat = new OpenAIChatModel({ model: 'fake-model', baseURL: `${fake.url}/v1`, maxRetries: 0 });
+    const rt = await startRuntime(testDatabaseKinds[0]!, { agents: testComponents(chat).agents, env: { OS_SECURITY_KEY: KEY, TRACES_ENABLED: 'false' } });
+    try {
+      const run = await call(rt.url, 'POST', '/agents/weather/runs', { token: KEY, body: { message: 'Weather in Oslo?', stream: false } });
+      expect(run.status).toBe(200);
+      expect(run.body.status).toBe('COMPLETED');
+      // Past the writer's one-second interval: had a span been recorded, it would be stored now.
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      expect((await call(rt.url, 'GET', `/traces/${run.body.run_id}`, { token: KEY })).status).toBe(404);
+      expect((await call(rt.url, 'GET', '/traces', { token: KEY })).body.data).toEqual([]);
+    } finally {
+      await rt.stop();
+      await fake.close();
+    }
+  });
+});

@@ -24,4 +24,10 @@ describe('readSettings', () => {
     expect(readSettings({ TRACE_RETENTION_DAYS: '0' }).traceRetentionDays).toBe(0);
     expect(() => readSettings({ TRACE_RETENTION_DAYS: '-3' })).toThrow(/TRACE_RETENTION_DAYS must be a whole number from 0 to 36500, got "-3"/);
   });
+  it('records traces unless TRACES_ENABLED is false, and refuses a value that is neither', () => {
+    expect(readSettings({}).tracesEnabled).toBe(true);
+    expect(readSettings({ TRACES_ENABLED: 'false' }).tracesEnabled).toBe(false);
+    expect(readSettings({ TRACES_ENABLED: 'ON' }).tracesEnabled).toBe(true);
+    expect(() => readSettings({ TRACES_ENABLED: 'maybe' })).toThrow(/TRACES_ENABLED must be true or false, got "maybe"/);
+  });
 });
