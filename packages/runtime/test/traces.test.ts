@@ -5,7 +5,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Agent } from '../src/agent/agent.js';
-import { OpenAIChatModel } from '../src/providers/openai/chat.js';
+import { anthropic } from '../src/providers/anthropic/messages.js';
+import { ollama } from '../src/providers/ollama/chat.js';
+import { OpenAIChatModel, openai } from '../src/providers/openai/chat.js';
 import { testComponents } from './support/components.js';
 import { testDatabaseKinds } from './support/databases.js';
 import { eventually } from './support/eventually.js';
@@ -256,4 +258,47 @@ describe('traces switched off', () => {
       await fake.close();
     }
   });
+});
+
+describe('model spans carry the tokens each provider reported', () => {
+  const providers = {
+    openai: (url: string) => openai({ model: 'fake-model', apiKey: 'sk-test', baseURL: `${url}/v1`, maxRetries: 0 }),
+    anthropic: (url: string) => anthropic({ model: 'fake-model', apiKey: 'sk-ant-test', baseURL: url, maxRetries: 0 }),
+    ollama: (url: string) => ollama({ model: 'fake-model', host: url, maxRetries: 0 }),
+  };
+  for (const kind of testDatabaseKinds) {
+    describe.skipIf(!kind.available)(`on ${kind.kind}`, () => {
+      let fake: FakeLlm;
+      let rt: StartedRuntime;
+      beforeAll(async () => {
+        fake = await startFakeLlm({ usage: USAGE });
+        const agents = Object.entries(providers).map(([id, make]) => new Agent({ id, instructions: 'Use the tool.', tools: [...testComponents(undefined).agents[0]!.tools], model: make(fake.url) }));
+        rt = await startRuntime(kind, { agents, env: { OS_SECURITY_KEY: KEY } });
+      });
+      afterAll(async () => {
+        await rt?.stop();
+        await fake?.close();
+      });
+      for (const provider of Object.keys(providers)) {
+        for (const stream of [false, true]) {
+          it(`${provider}, ${stream ? 'streamed' : 'not streamed'}: run -> model -> tool -> model, each model span with the reported counts`, async () => {
+            const res = await call(rt.url, 'POST', `/agents/${provider}/runs`, { token: KEY, body: { message: 'Weather in Lima?', stream } });
+            expect(res.status).toBe(200);
+            // A streamed run answers SSE text, its first event naming the run.
+            const runId = (stream ? parseSse(res.body as string)[0]!.data.run_id : res.body.run_id) as string;
+            const trace = await eventually(async () => {
+              const t = await call(rt.url, 'GET', `/traces/${runId}`, { token: KEY });
+              return t.status === 200 ? (t.body as Json) : undefined;
+            }, 10_000, `the trace of ${runId}`);
+            const modelSpan: Shape = ['model', `${provider}/fake-model`];
+            expect(trace.spans.map(shape)).toEqual([['run', `agent:${provider}`, [modelSpan, ['tool', 'get_weather'], modelSpan]]]);
+            for (const span of (trace.spans[0].children as Json[]).filter((s) => s.kind === 'model')) {
+              expect(span).toMatchObject({ input_tokens: USAGE.inputTokens, output_tokens: USAGE.outputTokens });
+            }
+            expect(trace).toMatchObject({ input_tokens: 2 * USAGE.inputTokens, output_tokens: 2 * USAGE.outputTokens });
+          });
+        }
+      }
+    });
+  }
 });
