@@ -24,6 +24,7 @@ export { PostgresDb, type PostgresDbOptions } from './storage/postgres/postgres-
 export { openDb, parseDatabaseUrl, DEFAULT_DATABASE_PATH } from './storage/open-db.js';
 export { readSettings, type Settings } from './settings/runtime.js';
 export { DEFAULT_PORT, DEFAULT_HOST } from './settings/server.js';
+export { readModelPrices, type ModelPrice, type ModelPrices } from './settings/pricing.js';
 export type { Logger } from './util/logger.js';
 export { consoleLogger, silentLogger } from './util/logger.js';
 export type { Access, RouteEntry } from './server/route.js';

@@ -26,10 +26,25 @@ export interface ToolSpec {
   parameters: Record<string, unknown>;
 }
 
+/**
+ * The tokens one model call used, as the provider reported them. Counts follow the OpenTelemetry
+ * GenAI convention (`gen_ai.usage.input_tokens` counts every prompt token, cached or not), so
+ * `inputTokens` is the whole prompt whichever way the provider splits it: OpenAI's
+ * `prompt_tokens` already includes its cached tokens; Anthropic's `input_tokens` leaves out the
+ * cache reads and writes, which the adapter adds back. The cache fields say how much of
+ * `inputTokens` the prompt cache served or stored, for pricing them apart; each is set only when
+ * the provider reported it (0 included), so absent means "not reported", never "none".
+ */
 export interface Usage {
+  /** Every prompt token, cached ones included. */
   inputTokens: number;
   outputTokens: number;
+  /** The provider's total when it gives one, else input + output. */
   totalTokens: number;
+  /** Of `inputTokens`, those read from the prompt cache (OpenAI `cached_tokens`, Anthropic `cache_read_input_tokens`). */
+  cachedInputTokens?: number;
+  /** Of `inputTokens`, those written to the prompt cache (Anthropic `cache_creation_input_tokens`). */
+  cacheWriteInputTokens?: number;
 }
 
 export type FinishReason = 'stop' | 'tool-calls' | 'length' | 'content-filter' | 'other';

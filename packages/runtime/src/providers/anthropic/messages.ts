@@ -13,6 +13,7 @@ import { defineChatProvider, type ChatFactoryOptions } from '../chat-provider.js
 import { asModelError, httpSettings, postForJson, postForStream, type HttpOptions, type HttpSettings } from '../http.js';
 import { array, isRecord, num, optionalRecord, record, str, type JsonRecord } from '../json-fields.js';
 import { argumentsText } from '../tool-arguments.js';
+import { tokenCount, usageFrom } from '../usage.js';
 import { toAnthropicMessages } from './conversation.js';
 
 export const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';
@@ -62,7 +63,7 @@ export class AnthropicMessagesModel implements Model {
     try {
       const body = await postForStream(this.#http, this.#post(request, true));
       const tools = new Map<number, ToolBlock>();
-      let usage: Usage = { inputTokens: 0, outputTokens: 0, totalTokens: 0 };
+      let counts: AnthropicCounts = {};
       let stopReason: string | undefined;
       let stopped = false;
       for await (const event of parseSse(body)) {
@@ -70,7 +71,7 @@ export class AnthropicMessagesModel implements Model {
         const index = num(data.index);
         switch (str(data.type) ?? event.event) {
           case 'message_start':
-            usage = readUsage(optionalRecord(data.message)?.usage, usage);
+            counts = readCounts(optionalRecord(data.message)?.usage, counts);
             break;
           case 'content_block_start': {
             const block = record(data.content_block, 'content_block');
@@ -95,7 +96,7 @@ export class AnthropicMessagesModel implements Model {
           }
           case 'message_delta':
             stopReason = str(optionalRecord(data.delta)?.stop_reason) ?? stopReason;
-            usage = readUsage(data.usage, usage);
+            counts = readCounts(data.usage, counts);
             break;
           case 'message_stop':
             stopped = true;
@@ -107,7 +108,7 @@ export class AnthropicMessagesModel implements Model {
         if (stopped) break;
       }
       if (!stopped) throw new Error('the stream ended before message_stop');
-      yield { type: 'finish', reason: mapStopReason(stopReason), usage };
+      yield { type: 'finish', reason: mapStopReason(stopReason), usage: toUsage(counts) };
     } catch (error) {
       throw asModelError(this.provider, error);
     }
@@ -124,7 +125,7 @@ export class AnthropicMessagesModel implements Model {
         if (block.type === 'text') text += str(block.text) ?? '';
         else if (block.type === 'tool_use') toolCalls.push(toolCall(str(block.id) ?? '', str(block.name) ?? '', inputJson(block.input)));
       }
-      return { text, toolCalls, finishReason: mapStopReason(str(response.stop_reason)), usage: readUsage(response.usage) };
+      return { text, toolCalls, finishReason: mapStopReason(str(response.stop_reason)), usage: toUsage(readCounts(response.usage)) };
     } catch (error) {
       throw asModelError(this.provider, error);
     }
@@ -174,16 +175,40 @@ function mapStopReason(reason: string | undefined): FinishReason {
   }
 }
 
+/** The usage fields as Anthropic sends them; undefined when not (yet) reported. */
+interface AnthropicCounts {
+  input?: number | undefined;
+  cacheWrite?: number | undefined;
+  cacheRead?: number | undefined;
+  output?: number | undefined;
+}
+
 /**
- * Usage arrives in parts: input tokens in message_start, a running output count in
- * message_delta. Cached prompt tokens are counted apart from `input_tokens`, so they are added.
+ * Usage arrives in parts: message_start carries the input counts and a first output count;
+ * message_delta carries cumulative counts (the output always, the input ones on newer API
+ * versions). Being cumulative they never go down, so each field keeps the larger of what it had
+ * and what an event says: a later event that leaves a field out (or a gateway that zeroes it)
+ * cannot erase the count message_start gave.
  */
-function readUsage(value: unknown, previous?: Usage): Usage {
+function readCounts(value: unknown, previous: AnthropicCounts = {}): AnthropicCounts {
   const usage = optionalRecord(value);
-  const reportedInput = num(usage?.input_tokens) + num(usage?.cache_creation_input_tokens) + num(usage?.cache_read_input_tokens);
-  const inputTokens = reportedInput || (previous?.inputTokens ?? 0);
-  const outputTokens = num(usage?.output_tokens) || (previous?.outputTokens ?? 0);
-  return { inputTokens, outputTokens, totalTokens: inputTokens + outputTokens };
+  return {
+    input: later(previous.input, usage?.input_tokens),
+    cacheWrite: later(previous.cacheWrite, usage?.cache_creation_input_tokens),
+    cacheRead: later(previous.cacheRead, usage?.cache_read_input_tokens),
+    output: later(previous.output, usage?.output_tokens),
+  };
+}
+
+function later(had: number | undefined, field: unknown): number | undefined {
+  const now = tokenCount(field);
+  return now === undefined ? had : had === undefined ? now : Math.max(had, now);
+}
+
+/** Anthropic's `input_tokens` leaves out the cache reads and writes; Usage counts the whole prompt. */
+function toUsage(counts: AnthropicCounts): Usage {
+  const input = (counts.input ?? 0) + (counts.cacheWrite ?? 0) + (counts.cacheRead ?? 0);
+  return usageFrom({ input, output: counts.output ?? 0, cachedInput: counts.cacheRead, cacheWriteInput: counts.cacheWrite });
 }
 
 /** Anthropic's error types, for errors that arrive inside a 200 stream with no status. */

@@ -13,6 +13,7 @@ import { defineChatProvider, type ChatFactoryOptions } from '../chat-provider.js
 import { asModelError, httpSettings, postForJson, postForStream, type HttpOptions, type HttpSettings } from '../http.js';
 import { array, isRecord, num, optionalRecord, record, str, type JsonRecord } from '../json-fields.js';
 import { argumentsObject, argumentsText } from '../tool-arguments.js';
+import { usageFrom } from '../usage.js';
 import { OLLAMA_DEFAULT_HOST, ollamaBaseUrl } from './host.js';
 
 export interface OllamaChatModelOptions extends HttpOptions {
@@ -129,10 +130,12 @@ function mapDoneReason(reason: string | undefined, calledTools: boolean): Finish
   return 'other';
 }
 
+/**
+ * The counts come only on the `done` line (streamed or not). Ollama reports no cache figures:
+ * `prompt_eval_count` is what it evaluated for this prompt.
+ */
 function readUsage(line: JsonRecord): Usage {
-  const inputTokens = num(line.prompt_eval_count);
-  const outputTokens = num(line.eval_count);
-  return { inputTokens, outputTokens, totalTokens: inputTokens + outputTokens };
+  return usageFrom({ input: num(line.prompt_eval_count), output: num(line.eval_count) });
 }
 
 function ollamaError(error: unknown): ModelError {

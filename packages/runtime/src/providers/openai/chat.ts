@@ -12,6 +12,7 @@ import { defineChatProvider, type ChatFactoryOptions } from '../chat-provider.js
 import { asModelError, httpSettings, postForJson, postForStream, type HttpOptions, type HttpSettings } from '../http.js';
 import { array, num, optionalRecord, record, str, type JsonRecord } from '../json-fields.js';
 import { argumentsText } from '../tool-arguments.js';
+import { tokenCount, usageFrom } from '../usage.js';
 
 export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
 
@@ -62,6 +63,9 @@ export class OpenAIChatModel implements Model {
         }
         const chunk = record(JSON.parse(event.data), 'a stream chunk');
         if (chunk.error !== undefined) throw streamError(chunk.error);
+        // include_usage adds a last chunk, after the one with finish_reason, whose choices are
+        // empty and whose usage is the request's; earlier chunks say `usage: null`. Servers that
+        // report running usage on every chunk end with the final count, so the last one wins.
         if (optionalRecord(chunk.usage)) usage = readUsage(chunk.usage);
         for (const choice of array(chunk.choices)) {
           const delta = optionalRecord(record(choice, 'a choice').delta);
@@ -161,11 +165,18 @@ function mapFinish(reason: string, calledTools: boolean): FinishReason {
   return 'other';
 }
 
+/**
+ * `prompt_tokens` already counts the cached ones (`prompt_tokens_details.cached_tokens`, sent by
+ * OpenAI; many compatible servers send no details at all, and then no cache count is given).
+ */
 function readUsage(value: unknown): Usage {
   const usage = optionalRecord(value);
-  const inputTokens = num(usage?.prompt_tokens);
-  const outputTokens = num(usage?.completion_tokens);
-  return { inputTokens, outputTokens, totalTokens: num(usage?.total_tokens) || inputTokens + outputTokens };
+  return usageFrom({
+    input: num(usage?.prompt_tokens),
+    output: num(usage?.completion_tokens),
+    total: tokenCount(usage?.total_tokens) || undefined,
+    cachedInput: tokenCount(optionalRecord(usage?.prompt_tokens_details)?.cached_tokens),
+  });
 }
 
 /** An error object inside a 200 (mid-stream failures): a provider error, status from its code when known. */
