@@ -10,6 +10,11 @@ import { readOtelSettings } from './otel.js';
 
 const ENDPOINT = { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' };
 
+/** Reading `env` over an endpoint, deferred for toThrow. */
+function refusal(env: Record<string, string>): () => unknown {
+  return () => readOtelSettings({ ...ENDPOINT, ...env });
+}
+
 describe('readOtelSettings', () => {
   it('exports nothing without an endpoint, with the SDK defaults for batching', () => {
     expect(readOtelSettings({})).toEqual({
@@ -48,7 +53,6 @@ describe('readOtelSettings', () => {
   });
 
   it('refuses what the exporter could not honour, naming the variable', () => {
-    const refusal = (env: Record<string, string>) => () => readOtelSettings({ ...ENDPOINT, ...env });
     expect(refusal({ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' })).toThrow(new ConfigurationError('OTEL_EXPORTER_OTLP_ENDPOINT must be an http(s) URL, got "collector:4318"'));
     expect(refusal({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'https://user:pw@collector/v1/traces' })).toThrow(
       new ConfigurationError('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT must not contain credentials; put the credentials in OTEL_EXPORTER_OTLP_HEADERS'),
