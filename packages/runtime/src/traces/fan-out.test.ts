@@ -2,16 +2,19 @@
  * @module traces/fan-out.test
  * One tracer, several sinks: every span and summary reaches each sink, a sink's fault is logged
  * and stays its own, flush and close reach all; and a run recorded by the real tracer arrives
- * at an OTLP receiver next to the database writer's copy, root last, with its session.
+ * at an OTLP receiver next to the database writer's copy, root last, with its session; the
+ * Traces service given an export sink feeds it and the database alike and closes both.
  */
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { sqliteTestDatabase } from '../../test/support/databases.js';
 import { startOtlpReceiver, type OtlpReceiver } from '../../test/support/otlp-receiver.js';
-import type { Logger } from '../util/logger.js';
+import { silentLogger, type Logger } from '../util/logger.js';
 import { FanOut, type ClosableSink } from './fan-out.js';
 import { otlpSinkFromEnv } from './otlp-export.js';
 import type { PendingSpan, TraceRow } from './rows.js';
 import { SpanTracer } from './tracer.js';
+import { Traces } from './traces.js';
 
 class Recording implements ClosableSink {
   spans: PendingSpan[] = [];
@@ -117,5 +120,31 @@ describe('FanOut', () => {
     for (const s of spans) expect(s.endTimeUnixNano).toBeGreaterThanOrEqual(s.startTimeUnixNano);
     expect(log.warnings).toEqual([]);
     await fan.close();
+  });
+});
+
+describe('Traces with an export sink', () => {
+  it('records each run to the database and the export sink, and closes both', async () => {
+    const database = await sqliteTestDatabase.create();
+    const db = database.open();
+    try {
+      await db.migrate();
+      const exported = new Recording();
+      const traces = new Traces({ db, log: silentLogger, retentionDays: 30, exportSink: exported });
+      const runId = randomUUID();
+      const run = traces.tracer.startRun({ ...INFO, runId });
+      run.child('model', 'openai/gpt-4o-mini').end('ok', { input_tokens: 3, output_tokens: 1 });
+      run.finish('COMPLETED', null);
+      await traces.close();
+      expect(exported.spans.map((s) => s.kind)).toEqual(['model', 'run']);
+      expect(exported.traces.map((t) => t.trace_id)).toEqual([runId]);
+      expect(exported.closes).toBe(1);
+      const stored = await traces.tree(runId, undefined);
+      expect(stored.trace.input_tokens).toBe(3);
+      expect(stored.spans[0]?.children.map((c) => c.kind)).toEqual(['model']);
+    } finally {
+      await db.close();
+      await database.cleanup();
+    }
   });
 });
