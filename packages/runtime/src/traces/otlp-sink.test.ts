@@ -253,6 +253,16 @@ describe('OTLP export', () => {
     await sink.close();
   });
 
+  it('sends to OTEL_EXPORTER_OTLP_TRACES_ENDPOINT as given, rather than the base endpoint', async () => {
+    receiver = await startOtlpReceiver();
+    vi.stubEnv('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', `${receiver.url}/collector/traces`);
+    const sink = otlpSinkFromEnv(process.env, recordingLog());
+    sink?.addSpan(syntheticRun().tool);
+    await sink?.flush();
+    expect(receiver.requests.map((q) => [q.path, q.spans.length])).toEqual([['/collector/traces', 1]]);
+    await sink?.close();
+  });
+
   it('retries a collector answering 503, and gets the spans through', async () => {
     const { sink, log } = await exportingTo([503, 503]);
     const r = syntheticRun();
