@@ -36,7 +36,7 @@ const FEATURES = {
   workflow: [...BASE, 'components', 'run', 'storage'],
   knowledge: [...BASE, 'settings', 'net', 'workers', 'storage', 'jobs', 'components', 'model', 'providers'],
   mcp: [...BASE, 'auth', 'components', 'run', 'sessions'],
-  traces: [...BASE, 'settings', 'net', 'storage', 'components'],
+  traces: [...BASE, 'settings', 'net', 'storage', 'components', 'model'],
 };
 /** The HTTP edge, then the assembly. */
 const EDGE = {

@@ -40,6 +40,7 @@ import { checkKnowledgeEmbedders } from './knowledge/reindex/reindex-job.js';
 import { ContentService } from './knowledge/content/service.js';
 import { Runner } from './run/runner.js';
 import { SessionStore } from './sessions/session-store.js';
+import { otlpSinkFromEnv } from './traces/otlp-export.js';
 import { Traces } from './traces/traces.js';
 
 export interface ServeOptions {
@@ -179,7 +180,15 @@ export class Runtime implements ServerContext {
       log: this.log,
     }));
     this.sessions = new SessionStore(this.db);
-    this.traces = new Traces({ db: this.db, log: this.log, retentionDays: this.settings.traceRetentionDays, prices: this.settings.modelPrices });
+    this.traces = new Traces({
+      db: this.db,
+      log: this.log,
+      retentionDays: this.settings.traceRetentionDays,
+      prices: this.settings.modelPrices,
+      // OTLP export when the standard OTEL_* variables ask for it. The SDK reads them from the
+      // process environment, as every OpenTelemetry service does, so the decision does too.
+      exportSink: otlpSinkFromEnv(process.env, this.log),
+    });
     this.runner = new Runner({
       tracer: this.settings.tracesEnabled ? this.traces.tracer : noTracer,
       store: this.sessions,

@@ -1,7 +1,7 @@
 /**
  * @module traces/traces
  * What every run did, as a service: the tracer runs record into (batched to the database by
- * the TraceWriter), retention, and the reads the API answers (a filtered page of runs, one
+ * the TraceWriter, and to `exportSink` too when one is given: traces/otlp-export), retention, and the reads the API answers (a filtered page of runs, one
  * run's span tree, usage metrics), each under the caller's confinement to its own user.
  */
 import { badRequest, RuntimeError } from '../errors.js';
@@ -10,6 +10,7 @@ import type { ModelPrices } from '../settings/pricing.js';
 import type { Db } from '../storage/db.js';
 import type { Logger } from '../util/logger.js';
 import { usageMetrics, type Metrics } from './metrics.js';
+import { FanOut, type ClosableSink } from './fan-out.js';
 import { TraceRetention } from './retention.js';
 import type { SpanRow, TraceRow } from './rows.js';
 import { TraceStore, type TraceCursor, type TraceFilter } from './trace-store.js';
@@ -24,6 +25,8 @@ export interface TracesOptions {
   prices?: ModelPrices | undefined;
   /** The longest an ended span waits in memory (default 1 s). */
   flushIntervalMs?: number;
+  /** Where spans go besides the database (`otlpSinkFromEnv()`: undefined when export is off). */
+  exportSink?: ClosableSink | undefined;
 }
 
 export interface TracePage {
@@ -43,12 +46,14 @@ export class Traces {
   readonly tracer: Tracer;
   private readonly retention: TraceRetention;
   private readonly prices: ModelPrices | undefined;
+  private readonly exportSink: ClosableSink | undefined;
 
   constructor(options: TracesOptions) {
     this.prices = options.prices;
     this.store = new TraceStore(options.db);
     this.writer = new TraceWriter({ store: this.store, log: options.log, ...(options.flushIntervalMs ? { intervalMs: options.flushIntervalMs } : {}) });
-    this.tracer = new SpanTracer(this.writer);
+    this.exportSink = options.exportSink;
+    this.tracer = new SpanTracer(this.exportSink ? new FanOut([this.writer, this.exportSink], options.log) : this.writer);
     this.retention = new TraceRetention({ store: this.store, log: options.log, retentionDays: options.retentionDays });
   }
 
@@ -60,7 +65,7 @@ export class Traces {
   /** Writes what is buffered and stops the sweeps (after runs have ended, before the database closes). */
   async close(): Promise<void> {
     await this.retention.stop();
-    await this.writer.close();
+    await Promise.all([this.writer.close(), this.exportSink?.close()]);
   }
 
   /** A page of runs, newest first. `viewer` confines it to that user's runs. */
