@@ -3,7 +3,7 @@
  * entry prints without commander (catalog.ts), so the two cannot drift apart.
  */
 
-export const PROGRAM_DESCRIPTION = 'The command-line tool of the runtime: scaffold projects, connect MCP clients, operate deployments, manage tokens and knowledge';
+export const PROGRAM_DESCRIPTION = 'The command-line tool of the runtime: scaffold projects, connect MCP clients, operate deployments, manage tokens and knowledge, read traces';
 
 /** The root options, as the root help lists them. */
 export const ROOT_OPTIONS: readonly [string, string][] = [

@@ -31,3 +31,27 @@ export async function resolveAdminCredential(ctx: Context, authMode: string): Pr
   if (answer === '') throw new CliError('CREDENTIAL_REQUIRED', 'No admin credential given.', { hint: ADMIN_HINT });
   return answer;
 }
+
+/** What a command needs a credential for, so the error and the prompt can say so. */
+export interface CredentialNeed {
+  /** Completes "requires a credential to ...": "reindex knowledge". */
+  action: string;
+  /** The scope the credential must hold: "knowledge:write". */
+  scope: string;
+  hint: string;
+}
+
+/**
+ * A credential for a scoped (not admin-only) operation: SVC_ADMIN_TOKEN or OS_SECURITY_KEY; on
+ * a terminal it may be typed (never on the command line). An open runtime needs none.
+ */
+export async function resolveScopedCredential(ctx: Context, authMode: string, need: CredentialNeed): Promise<string | undefined> {
+  const exported = exportedCredential(ctx.env);
+  if (exported || authMode === 'none') return exported;
+  if (!ctx.interactive) {
+    throw new CliError('CREDENTIAL_REQUIRED', `This runtime requires a credential to ${need.action} (auth mode: ${authMode}).`, { hint: need.hint });
+  }
+  const answer = (await askSecret(`Credential with the ${need.scope} scope`)).trim();
+  if (answer === '') throw new CliError('CREDENTIAL_REQUIRED', 'No credential given.', { hint: need.hint });
+  return answer;
+}

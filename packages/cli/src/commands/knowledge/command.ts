@@ -5,14 +5,12 @@
  * credential, the plaintext rule, and only then a request.
  */
 import { Command, InvalidArgumentError } from 'commander';
-import type { Context } from '../../context.js';
-import { exportedCredential } from '../../credentials/admin-token.js';
+import { resolveScopedCredential } from '../../credentials/admin-token.js';
 import { ensureUrlTrusted, requireSecureUrl } from '../../credentials/gates.js';
 import { sourceNote } from '../../discovery/candidates.js';
 import { discover } from '../../discovery/discover.js';
 import { CliError } from '../../errors.js';
 import { KNOWLEDGE_CREDENTIAL_HINT, KnowledgeClient, type ReindexStatus } from '../../http/knowledge.js';
-import { askSecret } from '../../output/prompt.js';
 import type { JsonValue } from '../../util/json.js';
 import { runAction } from '../action.js';
 import { parseUrlOption } from '../options.js';
@@ -36,18 +34,6 @@ function secondsOption(value: string): number {
   const n = Number(value);
   if (!Number.isFinite(n) || n <= 0 || n > 3600) throw new InvalidArgumentError(`Invalid --poll-interval: ${value}\nGive a number of seconds, such as 1 or 0.5.`);
   return n;
-}
-
-/** SVC_ADMIN_TOKEN or OS_SECURITY_KEY; on a terminal it may be typed (never on the command line). */
-async function credentialFor(ctx: Context, authMode: string): Promise<string | undefined> {
-  const exported = exportedCredential(ctx.env);
-  if (exported || authMode === 'none') return exported;
-  if (!ctx.interactive) {
-    throw new CliError('CREDENTIAL_REQUIRED', `This runtime requires a credential to reindex knowledge (auth mode: ${authMode}).`, { hint: KNOWLEDGE_CREDENTIAL_HINT });
-  }
-  const answer = (await askSecret('Credential with the knowledge:write scope')).trim();
-  if (answer === '') throw new CliError('CREDENTIAL_REQUIRED', 'No credential given.', { hint: KNOWLEDGE_CREDENTIAL_HINT });
-  return answer;
 }
 
 const progress = (s: ReindexStatus) => `${s.chunks_done}/${s.chunks_total} chunks`;
@@ -80,7 +66,7 @@ function reindexCommand(): Command {
         const info = await discover({ url: opts.url, env: ctx.env, cwd: ctx.cwd });
         await ensureUrlTrusted(ctx, info, opts.yes === true);
         if (opts.url === undefined) ctx.out.line(ctx.out.style.dim(`Using runtime at ${info.url}${sourceNote({ source: info.url_source, sourceFile: info.url_source_file })}`));
-        const credential = await credentialFor(ctx, info.auth_mode);
+        const credential = await resolveScopedCredential(ctx, info.auth_mode, { action: 'reindex knowledge', scope: 'knowledge:write', hint: KNOWLEDGE_CREDENTIAL_HINT });
         if (credential) requireSecureUrl(info.url, opts.allowHttp === true, 'the credential');
         const api = new KnowledgeClient(info.url, credential, ctx.env);
         const query = { knowledgeId: opts.knowledgeId };
