@@ -113,4 +113,25 @@ describe('quickstart with a model from the environment', () => {
     const writerRequest = fake.requests.at(-1)!.body as { messages: { role: string; content: string }[] };
     expect(writerRequest.messages.at(-1)!.content).toContain('Every run belongs to a session');
   });
+
+  it("shows each run's trace: the model calls with their tokens, the tool call, the docs search", async () => {
+    const events = await run('/agents/docs-expert/runs', 'How do I cancel a run?');
+    const runId = events[0]!.data.run_id as string;
+    const trace = await eventually(async () => {
+      const res = await fetch(`${server.url}/traces/${runId}`);
+      return res.status === 200 ? ((await res.json()) as Record<string, any>) : undefined;
+    }, 10_000, 'the run to be traced');
+    expect(trace).toMatchObject({ run_id: runId, component_type: 'agent', component_id: 'docs-expert', status: 'COMPLETED' });
+    const [root] = trace.spans as Record<string, any>[];
+    const children = root!.children as Record<string, any>[];
+    expect(children.map((c) => c.kind)).toEqual(['model', 'tool', 'model']);
+    // The fake model reports 12 input and 5 output tokens on every answer.
+    for (const model of children.filter((c) => c.kind === 'model')) expect(model).toMatchObject({ name: 'openai/fake-model', input_tokens: 12, output_tokens: 5 });
+    expect(trace).toMatchObject({ input_tokens: 24, output_tokens: 10 });
+    const search = children[1]!.children.find((c: Record<string, any>) => c.kind === 'knowledge');
+    expect(search).toMatchObject({ name: 'runtime-docs', attributes: { query: 'how do I cancel a run' } });
+    expect(search.attributes.hits.length).toBeGreaterThan(0);
+    const listed = (await (await fetch(`${server.url}/traces?agent_id=docs-expert`)).json()) as { data: { run_id: string }[] };
+    expect(listed.data.map((t) => t.run_id)).toContain(runId);
+  });
 });
