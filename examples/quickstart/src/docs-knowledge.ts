@@ -121,10 +121,13 @@ export class DocsKnowledge implements SearchableKnowledge, ConfigurableKnowledge
     return this.knowledge.describe();
   }
 
-  /** Hits are named `file.md › Heading`, so answers can cite the section they came from. */
-  async search(query: string, options: { limit?: number } = {}): Promise<(KnowledgeHit & { name: string })[]> {
+  /**
+   * Hits are named `file.md › Heading`, so answers can cite the section they came from. The
+   * docs are everyone's: a user id changes nothing; the search type used is reported on.
+   */
+  async search(query: string, options: { limit?: number; onSearchType?: (searchType: string) => void } = {}): Promise<(KnowledgeHit & { name: string })[]> {
     await this.loaded;
-    const hits = await this.knowledge.search(query, { limit: options.limit ?? 5 });
+    const hits = await this.knowledge.search(query, { limit: options.limit ?? 5, ...(options.onSearchType ? { onSearchType: options.onSearchType } : {}) });
     return hits.map((hit) => {
       const heading = /^#{1,2}\s+(.+)$/m.exec(hit.content)?.[1]?.trim();
       const file = `${hit.name ?? 'docs'}.md`;

@@ -129,7 +129,7 @@ describe('quickstart with a model from the environment', () => {
     for (const model of children.filter((c) => c.kind === 'model')) expect(model).toMatchObject({ name: 'openai/fake-model', input_tokens: 12, output_tokens: 5 });
     expect(trace).toMatchObject({ input_tokens: 24, output_tokens: 10 });
     const search = children[1]!.children.find((c: Record<string, any>) => c.kind === 'knowledge');
-    expect(search).toMatchObject({ name: 'runtime-docs', attributes: { query: 'how do I cancel a run' } });
+    expect(search).toMatchObject({ name: 'runtime-docs', attributes: { query: 'how do I cancel a run', search_type: 'hybrid' } });
     expect(search.attributes.hits.length).toBeGreaterThan(0);
     const listed = (await (await fetch(`${server.url}/traces?agent_id=docs-expert`)).json()) as { data: { run_id: string }[] };
     expect(listed.data.map((t) => t.run_id)).toContain(runId);

@@ -227,11 +227,16 @@ function knowledgeTool(knowledge: SearchableKnowledge) {
     description: `Search ${knowledge.name ?? knowledge.id}${knowledge.description ? ` (${knowledge.description})` : ''} for passages relevant to a query.`,
     input: z.object({ query: z.string().min(1).describe('What to look for'), limit: z.number().int().min(1).max(20).optional() }),
     execute: async ({ query, limit }, { scopedUserId, trace }) => {
-      // The base's default search type; the only filter an agent's search carries is its user.
+      // The base's default search type, as the base reports it (null from one that does not);
+      // the only filter an agent's search carries is its user.
       const span = trace?.child('knowledge', knowledge.id, { query, limit: limit ?? 5, search_type: null, filters: scopedUserId !== undefined ? { user_id: scopedUserId } : null });
       let hits: Awaited<ReturnType<SearchableKnowledge['search']>>;
       try {
-        hits = await knowledge.search(query, { limit: limit ?? 5, ...(scopedUserId !== undefined ? { userId: scopedUserId } : {}) });
+        hits = await knowledge.search(query, {
+          limit: limit ?? 5,
+          ...(scopedUserId !== undefined ? { userId: scopedUserId } : {}),
+          ...(span ? { onSearchType: (searchType: string) => span.set({ search_type: searchType }) } : {}),
+        });
       } catch (error) {
         span?.end('error', { error: error instanceof Error ? error.message : String(error) });
         throw error;

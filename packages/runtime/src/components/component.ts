@@ -28,6 +28,9 @@ export function isHostedComponent(value: unknown): value is HostedComponent {
 
 /** A knowledge base an agent can search (its `search_knowledge_base` tool). Knowledge implements it. */
 export interface SearchableKnowledge extends KnowledgeComponent {
-  /** `userId`: search as that user (shared content and theirs); given under user isolation. */
-  search(query: string, options?: { limit?: number; userId?: string }): Promise<{ content: string; name?: string; score?: number }[]>;
+  /**
+   * `userId`: search as that user (shared content and theirs); given under user isolation.
+   * `onSearchType`: told which search type ran, for the search's span.
+   */
+  search(query: string, options?: { limit?: number; userId?: string; onSearchType?: (searchType: string) => void }): Promise<{ content: string; name?: string; score?: number }[]>;
 }

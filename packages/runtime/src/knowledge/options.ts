@@ -165,6 +165,8 @@ export interface KnowledgeSearchOptions {
    */
   similarityThreshold?: number;
   signal?: AbortSignal;
+  /** Told the search type actually used (hybrid falls back to keyword while vectors are rebuilt), for a trace. */
+  onSearchType?: (searchType: SearchType) => void;
 }
 
 export interface KnowledgeHit {

@@ -60,6 +60,7 @@ export class Searcher {
     // While a reindex to this embedder runs, the stored vectors are another embedder's: keywords only.
     const gate = searchType !== 'keyword' ? this.vectorGate() : undefined;
     if (gate && !(await gate.usable())) searchType = 'keyword';
+    options.onSearchType?.(searchType);
     const vector = searchType !== 'keyword' && host.embedder ? (await host.embedder.embed([query], options.signal, { interactive: true }))[0] : undefined;
     const threshold = options.similarityThreshold;
     if (threshold !== undefined && (!Number.isFinite(threshold) || threshold < 0 || threshold > 1)) throw badRequest('similarity_threshold must be a number from 0 to 1');
