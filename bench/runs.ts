@@ -43,8 +43,7 @@ export async function benchRuns(): Promise<void> {
     const on1 = await load('agent run, tracing on', runUrl, post(run(false)));
     const off2 = await load('agent run, tracing off (again)', untracedRuns, post(run(false)));
     const on2 = await load('agent run, tracing on (again)', runUrl, post(run(false)));
-    rows.tracingOff = off1;
-    rows.tracingOn = on1;
+    Object.assign(rows, { tracingOff: off1, tracingOn: on1, tracingOff2: off2, tracingOn2: on2 });
     printTable('Runs: one agent run per request, instant model', Object.values(rows), rows.direct!);
     const off = (off1.requestsPerSecond + off2.requestsPerSecond) / 2;
     const on = (on1.requestsPerSecond + on2.requestsPerSecond) / 2;
