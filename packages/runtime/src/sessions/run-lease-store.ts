@@ -81,6 +81,21 @@ export class RunLeaseStore {
         [SHUTDOWN_MESSAGE, epochSeconds(nowMs), runId, owner],
       );
     }
+    await this.closeTraces(runIds, SHUTDOWN_MESSAGE, nowMs);
+  }
+
+  /**
+   * Ends the trace summaries (svc_traces, written RUNNING when a run starts) of runs finalised
+   * here, so a run whose runtime died shows in GET /traces as the error it became, with the
+   * spans its runtime wrote up to its last second.
+   */
+  private async closeTraces(runIds: readonly string[], message: string, nowMs: number): Promise<void> {
+    for (const runId of runIds) {
+      await this.db.execute(
+        "UPDATE svc_traces SET status = 'ERROR', error = $1, end_ms = $2, duration_ms = $2 - start_ms WHERE trace_id = $3 AND status = 'RUNNING'",
+        [message, nowMs, runId],
+      );
+    }
   }
 
   /**
@@ -102,6 +117,8 @@ export class RunLeaseStore {
        WHERE status = 'RUNNING' AND ${where} RETURNING run_id`,
       params,
     );
-    return rows.map((r) => r.run_id);
+    const ids = rows.map((r) => r.run_id);
+    await this.closeTraces(ids, INTERRUPTED_MESSAGE, nowMs);
+    return ids;
   }
 }

@@ -73,9 +73,9 @@ describe('FanOut', () => {
 
     for (const sink of [first, second]) {
       expect(sink.spans.map((s) => s.kind)).toEqual(['tool', 'run']);
-      expect(sink.traces.map((t) => t.status)).toEqual(['COMPLETED']);
+      expect(sink.traces.map((t) => t.status)).toEqual(['RUNNING', 'COMPLETED']);
     }
-    expect(broken.traces).toHaveLength(1);
+    expect(broken.traces).toHaveLength(2);
     expect(log.warnings).toEqual(['a trace sink failed in addSpan: disk full', 'a trace sink failed in addSpan: disk full']);
 
     await fan.flush();
@@ -137,7 +137,10 @@ describe('Traces with an export sink', () => {
       run.finish('COMPLETED', null);
       await traces.close();
       expect(exported.spans.map((s) => s.kind)).toEqual(['model', 'run']);
-      expect(exported.traces.map((t) => t.trace_id)).toEqual([runId]);
+      expect(exported.traces.map((t) => [t.trace_id, t.status])).toEqual([
+        [runId, 'RUNNING'],
+        [runId, 'COMPLETED'],
+      ]);
       expect(exported.closes).toBe(1);
       const stored = await traces.tree(runId, undefined);
       expect(stored.trace.input_tokens).toBe(3);

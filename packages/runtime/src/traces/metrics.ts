@@ -1,7 +1,7 @@
 /**
  * @module traces/metrics
  * Usage over a time window, from the trace tables: per UTC day, per component (agent, team,
- * workflow) per day, and per model per day: runs (or model calls), errors, tokens in and out,
+ * workflow) per day, and per model per day: runs that have ended (or model calls), errors, tokens in and out,
  * and p50/p95 latency. Two queries (runs, model calls) read the window's rows and the groups are
  * made here, because a percentile is not written the same way in SQLite and PostgreSQL. Cost is
  * in USD when a price table is given (MODEL_PRICES_JSON) and every model call in the group has a
@@ -109,7 +109,7 @@ export async function usageMetrics(db: Db, fromMs: number, toMs: number, userId?
   const byUser = userId !== undefined ? ' AND t.user_id = $3' : '';
   const runs = await db.query<Record<string, unknown>>(
     `SELECT t.trace_id, t.start_ms, t.duration_ms, t.status, t.input_tokens, t.output_tokens, t.component_type, t.component_id
-     FROM svc_traces t WHERE t.start_ms >= $1 AND t.start_ms < $2${byUser}`,
+     FROM svc_traces t WHERE t.start_ms >= $1 AND t.start_ms < $2 AND t.status <> 'RUNNING'${byUser}`,
     params,
   );
   const calls = await db.query<Record<string, unknown>>(

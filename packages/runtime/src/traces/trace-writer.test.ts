@@ -49,11 +49,18 @@ describe('the trace writer', () => {
     const other = new SpanTracer(writer).startRun({ ...info, runId: 'r2' });
     other.finish('COMPLETED', null);
     await vi.advanceTimersByTimeAsync(0);
-    // Both runs ended in one turn of the loop: one write.
+    // Both runs ended in one turn of the loop: one write, each summary first as the run started
+    // (RUNNING, so a run whose runtime dies is still listed), then as it ended.
     expect(store.writes).toHaveLength(1);
-    expect(store.writes[0]!.traces.map((t) => t.trace_id)).toEqual(['r1', 'r2']);
+    expect(store.writes[0]!.traces.map((t) => [t.trace_id, t.status])).toEqual([
+      ['r1', 'RUNNING'],
+      ['r1', 'COMPLETED'],
+      ['r2', 'RUNNING'],
+      ['r2', 'COMPLETED'],
+    ]);
     const [write] = store.writes;
-    expect(write!.traces[0]).toEqual(expect.objectContaining({ trace_id: 'r1', status: 'COMPLETED', input_tokens: 32, output_tokens: 12, user_id: 'u1' }));
+    expect(write!.traces[0]).toEqual(expect.objectContaining({ trace_id: 'r1', status: 'RUNNING', duration_ms: 0, input_tokens: 0, output_tokens: 0, user_id: 'u1' }));
+    expect(write!.traces[1]).toEqual(expect.objectContaining({ trace_id: 'r1', status: 'COMPLETED', input_tokens: 32, output_tokens: 12, user_id: 'u1' }));
     const root = write!.spans.find((s) => s.kind === 'run')!;
     expect(root.input_tokens).toBe(32);
     expect(JSON.parse(root.attributes)).toEqual({ run_status: 'COMPLETED' });
@@ -61,7 +68,8 @@ describe('the trace writer', () => {
 
   it('writes early when a batch fills, bounds attributes, and ignores a second end', async () => {
     const store = fakeStore();
-    const writer = new TraceWriter({ store, log: silentLogger, intervalMs: 60_000, batchSize: 3, fieldLimitBytes: 10 });
+    // Four rows fill it: the run's RUNNING summary and three spans.
+    const writer = new TraceWriter({ store, log: silentLogger, intervalMs: 60_000, batchSize: 4, fieldLimitBytes: 10 });
     const run = new SpanTracer(writer).startRun(info);
     const span = run.child('tool', 'big');
     span.end('ok', { result: 'z'.repeat(50) });
@@ -81,7 +89,7 @@ describe('the trace writer', () => {
     const writer = new TraceWriter({ store, log, intervalMs: 100 });
     new SpanTracer(writer).startRun(info).child('tool', 'a').end();
     await vi.advanceTimersByTimeAsync(100);
-    expect(warnings).toEqual(['could not write 1 span(s) of 0 run(s): database is away']);
+    expect(warnings).toEqual(['could not write 1 span(s) of 1 run(s): database is away']);
     await writer.close();
   });
 });

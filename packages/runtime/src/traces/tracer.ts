@@ -97,6 +97,24 @@ export class SpanTracer implements Tracer {
 
   startRun(info: TraceRunInfo, attributes: SpanAttributes = {}): RunTrace {
     const state: TraceState = { info, sink: this.sink, inputTokens: 0, outputTokens: 0 };
-    return new RunSpan(state, null, 'run', `${info.componentType}:${info.componentId}`, attributes);
+    const run = new RunSpan(state, null, 'run', `${info.componentType}:${info.componentId}`, attributes);
+    // The summary is written RUNNING at the start (within the writer's second) and completed at
+    // the end, so a run whose runtime dies is listed with what it did, not lost; the run-lease
+    // sweep that finalises such a run ends its summary too (sessions/run-lease-store.ts).
+    this.sink.addTrace({
+      trace_id: info.runId,
+      session_id: info.sessionId,
+      component_type: info.componentType,
+      component_id: info.componentId,
+      user_id: info.userId,
+      status: 'RUNNING',
+      error: null,
+      start_ms: run.startMs,
+      end_ms: run.startMs,
+      duration_ms: 0,
+      input_tokens: 0,
+      output_tokens: 0,
+    });
+    return run;
   }
 }

@@ -151,6 +151,11 @@ describe.skipIf(!postgresTestDatabase.available)('three runtimes on one PostgreS
     }, 15_000, 'a survivor to finalise the run');
     fake.setBehaviour({ chunkDelayMs: 0 });
     expect(run).toMatchObject({ status: 'ERROR', error: expect.stringContaining('interrupted'), content: expect.stringMatching(/^You said: k0/) });
+    // Its trace was written as it started (within a second), so the run is not lost from
+    // GET /traces: the survivor that finalised the run ended its trace too.
+    const trace = (await call(cluster.url, 'GET', `/traces/${runId}`, key)).body as Json;
+    expect(trace).toMatchObject({ run_id: runId, component_id: 'writer', status: 'ERROR', error: expect.stringContaining('interrupted') });
+    expect(trace.end_ms).toBeGreaterThan(trace.start_ms);
     expect((await call(cluster.url, 'GET', '/config', key)).status).toBe(200);
   });
 

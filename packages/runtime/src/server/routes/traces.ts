@@ -10,7 +10,8 @@ import type { AppEnv, ServerContext } from '../context.js';
 import { apiRoute, scoped, type RouteDefinition } from '../route.js';
 import { standardErrors } from '../standard-errors.js';
 
-const RUN_STATUSES = ['COMPLETED', 'ERROR', 'CANCELLED', 'PAUSED'] as const;
+// RUNNING: a run in progress, or one whose runtime died and has not been swept yet.
+const RUN_STATUSES = ['RUNNING', 'COMPLETED', 'ERROR', 'CANCELLED', 'PAUSED'] as const;
 const DAY_MS = 86_400_000;
 
 const TraceSchema = z
