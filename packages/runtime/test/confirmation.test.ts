@@ -13,6 +13,7 @@ import { silentLogger } from '../src/util/logger.js';
 import { tool } from '../src/tools/function-tool.js';
 import { testDatabaseKinds } from './support/databases.js';
 import { startFakeLlm, type FakeLlm } from './support/fake-llm.js';
+import { eventually } from './support/eventually.js';
 import { startRuntime, type StartedRuntime } from './support/runtime.js';
 import { parseSse } from './support/sse.js';
 
@@ -91,6 +92,24 @@ for (const kind of testDatabaseKinds) {
       expect(lastRequest.messages.at(-1)).toMatchObject({ role: 'tool', content: 'Deleted notes.txt' });
       const stored = (await (await fetch(`${rt.url}/agents/files/runs/${run.run_id}`)).json()) as Json;
       expect(stored.messages.map((m: Json) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
+    });
+
+    it("traces a paused and continued run as one trace: both parts' spans, the tokens of both", async () => {
+      const run = await pause();
+      const res = await post(`/agents/files/runs/${run.run_id}/continue`, { tools: [{ tool_call_id: run.tools[0].tool_call_id, confirmed: true }], session_id: run.session_id, stream: false });
+      expect(res.status).toBe(200);
+      const trace = await eventually(async () => {
+        const t = (await (await fetch(`${rt.url}/traces/${run.run_id}`)).json()) as Json;
+        return t.status === 'COMPLETED' ? t : undefined;
+      }, 10_000, 'the continued run to be traced');
+      // The fake reports 12 input and 5 output tokens per call: one call before the pause, one after.
+      expect(trace).toMatchObject({ run_id: run.run_id, status: 'COMPLETED', input_tokens: 24, output_tokens: 10, user_id: 'ann' });
+      const shape = (span: Json): unknown[] => (span.children.length ? [span.kind, span.name, span.children.map(shape)] : [span.kind, span.name]);
+      const model = ['model', 'openai/fake-model'];
+      expect(trace.spans.map(shape)).toEqual([
+        ['run', 'agent:files', [model]],
+        ['run', 'agent:files', [['tool', 'delete_file'], model]],
+      ]);
     });
 
     it('tells the model about a declined call, from a form with the decisions as JSON text, streaming', async () => {
