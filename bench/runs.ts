@@ -25,6 +25,9 @@ const added = (withRuntime: LoadResult, alone: LoadResult) => (withRuntime.meanM
 export async function benchRuns(): Promise<void> {
   const model = await startServer('fake-llm-server.ts');
   const runtime = await startServer('agent-server.ts', { MODEL_URL: model.url });
+  // Two fresh runtimes for the tracing comparison, so neither carries the other cases' history
+  // (its sessions and runs tables grow with every run it serves).
+  const traced = await startServer('agent-server.ts', { MODEL_URL: model.url });
   const untraced = await startServer('agent-server.ts', { MODEL_URL: model.url, TRACES_ENABLED: 'false' });
   const chatUrl = `${model.url}/v1/chat/completions`;
   const runUrl = `${runtime.url}/agents/echo/runs`;
@@ -40,9 +43,10 @@ export async function benchRuns(): Promise<void> {
     // Off, on, off, on: alternating halves the drift of a warming machine between the two.
     const untracedRuns = `${untraced.url}/agents/echo/runs`;
     const off1 = await load('agent run, tracing off', untracedRuns, post(run(false)));
-    const on1 = await load('agent run, tracing on', runUrl, post(run(false)));
+    const tracedRuns = `${traced.url}/agents/echo/runs`;
+    const on1 = await load('agent run, tracing on', tracedRuns, post(run(false)));
     const off2 = await load('agent run, tracing off (again)', untracedRuns, post(run(false)));
-    const on2 = await load('agent run, tracing on (again)', runUrl, post(run(false)));
+    const on2 = await load('agent run, tracing on (again)', tracedRuns, post(run(false)));
     Object.assign(rows, { tracingOff: off1, tracingOn: on1, tracingOff2: off2, tracingOn2: on2 });
     printTable('Runs: one agent run per request, instant model', Object.values(rows), rows.direct!);
     const off = (off1.requestsPerSecond + off2.requestsPerSecond) / 2;
@@ -53,7 +57,7 @@ export async function benchRuns(): Promise<void> {
         `${added(rows['runSse (1 client)']!, rows['directSse (1 client)']!)} ms (SSE)\n`,
     );
   } finally {
-    await Promise.all([runtime.stop(), untraced.stop(), model.stop()]);
+    await Promise.all([runtime.stop(), traced.stop(), untraced.stop(), model.stop()]);
   }
 }
 

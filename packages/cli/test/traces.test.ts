@@ -35,7 +35,7 @@ describe('svc traces', () => {
     expect(res.status).toBe(200);
     return eventually(async () => {
       const trace = await api(rt.url, 'GET', `/traces/${res.body.run_id}`, { token: KEY });
-      return trace.status === 200 ? (trace.body as Json) : undefined;
+      return trace.status === 200 && trace.body.status !== 'RUNNING' ? (trace.body as Json) : undefined;
     }, 10_000, `the trace of ${res.body.run_id}`);
   };
 

@@ -87,7 +87,7 @@ describe('OTLP export from a runtime process', () => {
     // The same run, stored: the trace id leads back to it.
     const stored = await eventually(async () => {
       const t = await call(runtime.url, 'GET', `/traces/${runId}`);
-      return t.status === 200 ? t.body : undefined;
+      return t.status === 200 && t.body.status !== 'RUNNING' ? t.body : undefined;
     }, 10_000, 'the stored trace');
     expect(stored).toMatchObject({ run_id: runId, input_tokens: 2 * USAGE.inputTokens, output_tokens: 2 * USAGE.outputTokens });
   }, 60_000);

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { silentLogger, type Logger } from '../util/logger.js';
 import type { SerializedSpan, TraceRow } from './rows.js';
-import { TraceWriter } from './trace-writer.js';
+import { RUN_END_WRITE_MS, TraceWriter } from './trace-writer.js';
 import { SpanTracer } from './tracer.js';
 
 type Written = { spans: SerializedSpan[]; traces: TraceRow[] };
@@ -39,17 +39,19 @@ describe('the trace writer', () => {
     expect(store.writes).toHaveLength(1);
   });
 
-  it('writes at once when a run ends, with the summary and the tokens of its model calls', async () => {
+  it('writes soon after a run ends, runs ending together in one write, with the summary and the tokens of its model calls', async () => {
     const store = fakeStore();
     const writer = new TraceWriter({ store, log: silentLogger, intervalMs: 60_000 });
     const run = new SpanTracer(writer).startRun(info);
     run.child('model', 'openai/m').end('ok', { input_tokens: 12, output_tokens: 5 });
     run.child('model', 'openai/m').end('ok', { input_tokens: 20, output_tokens: 7 });
     run.finish('COMPLETED', null);
+    await vi.advanceTimersByTimeAsync(RUN_END_WRITE_MS / 2);
+    expect(store.writes).toHaveLength(0);
     const other = new SpanTracer(writer).startRun({ ...info, runId: 'r2' });
     other.finish('COMPLETED', null);
-    await vi.advanceTimersByTimeAsync(0);
-    // Both runs ended in one turn of the loop: one write, each summary first as the run started
+    await vi.advanceTimersByTimeAsync(RUN_END_WRITE_MS / 2);
+    // Both runs ended within RUN_END_WRITE_MS of the first: one write, each summary first as the run started
     // (RUNNING, so a run whose runtime dies is still listed), then as it ended.
     expect(store.writes).toHaveLength(1);
     expect(store.writes[0]!.traces.map((t) => [t.trace_id, t.status])).toEqual([
