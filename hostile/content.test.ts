@@ -13,11 +13,13 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, startChildRuntime, type ChildRuntime } from '../packages/runtime/test/support/child-runtime.js';
 import { testDatabaseKinds, type TestDatabase } from '../packages/runtime/test/support/databases.js';
+import { tarArchive } from '../packages/runtime/test/support/converter-fixtures.js';
 import { eventually } from '../packages/runtime/test/support/eventually.js';
 import { startFakeEmbeddings, type FakeEmbeddings } from '../packages/runtime/test/support/fake-embeddings.js';
 import { call, type Reply } from '../packages/runtime/test/support/http.js';
 import { servePages, type PageServer } from '../packages/runtime/test/support/hostile-inputs.js';
 import { upload } from '../packages/runtime/test/support/knowledge-content.js';
+import { docxWithParagraphs, pdfWithPages } from '../packages/runtime/test/support/office-fixtures.js';
 import { probeHealth, type HealthProbe } from '../packages/runtime/test/support/loop-probe.js';
 import type { HostileCase, PageOrigins } from './support/case.js';
 import { fileCases } from './support/file-cases.js';
@@ -31,6 +33,22 @@ const PAGES_HOST = 'pages.hostile.test';
 const cases: HostileCase[] = [...fileCases, ...textCases, ...urlCases];
 
 type Json = Record<string, any>;
+
+const text = (t: string) => new Uint8Array(Buffer.from(t));
+
+/** One small, well-formed file of each reader family the cases use. */
+function friendlyFiles(): { name: string; bytes: Uint8Array }[] {
+  return [
+    { name: 'warm.txt', bytes: text('A first, friendly document.') },
+    { name: 'warm.md', bytes: text('# Warm\n\nA friendly page.') },
+    { name: 'warm.html', bytes: text('<!doctype html><html><body><h1>Warm</h1><p>A friendly page.</p></body></html>') },
+    { name: 'warm.json', bytes: text('[{"id": 1, "name": "friendly"}]') },
+    { name: 'warm.csv', bytes: text('id,name\n1,friendly\n') },
+    { name: 'warm.docx', bytes: docxWithParagraphs(['A friendly paragraph.']) },
+    { name: 'warm.pdf', bytes: pdfWithPages([['A friendly page.']]) },
+    { name: 'warm.tar.gz', bytes: tarArchive([{ path: 'notes.txt', data: 'A friendly archived note.' }]) },
+  ];
+}
 
 interface Measured {
   name: string;
@@ -98,11 +116,15 @@ for (const kind of testDatabaseKinds) {
         PORT: String(await freePort()),
       });
       runtime.process.once('exit', (code, signal) => (exited = `exit ${code ?? signal}`));
-      // Idle is measured once the runtime has read something (its worker pool started), so
-      // the budget is what hostile content adds, not the cost of a first upload.
-      const warm = await call(runtime.url, 'POST', '/knowledge/content', { body: { name: 'warm.txt', text_content: 'A first, friendly document.' } });
-      const warmed = await outcome(runtime.url, warm);
-      if (warmed.status !== 'completed') throw new Error(`the first, friendly document ended ${warmed.status}: ${warmed.message}`);
+      // Idle is measured once the runtime has read one friendly file of each family (its worker
+      // pool started, each reader's modules loaded: a first use loads them on the main thread,
+      // tens of ms under tsx, whatever the file), so what is measured is what hostile content
+      // adds, not the cost of a first upload.
+      for (const friendly of friendlyFiles()) {
+        const warm = await upload(runtime.url, '/knowledge/content', { file: new Blob([friendly.bytes]) }, friendly.name);
+        const warmed = await outcome(runtime.url, warm);
+        if (warmed.status !== 'completed') throw new Error(`the friendly ${friendly.name} ended ${warmed.status}: ${warmed.message}`);
+      }
       memory = memorySampler(runtime.process.pid!);
       await new Promise((r) => setTimeout(r, 500));
       idleMiB = Math.max(...memory.samples.slice(-10).map((s) => s.total));

@@ -6,6 +6,7 @@
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { getPriority } from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RuntimeError } from '../errors.js';
 import { processAlive } from '../util/process-alive.js';
@@ -57,6 +58,12 @@ describe('WorkerPool worker processes', () => {
     expect(pids).toContain(await p.run<number>('pid', null));
     const args = await p.run<string[]>('execArgv', null);
     expect(args).toEqual(expect.arrayContaining(['--max-old-space-size=512', '--stack-size=3840']));
+  });
+
+  it('runs its processes at a lower priority than the runtime, so the event loop wins a busy CPU', async () => {
+    const pid = await pool().run<number>('pid', null);
+    const expected = Math.min(19, getPriority(process.pid) + 10);
+    expect(getPriority(pid)).toBe(expected);
   });
 
   it('kills a process whose native memory grows past the limit, while the parent stays small', async () => {
