@@ -5,34 +5,14 @@
  * src/workers/child.ts).
  */
 import { readFileSync } from 'node:fs';
-import { RuntimeError } from '../../src/errors.js';
 import { serveTasks } from '../../src/workers/child-loop.js';
+import { commonTasks } from './pool-tasks.js';
 
 const hoard: unknown[] = [];
 
 const tasks: Record<string, (payload: never) => unknown> = {
-  echo: (payload: unknown) => payload,
+  ...commonTasks,
   pid: () => process.pid,
-  /** Busy for `ms` milliseconds, then answers how long it took. */
-  spin: (ms: number) => {
-    const start = Date.now();
-    while (Date.now() - start < ms) {
-      // burn CPU
-    }
-    return Date.now() - start;
-  },
-  hang: () => new Promise(() => undefined),
-  loop: () => {
-    for (;;) {
-      // never yields
-    }
-  },
-  typed: () => {
-    throw new RuntimeError('VALIDATION_ERROR', 'the file is broken');
-  },
-  plain: () => {
-    throw new TypeError('something odd');
-  },
   /** Native memory, outside the V8 heap: `mb` megabytes of Buffers, 16 MB at a time, all touched. */
   allocate: (mb: number) => {
     for (let i = 0; i < mb / 16; i++) hoard.push(Buffer.alloc(16 * 1024 * 1024, 1));

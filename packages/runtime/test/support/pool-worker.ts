@@ -3,31 +3,11 @@
  * answering with the pool's protocol (the real entry is src/workers/worker.ts).
  */
 import { parentPort } from 'node:worker_threads';
-import { RuntimeError } from '../../src/errors.js';
 import { serializeError, type ReadyMessage, type TaskMessage, type TaskReply } from '../../src/workers/pool.js';
+import { commonTasks } from './pool-tasks.js';
 
 const tasks: Record<string, (payload: never) => unknown> = {
-  echo: (payload: unknown) => payload,
-  /** Busy for `ms` milliseconds, then answers how long it took. */
-  spin: (ms: number) => {
-    const start = Date.now();
-    while (Date.now() - start < ms) {
-      // burn CPU
-    }
-    return Date.now() - start;
-  },
-  hang: () => new Promise(() => undefined),
-  loop: () => {
-    for (;;) {
-      // never yields
-    }
-  },
-  typed: () => {
-    throw new RuntimeError('VALIDATION_ERROR', 'the file is broken');
-  },
-  plain: () => {
-    throw new TypeError('something odd');
-  },
+  ...commonTasks,
   exhaust: () => {
     const hoard: number[][] = [];
     for (;;) hoard.push(Array.from({ length: 1_000_000 }, (_, i) => i));
