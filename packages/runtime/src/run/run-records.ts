@@ -3,7 +3,7 @@
  * The run records the runner saves: a new run's record, what a stored run must be for a request
  * to continue it (in the reference's wording), and what a failed run's record says.
  */
-import { randomUUID } from 'node:crypto';
+import { timeOrderedId } from '../util/ids.js';
 import { RuntimeError } from '../errors.js';
 import { ModelError } from '../model/model.js';
 import { emptyMetrics, epochSeconds, isWaitingForDecision, type RunRecord, type RunStatus } from '../sessions/types.js';
@@ -13,7 +13,7 @@ import { RunFailure, type Runnable } from './execution.js';
 export function newRunRecord(component: Runnable, sessionId: string, userId: string | undefined, message: string): RunRecord {
   const startedMs = Date.now();
   return {
-    run_id: randomUUID(),
+    run_id: timeOrderedId(),
     session_id: sessionId,
     session_type: component.kind,
     component_id: component.id,

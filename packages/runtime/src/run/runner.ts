@@ -7,6 +7,7 @@
  * keeps leases (chores.ts), and cancelling a run wherever it executes (cancellation.ts).
  */
 import { randomUUID } from 'node:crypto';
+import { timeOrderedId } from '../util/ids.js';
 import { RuntimeError } from '../errors.js';
 import { noTracer, type Tracer } from '../components/tracer.js';
 import type { ChatMessage, Model, Usage } from '../model/model.js';
@@ -117,7 +118,7 @@ export class Runner {
   async start(input: StartRunInput): Promise<StartedRun> {
     if (this.shuttingDown) throw new RuntimeError('SERVICE_UNAVAILABLE', 'The runtime is shutting down');
     const { component } = input;
-    const sessionId = input.sessionId?.trim() || randomUUID();
+    const sessionId = input.sessionId?.trim() || timeOrderedId();
     const userId = input.userId?.trim() || undefined;
     await this.store.ensureSession({
       session_id: sessionId,

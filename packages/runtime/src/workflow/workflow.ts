@@ -112,7 +112,8 @@ export class Workflow implements Runnable {
         ...context,
         message: state.previous ?? context.message,
         history: [],
-        emit: (name, fields) => context.emitRaw(`${prefix}${name}`, { ...fields, ...identity, step_name: s.name }),
+        // Object.assign: two leading spreads take V8's slow path (see team/team.ts).
+        emit: (name, fields) => context.emitRaw(`${prefix}${name}`, Object.assign({}, fields, identity, { step_name: s.name })),
         emitRaw: (event, fields) => context.emitRaw(event, { ...identity, step_name: s.name, ...fields }),
         recordTool: (execution) => context.recordTool({ ...execution, by: execution.by ?? s.name }),
         recordMessages: () => {},
