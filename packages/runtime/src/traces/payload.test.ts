@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { boundAttributes, truncateUtf8 } from './payload.js';
+import { boundAttributes, serializeAttributes, truncateUtf8 } from './payload.js';
 
 describe('span payloads', () => {
   it('keeps small fields as they are', () => {
@@ -32,5 +32,18 @@ describe('span payloads', () => {
   it('redacts credentials before bounding', () => {
     const out = boundAttributes({ arguments: { city: 'Paris', api_key: 'sk-123456' }, error: 'upstream said: Bearer sk-123456 is invalid' });
     expect(out).toEqual({ arguments: { city: 'Paris', api_key: '[redacted]' }, error: 'upstream said: Bearer [redacted] is invalid' });
+  });
+
+  it('serialises to the JSON of the bounded attributes, every case above alike', () => {
+    const cases: Record<string, unknown>[] = [
+      { model: 'm', input_tokens: 12, messages: [{ role: 'user', content: 'hi' }], none: null, gone: undefined, nan: Number.NaN },
+      { result: 'x'.repeat(20_000), name: 'ok' },
+      { messages: Array.from({ length: 100 }, () => ({ role: 'user', content: 'y'.repeat(100) })) },
+      { arguments: { city: 'Paris', api_key: 'sk-123456' }, error: 'upstream said: Bearer sk-123456 is invalid' },
+      { 'odd "key"': 'é'.repeat(10_000), truncated: 'a field of that name' },
+    ];
+    for (const attributes of cases) {
+      expect(JSON.parse(serializeAttributes(attributes, 1000))).toEqual(JSON.parse(JSON.stringify(boundAttributes(attributes, 1000))));
+    }
   });
 });

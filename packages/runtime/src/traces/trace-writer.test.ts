@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { silentLogger, type Logger } from '../util/logger.js';
 import type { SerializedSpan, TraceRow } from './rows.js';
-import { RUN_END_WRITE_MS, TraceWriter } from './trace-writer.js';
+import { RUN_END_WRITE_MS, TraceWriter, withoutEndedStarts } from './trace-writer.js';
 import { SpanTracer } from './tracer.js';
 
 type Written = { spans: SerializedSpan[]; traces: TraceRow[] };
@@ -16,6 +16,8 @@ function fakeStore(fail = false) {
     },
   };
 }
+
+const row = (id: string, status: string) => ({ trace_id: id, status }) as TraceRow;
 
 const info = { runId: 'r1', sessionId: 's1', componentType: 'agent' as const, componentId: 'a1', userId: 'u1' };
 
@@ -51,21 +53,40 @@ describe('the trace writer', () => {
     const other = new SpanTracer(writer).startRun({ ...info, runId: 'r2' });
     other.finish('COMPLETED', null);
     await vi.advanceTimersByTimeAsync(RUN_END_WRITE_MS / 2);
-    // Both runs ended within RUN_END_WRITE_MS of the first: one write, each summary first as the run started
-    // (RUNNING, so a run whose runtime dies is still listed), then as it ended.
+    // Both runs ended within RUN_END_WRITE_MS of the first: one write. Each started in this batch
+    // too, so its RUNNING summary is not written only to be overwritten: the final one alone.
     expect(store.writes).toHaveLength(1);
     expect(store.writes[0]!.traces.map((t) => [t.trace_id, t.status])).toEqual([
-      ['r1', 'RUNNING'],
       ['r1', 'COMPLETED'],
-      ['r2', 'RUNNING'],
       ['r2', 'COMPLETED'],
     ]);
     const [write] = store.writes;
-    expect(write!.traces[0]).toEqual(expect.objectContaining({ trace_id: 'r1', status: 'RUNNING', duration_ms: 0, input_tokens: 0, output_tokens: 0, user_id: 'u1' }));
-    expect(write!.traces[1]).toEqual(expect.objectContaining({ trace_id: 'r1', status: 'COMPLETED', input_tokens: 32, output_tokens: 12, user_id: 'u1' }));
+    expect(write!.traces[0]).toEqual(expect.objectContaining({ trace_id: 'r1', status: 'COMPLETED', input_tokens: 32, output_tokens: 12, user_id: 'u1' }));
     const root = write!.spans.find((s) => s.kind === 'run')!;
     expect(root.input_tokens).toBe(32);
     expect(JSON.parse(root.attributes)).toEqual({ run_status: 'COMPLETED' });
+  });
+
+  it('writes a run RUNNING while it lasts past a write, so a runtime that dies still lists it', async () => {
+    const store = fakeStore();
+    const writer = new TraceWriter({ store, log: silentLogger, intervalMs: 1000 });
+    const run = new SpanTracer(writer).startRun(info);
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(store.writes.map((w) => w.traces.map((t) => t.status))).toEqual([['RUNNING']]);
+    expect(store.writes[0]!.traces[0]).toEqual(expect.objectContaining({ trace_id: 'r1', duration_ms: 0, input_tokens: 0, user_id: 'u1' }));
+    run.finish('COMPLETED', null);
+    await vi.advanceTimersByTimeAsync(RUN_END_WRITE_MS);
+    expect(store.writes.map((w) => w.traces.map((t) => t.status))).toEqual([['RUNNING'], ['COMPLETED']]);
+  });
+
+  it('drops a RUNNING summary only for an end that follows it', () => {
+    // A continued run: its pause ends part one, its second start must stay until part two ends.
+    expect(withoutEndedStarts([row('a', 'RUNNING'), row('a', 'PAUSED'), row('a', 'RUNNING')]).map((t) => t.status)).toEqual(['PAUSED', 'RUNNING']);
+    expect(withoutEndedStarts([row('a', 'PAUSED'), row('a', 'RUNNING'), row('b', 'RUNNING'), row('a', 'COMPLETED')]).map((t) => `${t.trace_id}:${t.status}`)).toEqual([
+      'a:PAUSED',
+      'b:RUNNING',
+      'a:COMPLETED',
+    ]);
   });
 
   it('writes early when a batch fills, bounds attributes, and ignores a second end', async () => {

@@ -1,8 +1,10 @@
 /**
  * @module traces/traces
  * What every run did, as a service: the tracer runs record into (batched to the database by
- * the TraceWriter, and to `exportSink` too when one is given: traces/otlp-export), retention, and the reads the API answers (a filtered page of runs, one
- * run's span tree, usage metrics), each under the caller's confinement to its own user.
+ * the TraceWriter, and to `exportSink` too when one is given: traces/otlp-export), retention,
+ * and the reads the API answers (a filtered page of runs, one run's span tree, usage metrics),
+ * each under the caller's confinement to its own user. Each read first writes what this
+ * process still holds, so a run that has ended is readable here at once.
  */
 import { badRequest, RuntimeError } from '../errors.js';
 import type { Tracer } from '../components/tracer.js';
@@ -70,6 +72,7 @@ export class Traces {
 
   /** A page of runs, newest first. `viewer` confines it to that user's runs. */
   async list(filter: TraceFilter, limit: number, cursor: string | undefined, viewer: string | undefined): Promise<TracePage> {
+    await this.writer.flush();
     const after = cursor === undefined ? undefined : decodeCursor(cursor);
     const rows = await this.store.list(viewer === undefined ? filter : { ...filter, userId: viewer }, limit + 1, after);
     const data = rows.slice(0, limit);
@@ -79,6 +82,7 @@ export class Traces {
 
   /** A run's summary and span tree; another user's run is missing to a confined viewer. */
   async tree(runId: string, viewer: string | undefined): Promise<{ trace: TraceRow; spans: SpanNode[] }> {
+    await this.writer.flush();
     const trace = await this.store.get(runId);
     if (!trace || (viewer !== undefined && trace.user_id !== viewer)) throw new RuntimeError('NOT_FOUND', `Trace of run ${runId} not found`);
     return { trace, spans: buildTree(await this.store.spans(runId)) };
@@ -87,6 +91,7 @@ export class Traces {
   async metrics(fromMs: number, toMs: number, viewer: string | undefined): Promise<Metrics> {
     if (toMs <= fromMs) throw badRequest('`to` must be after `from`');
     if (toMs - fromMs > MAX_METRICS_DAYS * 86_400_000) throw badRequest(`The window is at most ${MAX_METRICS_DAYS} days`);
+    await this.writer.flush();
     return usageMetrics(this.store.db, fromMs, toMs, viewer, this.prices);
   }
 }
