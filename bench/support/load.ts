@@ -4,7 +4,7 @@
  * with the servers for this machine's two cores); otherwise autocannon, in process.
  */
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -22,6 +22,10 @@ export interface LoadResult {
   meanMs: number;
   errors: number;
   non2xx: number;
+  /** Requests completed in the measured run. */
+  requests: number;
+  /** CPU time (user + system, all threads) the process `cpuPid` spent per request, if asked. */
+  cpuMsPerRequest?: number;
 }
 
 export const DURATION_S = Number(process.env.BENCH_DURATION ?? 5);
@@ -33,6 +37,29 @@ export interface LoadRequest {
   body?: string;
   /** Concurrent connections; default CONNECTIONS. Use 1 to measure latency without queueing. */
   connections?: number;
+  /**
+   * A server process whose CPU time to sample around the measured run: what that process spent
+   * per request, apart from the load generator and other servers sharing the cores.
+   */
+  cpuPid?: number;
+  /** Seconds of unmeasured load first, so the JIT has settled (default 1). */
+  warmupSeconds?: number;
+}
+
+/** utime + stime of a process and its threads, in ms (Linux /proc: fields 14 and 15, in USER_HZ ticks, always 100). */
+function cpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const ticksPerSecond = 100;
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / ticksPerSecond;
+}
+
+async function measured<T extends { requests: number }>(pid: number | undefined, run: () => Promise<T>): Promise<T & { cpuMsPerRequest?: number }> {
+  if (pid === undefined) return run();
+  const before = cpuMs(pid);
+  const result = await run();
+  const spent = cpuMs(pid) - before;
+  return { ...result, cpuMsPerRequest: result.requests > 0 ? spent / result.requests : NaN };
 }
 
 export async function load(label: string, url: string, request: LoadRequest = {}): Promise<LoadResult> {
@@ -40,17 +67,23 @@ export async function load(label: string, url: string, request: LoadRequest = {}
   const { method = 'GET', headers = {}, body, connections = CONNECTIONS } = request;
   const options = { url, method, headers, ...(body === undefined ? {} : { body }) };
   // A short warm-up lets the JIT settle before the measured run.
-  await autocannon({ ...options, connections: 10, duration: 1 });
-  const r = await autocannon({ ...options, connections, duration: DURATION_S });
+  await autocannon({ ...options, connections: 10, duration: request.warmupSeconds ?? 1 });
+  const r = await measured(request.cpuPid, async () => {
+    const result = await autocannon({ ...options, connections, duration: DURATION_S });
+    return { result, requests: result.requests.total };
+  });
+  const { result } = r;
   return {
     label,
     connections,
-    requestsPerSecond: Math.round(r.requests.average),
-    p50Ms: r.latency.p50,
-    p99Ms: r.latency.p99,
-    meanMs: r.latency.average,
-    errors: r.errors + r.timeouts,
-    non2xx: r.non2xx,
+    requestsPerSecond: Math.round(result.requests.average),
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    meanMs: result.latency.average,
+    errors: result.errors + result.timeouts,
+    non2xx: result.non2xx,
+    requests: r.requests,
+    ...(r.cpuMsPerRequest === undefined ? {} : { cpuMsPerRequest: r.cpuMsPerRequest }),
   };
 }
 
@@ -96,8 +129,11 @@ async function loadWithWrk(wrk: string, label: string, url: string, request: Loa
     writeFileSync(script, `${lua.join('\n')}\n`);
     const run = (seconds: number, conns: number) =>
       promisify(execFile)(wrk, ['-t1', `-c${conns}`, `-d${seconds}s`, '--latency', '-s', script, url], { maxBuffer: 1 << 20 });
-    await run(1, Math.min(10, connections));
-    const { stdout } = await run(DURATION_S, connections);
+    await run(request.warmupSeconds ?? 1, Math.min(10, connections));
+    const { stdout, requests, cpuMsPerRequest } = await measured(request.cpuPid, async () => {
+      const { stdout: out } = await run(DURATION_S, connections);
+      return { stdout: out, requests: Number(/(\d+) requests in/.exec(out)?.[1] ?? 0) };
+    });
     const latency = (p: string) => {
       const m = new RegExp(`^\\s*${p}%\\s+([\\d.]+)(us|ms|s|m)\\s*$`, 'm').exec(stdout);
       return m ? Math.round(millis(m[1]!, m[2]!) * 100) / 100 : NaN;
@@ -113,6 +149,8 @@ async function loadWithWrk(wrk: string, label: string, url: string, request: Loa
       meanMs: mean ? millis(mean[1]!, mean[2]!) : NaN,
       errors: errors ? errors.slice(1).reduce((sum, n) => sum + Number(n), 0) : 0,
       non2xx: Number(/Non-2xx or 3xx responses: (\d+)/.exec(stdout)?.[1] ?? 0),
+      requests,
+      ...(cpuMsPerRequest === undefined ? {} : { cpuMsPerRequest }),
     };
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -11,6 +11,8 @@ const tsx = pathToFileURL(resolve(root, 'node_modules/tsx/dist/loader.mjs')).hre
 
 export interface BenchServer {
   url: string;
+  /** The server's process id, for sampling its CPU time. */
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -31,6 +33,7 @@ export async function startServer(script: string, env: Record<string, string> = 
   });
   return {
     url,
+    pid: child.pid!,
     stop: () =>
       new Promise((r) => {
         child.once('exit', () => r());
