@@ -295,6 +295,16 @@ export const MIGRATIONS: readonly Migration[] = [
     --;;
     CREATE INDEX IF NOT EXISTS svc_trace_spans_by_kind ON svc_trace_spans (kind, start_ms)`,
   },
+  {
+    version: 47,
+    name: 'trace cache tokens',
+    // A model call's prompt-cache reads and writes as columns, so GET /metrics prices cached
+    // input at its own rate (MODEL_PRICES_JSON's cached_input) in the same two queries. Null
+    // where the provider reported none, and for spans written before this step.
+    sql: `ALTER TABLE svc_trace_spans ADD COLUMN cached_input_tokens BIGINT
+    --;;
+    ALTER TABLE svc_trace_spans ADD COLUMN cache_write_input_tokens BIGINT`,
+  },
 ];
 
 /** Checks that a migration list is strictly increasing, so a bad merge fails loudly at start. */

@@ -5,10 +5,10 @@
  * and p50/p95 latency. Two queries (runs, model calls) read the window's rows and the groups are
  * made here, because a percentile is not written the same way in SQLite and PostgreSQL. Cost is
  * in USD when a price table is given (MODEL_PRICES_JSON) and every model call in the group has a
- * price, else null: a sum that left some calls out would read as the whole cost. Input tokens are
- * priced as uncached (the cached share lives in the span's attributes, not read here), so a
- * provider's prompt-cache discount is not taken off.
+ * price, else null: a sum that left some calls out would read as the whole cost. A call's
+ * prompt-cache reads and writes are priced at their own rates (model/pricing's costOf).
  */
+import type { Usage } from '../model/model.js';
 import { costOf } from '../model/pricing.js';
 import type { ModelPrices } from '../settings/pricing.js';
 import type { Db, SqlValue } from '../storage/db.js';
@@ -97,6 +97,19 @@ function grouped<T extends Sample>(samples: readonly T[], key: (s: T) => string[
 }
 
 /** A model span's name is provider/model; a provider id has no slash, a model id may. */
+/** A stored model call's Usage, cache counts included where the provider reported them. */
+function usageOf(row: Record<string, unknown>, input: number, output: number): Usage {
+  const cached = row.cached_input_tokens;
+  const written = row.cache_write_input_tokens;
+  return {
+    inputTokens: input,
+    outputTokens: output,
+    totalTokens: input + output,
+    ...(cached === null || cached === undefined ? {} : { cachedInputTokens: Number(cached) }),
+    ...(written === null || written === undefined ? {} : { cacheWriteInputTokens: Number(written) }),
+  };
+}
+
 function splitName(name: string): { provider: string; model: string } {
   const slash = name.indexOf('/');
   return slash < 0 ? { provider: '', model: name } : { provider: name.slice(0, slash), model: name.slice(slash + 1) };
@@ -113,7 +126,7 @@ export async function usageMetrics(db: Db, fromMs: number, toMs: number, userId?
     params,
   );
   const calls = await db.query<Record<string, unknown>>(
-    `SELECT s.trace_id, s.start_ms, s.end_ms, s.status, s.input_tokens, s.output_tokens, s.name
+    `SELECT s.trace_id, s.start_ms, s.end_ms, s.status, s.input_tokens, s.output_tokens, s.cached_input_tokens, s.cache_write_input_tokens, s.name
      FROM svc_trace_spans s JOIN svc_traces t ON t.trace_id = s.trace_id
      WHERE s.kind = 'model' AND s.start_ms >= $1 AND s.start_ms < $2${byUser}`,
     params,
@@ -130,7 +143,7 @@ export async function usageMetrics(db: Db, fromMs: number, toMs: number, userId?
       input_tokens: input,
       output_tokens: output,
       name,
-      cost: prices ? costOf({ inputTokens: input, outputTokens: output, totalTokens: input + output }, splitName(name).model, prices) : undefined,
+      cost: prices ? costOf(usageOf(r, input, output), splitName(name).model, prices) : undefined,
     };
   });
   // A run costs what its model calls cost; undefined once one of them has no price.

@@ -46,5 +46,13 @@ export interface SpanSink {
   flushSoon(): void;
 }
 
-/** A span ready for its INSERT: attributes bounded, redacted and serialised. */
-export type SerializedSpan = Omit<PendingSpan, 'attributes'> & { attributes: string };
+/**
+ * A span ready for its INSERT: attributes bounded, redacted and serialised, and a model call's
+ * prompt-cache counts (attributes `cached_tokens`, `cache_write_tokens`) as columns of their own,
+ * so the metrics can price cached input at its own rate without reading attributes.
+ */
+export type SerializedSpan = Omit<PendingSpan, 'attributes'> & {
+  attributes: string;
+  cached_input_tokens: number | null;
+  cache_write_input_tokens: number | null;
+};

@@ -31,7 +31,22 @@ function trace(id: string, startMs: number, fields: Partial<TraceRow> = {}): Tra
 }
 
 function span(traceId: string, id: string, parent: string | null, kind: string, startMs: number, fields: Partial<SerializedSpan> = {}): SerializedSpan {
-  return { trace_id: traceId, span_id: id, parent_id: parent, kind, name: kind, start_ms: startMs, end_ms: startMs + 10, status: 'ok', input_tokens: null, output_tokens: null, attributes: '{}', ...fields };
+  return {
+    trace_id: traceId,
+    span_id: id,
+    parent_id: parent,
+    kind,
+    name: kind,
+    start_ms: startMs,
+    end_ms: startMs + 10,
+    status: 'ok',
+    input_tokens: null,
+    output_tokens: null,
+    cached_input_tokens: null,
+    cache_write_input_tokens: null,
+    attributes: '{}',
+    ...fields,
+  };
 }
 
 const ids = (page: { data: TraceRow[] }) => page.data.map((t) => t.trace_id);
@@ -146,10 +161,30 @@ for (const kind of testDatabaseKinds) {
       }
     });
 
+    it('prices prompt-cache reads and writes at their own rates', async () => {
+      const t = T0 + 5 * DAY;
+      // 1000 input tokens of which 600 read from the cache and 100 written to it, 50 output.
+      await traces.store.write(
+        [span('rc', 'mc', null, 'model', t, { name: 'anthropic/claude-x', input_tokens: 1000, output_tokens: 50, cached_input_tokens: 600, cache_write_input_tokens: 100 })],
+        [trace('rc', t, { input_tokens: 1000, output_tokens: 50 })],
+      );
+      const prices = { 'claude-x': { input: 3, output: 15, cachedInput: 0.3, cacheWriteInput: 3.75 } };
+      const priced = new Traces({ db, log: silentLogger, retentionDays: 30, prices });
+      try {
+        const m = await priced.metrics(t, t + DAY, undefined);
+        const usd = (300 * 3 + 600 * 0.3 + 100 * 3.75 + 50 * 15) / 1e6;
+        expect(m.models.map((x) => [x.model, x.input_tokens, x.cost])).toEqual([['claude-x', 1000, usd]]);
+        expect(m.days.map((d) => d.cost)).toEqual([usd]);
+      } finally {
+        await priced.close();
+      }
+    });
+
     it('removes the traces of runs started before the cutoff, spans included', async () => {
       expect(await traces.store.deleteBefore(T0 + DAY)).toBe(1);
       expect(await traces.store.spans('r1')).toEqual([]);
-      expect(ids(await traces.list({}, 10, undefined, undefined))).toEqual(['r4', 'r3', 'r2']);
+      // rc, the prompt-cache run, started days later.
+      expect(ids(await traces.list({}, 10, undefined, undefined))).toEqual(['rc', 'r4', 'r3', 'r2']);
     });
   });
 }

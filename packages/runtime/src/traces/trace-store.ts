@@ -23,7 +23,8 @@ export interface TraceCursor {
   traceId: string;
 }
 
-/** Rows per INSERT: 11 parameters each keeps a statement well under SQLite's parameter limit. */
+const SPAN_COLUMNS = 13;
+/** Rows per INSERT: 13 parameters each keeps a statement well under SQLite's parameter limit. */
 const SPANS_PER_STATEMENT = 200;
 
 const TRACE_COLUMNS = 'trace_id, session_id, component_type, component_id, user_id, status, error, start_ms, end_ms, duration_ms, input_tokens, output_tokens';
@@ -110,12 +111,27 @@ async function insertSpans(tx: SqlClient, spans: readonly SerializedSpan[]): Pro
   const params: SqlValue[] = [];
   const values = spans.map((s) => {
     const at = params.length;
-    params.push(s.trace_id, s.span_id, s.parent_id, s.kind, s.name, s.start_ms, s.end_ms, s.status, s.input_tokens, s.output_tokens, s.attributes);
-    return `(${Array.from({ length: 11 }, (_, i) => `$${at + i + 1}`).join(', ')})`;
+    params.push(
+      s.trace_id,
+      s.span_id,
+      s.parent_id,
+      s.kind,
+      s.name,
+      s.start_ms,
+      s.end_ms,
+      s.status,
+      s.input_tokens,
+      s.output_tokens,
+      s.cached_input_tokens,
+      s.cache_write_input_tokens,
+      s.attributes,
+    );
+    return `(${Array.from({ length: SPAN_COLUMNS }, (_, i) => `$${at + i + 1}`).join(', ')})`;
   });
   // A batch written again after a failed commit must not fail on the spans that made it.
   await tx.execute(
-    `INSERT INTO svc_trace_spans (trace_id, span_id, parent_id, kind, name, start_ms, end_ms, status, input_tokens, output_tokens, attributes)
+    `INSERT INTO svc_trace_spans (trace_id, span_id, parent_id, kind, name, start_ms, end_ms, status, input_tokens, output_tokens,
+       cached_input_tokens, cache_write_input_tokens, attributes)
      VALUES ${values.join(', ')} ON CONFLICT (trace_id, span_id) DO NOTHING`,
     params,
   );

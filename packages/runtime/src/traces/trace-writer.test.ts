@@ -79,6 +79,21 @@ describe('the trace writer', () => {
     expect(store.writes.map((w) => w.traces.map((t) => t.status))).toEqual([['RUNNING'], ['COMPLETED']]);
   });
 
+  it("keeps a model call's prompt-cache counts as columns, and nothing where none was reported", async () => {
+    const store = fakeStore();
+    const writer = new TraceWriter({ store, log: silentLogger, intervalMs: 1000 });
+    const run = new SpanTracer(writer).startRun(info);
+    run.child('model', 'anthropic/m').end('ok', { input_tokens: 100, output_tokens: 5, cached_tokens: 60, cache_write_tokens: 30 });
+    run.child('model', 'openai/m').end('ok', { input_tokens: 10, output_tokens: 2, cached_tokens: null });
+    run.child('tool', 't').end('ok', { cached_tokens: 'not a count' });
+    await writer.flush();
+    expect(store.writes[0]!.spans.map((s) => [s.name, s.cached_input_tokens, s.cache_write_input_tokens])).toEqual([
+      ['anthropic/m', 60, 30],
+      ['openai/m', null, null],
+      ['t', null, null],
+    ]);
+  });
+
   it('drops a RUNNING summary only for an end that follows it', () => {
     // A continued run: its pause ends part one, its second start must stay until part two ends.
     expect(withoutEndedStarts([row('a', 'RUNNING'), row('a', 'PAUSED'), row('a', 'RUNNING')]).map((t) => t.status)).toEqual(['PAUSED', 'RUNNING']);

@@ -52,7 +52,12 @@ export class TraceWriter implements SpanSink {
    * generation; the JSON text is one flat string the collector never has to walk.
    */
   addSpan(span: PendingSpan): void {
-    this.spans.push({ ...span, attributes: this.serialize(span) });
+    this.spans.push({
+      ...span,
+      attributes: this.serialize(span),
+      cached_input_tokens: tokenCount(span.attributes.cached_tokens),
+      cache_write_input_tokens: tokenCount(span.attributes.cache_write_tokens),
+    });
     this.schedule();
   }
 
@@ -115,6 +120,10 @@ export class TraceWriter implements SpanSink {
       this.options.log.warn(`could not write ${spans.length} span(s) of ${traces.length} run(s): ${error instanceof Error ? error.message : String(error)}`);
     }
   }
+}
+
+function tokenCount(value: unknown): number | null {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : null;
 }
 
 /**
