@@ -52,6 +52,11 @@ for (const kind of testDatabaseKinds) {
       started.push(after);
       const run = (await call(after.url, 'GET', `/agents/stubborn/runs/${runId}`)).body as Json;
       expect(run).toMatchObject({ status: 'ERROR', error: SHUTDOWN_MESSAGE });
+      // Its trace too: the run started less than a second before the shutdown, so its RUNNING
+      // summary was still in the trace writer's buffer when the run was recorded as interrupted.
+      const trace = (await call(after.url, 'GET', `/traces/${runId}`)).body as Json;
+      expect(trace).toMatchObject({ status: 'ERROR', error: SHUTDOWN_MESSAGE, duration_ms: trace.end_ms - trace.start_ms });
+      expect(trace.spans.map((s: Json) => [s.kind, s.status, s.attributes.error])).toEqual([['run', 'error', SHUTDOWN_MESSAGE]]);
     });
 
     it('behind a trusted proxy, failures count per forwarded client; spoofed entries to the left are ignored', async () => {

@@ -19,6 +19,8 @@ export interface ActiveRun extends LocalRun {
   storedLength: number;
   /** Events streamed but not stored yet (see RunEventLog). */
   unstored: StoredRunEvent[];
+  /** Ends the run's trace as an error now (shutdown gives up on a run that would not stop). */
+  endTrace: (error: string) => void;
 }
 
 export interface RunChoresOptions {

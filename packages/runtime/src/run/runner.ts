@@ -13,7 +13,7 @@ import { noTracer, type Tracer } from '../components/tracer.js';
 import type { ChatMessage, Model, Usage } from '../model/model.js';
 import type { Logger } from '../util/logger.js';
 import { RunEventStore } from '../sessions/run-event-store.js';
-import { RunLeaseStore } from '../sessions/run-lease-store.js';
+import { RunLeaseStore, SHUTDOWN_MESSAGE } from '../sessions/run-lease-store.js';
 import type { SessionStore } from '../sessions/session-store.js';
 import { epochSeconds, type RunRecord, type RunStatus, type ToolExecution } from '../sessions/types.js';
 import { cancelRun, requestCancel, type CancelOutcome } from './cancellation.js';
@@ -277,7 +277,7 @@ export class Runner {
     const cancel = (reason = 'cancelled') => {
       if (!controller.signal.aborted) controller.abort(reason);
     };
-    this.active.set(runId, { cancel, done, streamed: () => streamed, storedLength: 0, unstored: log.unstored });
+    this.active.set(runId, { cancel, done, streamed: () => streamed, storedLength: 0, unstored: log.unstored, endTrace: (error) => trace.finish('ERROR', error) });
     this.chores.startProgress();
     return { runId, sessionId, events: log.stream, done, cancel };
   }
@@ -352,6 +352,10 @@ export class Runner {
     const stuck = runs.map(([id]) => id).filter((id) => this.active.has(id));
     if (stuck.length > 0) {
       this.log.warn(`shutdown: ${stuck.length} run(s) did not stop in time; recording them as interrupted: ${stuck.join(', ')}`);
+      // Their trace summaries may still be in the writer's buffer as RUNNING, where the
+      // database update below cannot reach them: ending the traces here puts the ERROR row in
+      // that buffer after them, and the runtime's close writes both.
+      for (const id of stuck) this.active.get(id)?.endTrace(SHUTDOWN_MESSAGE);
       await this.leases.interruptOwned(this.owner, stuck).catch((e: unknown) => this.log.error('could not record interrupted runs', e));
     }
   }

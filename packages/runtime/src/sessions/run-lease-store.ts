@@ -73,7 +73,12 @@ export class RunLeaseStore {
     return changed === 1;
   }
 
-  /** Marks runs this process still executes as interrupted (it is shutting down without them). */
+  /**
+   * Marks runs this process still executes as interrupted (it is shutting down without them).
+   * Their traces are ended by the runner, in process (run/runner.ts's shutdown): their summaries
+   * may not have reached the database yet, and a second end here would add the run's duration
+   * to the summary twice.
+   */
   async interruptOwned(owner: string, runIds: readonly string[], nowMs = Date.now()): Promise<void> {
     for (const runId of runIds) {
       await this.db.execute(
@@ -81,7 +86,6 @@ export class RunLeaseStore {
         [SHUTDOWN_MESSAGE, epochSeconds(nowMs), runId, owner],
       );
     }
-    await this.closeTraces(runIds, SHUTDOWN_MESSAGE, nowMs);
   }
 
   /**
