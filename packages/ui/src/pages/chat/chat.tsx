@@ -1,0 +1,7 @@
+export function Chat() {
+  return (
+    <main class="page" id="main">
+      <h1>Chat</h1>
+    </main>
+  );
+}

@@ -1,0 +1,7 @@
+export function Knowledge() {
+  return (
+    <main class="page" id="main">
+      <h1>Knowledge</h1>
+    </main>
+  );
+}

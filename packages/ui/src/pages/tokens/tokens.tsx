@@ -1,0 +1,7 @@
+export function Tokens() {
+  return (
+    <main class="page" id="main">
+      <h1>Tokens</h1>
+    </main>
+  );
+}
