@@ -25,10 +25,10 @@ export function uploadFile({ knowledgeId, file, fields = {}, onProgress }: Uploa
     const xhr = new XMLHttpRequest();
     xhr.open('POST', `/knowledge/content${query}`);
     for (const [name, value] of Object.entries(authHeaders())) xhr.setRequestHeader(name, value);
-    xhr.upload.onprogress = (event) => {
+    xhr.upload.addEventListener('progress', (event) => {
       if (event.lengthComputable) onProgress(event.loaded / event.total);
-    };
-    xhr.onload = () => {
+    });
+    xhr.addEventListener('load', () => {
       let body: unknown;
       try {
         body = JSON.parse(xhr.responseText);
@@ -39,8 +39,8 @@ export function uploadFile({ knowledgeId, file, fields = {}, onProgress }: Uploa
         onProgress(1);
         resolve(body as Accepted);
       } else reject(problemOf(xhr.status, body));
-    };
-    xhr.onerror = () => reject(networkProblem(new Error('the upload was interrupted')));
+    });
+    xhr.addEventListener('error', () => reject(networkProblem(new Error('the upload was interrupted'))));
     xhr.send(form);
   });
 }
