@@ -41,7 +41,10 @@ export interface Browser {
 }
 
 interface PageGlobals {
-  addEventListener(type: 'securitypolicyviolation', listener: (event: { violatedDirective: string; blockedURI: string }) => void): void;
+  addEventListener(
+    type: 'securitypolicyviolation',
+    listener: (event: { violatedDirective: string; blockedURI: string; sourceFile: string; lineNumber: number; sample: string }) => void,
+  ): void;
   __csp: string[];
 }
 
@@ -73,7 +76,7 @@ export async function launch(): Promise<Browser> {
   await context.exposeFunction('__reportCsp', (text: string) => cspViolations.push(text));
   await context.addInitScript(() => {
     const win = globalThis as unknown as PageGlobals & { __reportCsp(text: string): void };
-    win.addEventListener('securitypolicyviolation', (e) => win.__reportCsp(`${e.violatedDirective} ${e.blockedURI}`));
+    win.addEventListener('securitypolicyviolation', (e) => win.__reportCsp(`${e.violatedDirective} ${e.blockedURI} at ${e.sourceFile}:${e.lineNumber} ${e.sample}`));
   });
   return {
     context,
