@@ -86,3 +86,15 @@ export function streamRun(kind: Kind, id: string, body: RunRequest, signal: Abor
 export function streamContinue(kind: Kind, id: string, runId: string, body: ContinueRequest, signal: AbortSignal): AsyncGenerator<RunEvent> {
   return events(resume(kind, id, runId, { ...body, stream: true }, signal));
 }
+
+function follow(kind: Kind, id: string, runId: string, signal: AbortSignal): Promise<Raw> {
+  const init = { parseAs: 'stream' as const, signal };
+  if (kind === 'agent') return api.GET('/agents/{agent_id}/runs/{run_id}/events', { ...init, params: { path: { agent_id: id, run_id: runId } } });
+  if (kind === 'team') return api.GET('/teams/{team_id}/runs/{run_id}/events', { ...init, params: { path: { team_id: id, run_id: runId } } });
+  return api.GET('/workflows/{workflow_id}/runs/{run_id}/events', { ...init, params: { path: { workflow_id: id, run_id: runId } } });
+}
+
+/** A run's stored events, then its live ones until it ends (a finished run's stream ends at once). */
+export function runEvents(kind: Kind, id: string, runId: string, signal: AbortSignal): AsyncGenerator<RunEvent> {
+  return events(follow(kind, id, runId, signal));
+}
