@@ -31,10 +31,11 @@ async function listBases(mayReadConfig: boolean): Promise<Base[]> {
 export function Knowledge() {
   const { caller } = useSession();
   const bases = useAsync(() => listBases(can(caller, 'config:read')), [caller]);
-  const [chosen, setChosen] = useState<string>();
+  // Undefined: no knowledge_id, so the runtime picks its one base that takes content (a
+  // read-only base such as the quickstart's docs refuses uploads and is not searched there).
+  const [baseId, setBaseId] = useState<string>();
   const [changes, setChanges] = useState(0);
   const list = bases.data ?? [];
-  const baseId = chosen ?? list[0]?.id;
   const base = list.find((b) => b.id === baseId);
   const config = useAsync(() => unwrap(api.GET('/knowledge/config', { params: { query: baseId ? { knowledge_id: baseId } : {} } })), [baseId]);
 
@@ -45,7 +46,8 @@ export function Knowledge() {
       {list.length > 1 ? (
         <div class="field">
           <label for="base">Knowledge base</label>
-          <select id="base" value={baseId} onChange={(e) => setChosen(e.currentTarget.value)}>
+          <select id="base" value={baseId ?? ''} onChange={(e) => setBaseId(e.currentTarget.value || undefined)}>
+            <option value="">The runtime's default (the base that takes uploads)</option>
             {list.map((b) => (
               <option key={b.id} value={b.id}>
                 {b.name} ({b.id})
