@@ -5,7 +5,7 @@
  * sessionStorage at the moment it is sent; the panel calls only this origin's public API.
  */
 import createClient, { type Middleware } from 'openapi-fetch';
-import { credential } from '../auth/credential';
+import { credential } from './credential';
 import type { paths } from './schema';
 
 /** Told when the runtime refuses the credential (401), so the panel can ask for another. */

@@ -8,7 +8,7 @@ import { useCallback, useContext, useEffect, useMemo, useState } from 'preact/ho
 import { api, onUnauthorized } from '../api/client';
 import { messageOf, unwrap } from '../api/errors';
 import type { components } from '../api/schema';
-import { credential } from './credential';
+import { credential } from '../api/credential';
 import type { Caller } from './scopes';
 
 export type Info = components['schemas']['InfoResponse'];
