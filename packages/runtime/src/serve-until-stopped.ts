@@ -32,7 +32,7 @@ export async function serveUntilStopped(create: () => Runtime): Promise<void> {
     await runtime.close().catch(() => {});
     fail(error);
   }
-  process.stdout.write(`${runtime.name} runtime listening on ${server.url} (API docs: ${server.url}/docs)\n`);
+  process.stdout.write(`${runtime.name} runtime listening on ${server.url} (control panel: ${server.url}/ui, API docs: ${server.url}/docs)\n`);
 
   let stopping = false;
   const stop = (signal: string) => {

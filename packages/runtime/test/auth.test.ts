@@ -15,7 +15,8 @@ import { call } from './support/http.js';
 import { sign, signHs256, signingKey, unsignedToken, writeJwks, type SigningKey } from './support/jwt.js';
 import { startRuntime, type StartedRuntime } from './support/runtime.js';
 
-const PUBLIC_PATHS = ['/', '/health', '/info', '/docs', '/redoc', '/openapi.json', '/docs/oauth2-redirect'];
+// `/ui` is the control panel's static files: they hold no data, and every API call they make is authorized.
+const PUBLIC_PATHS = ['/', '/health', '/info', '/docs', '/redoc', '/openapi.json', '/docs/oauth2-redirect', '/ui', '/ui/*'];
 const AUDIENCE = 'runtime-under-test';
 
 let rsa: SigningKey;

@@ -77,6 +77,8 @@ export const DEFAULT_SCOPE_MAP: readonly Entry[] = [
   ['POST /service-accounts', ['service_accounts:write']],
   ['GET /service-accounts', ['service_accounts:read']],
   ['DELETE /service-accounts/{service_account_id}', ['service_accounts:delete']],
+  // Authentication only: any accepted credential may ask who it is (the control panel's sign-in).
+  ['GET /auth/whoami', []],
   ...crudRows('schedules', '/schedules'),
   ...crudRows('approvals', '/approvals'),
   ['POST /databases/*', ['config:write']],

@@ -24,6 +24,8 @@ import { infoRoutes } from './routes/info.js';
 import { serviceAccountRoutes } from './routes/service-accounts.js';
 import { sessionRoutes } from './routes/sessions.js';
 import { traceRoutes } from './routes/traces.js';
+import { uiRoutes } from './routes/ui.js';
+import { whoamiRoutes } from './routes/whoami.js';
 import { knowledgeConfigRoutes } from './routes/knowledge/config.js';
 import { knowledgeContentRoutes } from './routes/knowledge/content.js';
 import { knowledgeRemoteContentRoutes } from './routes/knowledge/remote-content.js';
@@ -86,9 +88,11 @@ export function buildApp(ctx: ServerContext, parts: AppParts = {}): BuiltApp {
     ...sessionRoutes(ctx),
     ...traceRoutes(ctx),
     ...serviceAccountRoutes(ctx),
+    ...whoamiRoutes(ctx),
     ...mcpRoutes(ctx, { allowedHosts: ctx.mcpAllowedHosts }),
     ...mcpOAuthRoutes(ctx),
     ...docsRoutes(ctx, () => openApiDocument(app, ctx)),
+    ...uiRoutes(ctx),
     ...(parts.routes?.(ctx) ?? []),
   ];
 

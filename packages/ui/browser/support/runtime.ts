@@ -1,0 +1,89 @@
+/**
+ * The runtime a browser test drives: a real Runtime on a free loopback port with a temp SQLite
+ * file, its agents answering from the loopback fake LLM the runtime's own tests use
+ * (packages/runtime/test/support/fake-llm.ts): `helper` calls get_weather then answers,
+ * `files` pauses for confirmation before delete_file, `echo` repeats the message, `librarian`
+ * searches the writable `library` base; a team and a workflow of them.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { Agent, Knowledge, OpenAIChatModel, Runtime, SqliteDb, SqliteVectorStore, Team, Workflow, defaultReaders, silentLogger, step, tool } from '@svc/runtime';
+import { startFakeLlm, type FakeLlm } from '../../../runtime/test/support/fake-llm.js';
+
+export const SECURITY_KEY = 'panel-test-security-key-0123456789';
+
+export interface PanelRuntime {
+  url: string;
+  fake: FakeLlm;
+  runtime: Runtime;
+  /** Files deleted by the confirmed tool, in order. */
+  deleted: string[];
+  stop(): Promise<void>;
+}
+
+export async function startPanelRuntime(options: { securityKey?: string } = {}): Promise<PanelRuntime> {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-ui-runtime-'));
+  const fake = await startFakeLlm({
+    toolArguments: { get_weather: { city: 'Paris' }, delete_file: { path: 'notes.txt' }, search_knowledge_base: { query: 'comfrey' } },
+  });
+  const model = () => new OpenAIChatModel({ model: 'fake-model', baseURL: `${fake.url}/v1`, apiKey: 'sk-test', maxRetries: 0 });
+  const deleted: string[] = [];
+  const getWeather = tool({
+    name: 'get_weather',
+    description: 'The weather in a city',
+    input: z.object({ city: z.string() }),
+    execute: ({ city }) => `Sunny in ${city}`,
+  });
+  const deleteFile = tool({
+    name: 'delete_file',
+    description: 'Delete a file',
+    input: z.object({ path: z.string() }),
+    requiresConfirmation: true,
+    execute: ({ path }) => {
+      deleted.push(path);
+      return `Deleted ${path}`;
+    },
+  });
+  const library = new Knowledge({
+    id: 'library',
+    name: 'Library',
+    description: 'What the tests upload',
+    store: new SqliteVectorStore({ path: join(dir, 'knowledge.db'), id: 'library-store', name: 'SQLite' }),
+    readers: defaultReaders({}),
+  });
+  const helper = new Agent({ id: 'helper', name: 'Helper', instructions: 'Help.', tools: [getWeather], model: model() });
+  const echo = new Agent({ id: 'echo', name: 'Echo', instructions: 'Repeat.', model: model() });
+  const runtime = new Runtime(
+    {
+      id: 'panel-test',
+      name: 'Panel Test',
+      agents: [
+        helper,
+        echo,
+        new Agent({ id: 'files', name: 'Files', instructions: 'Manage files.', tools: [deleteFile], model: model() }),
+        new Agent({ id: 'librarian', name: 'Librarian', instructions: 'Search first.', knowledge: library, model: model() }),
+      ],
+      teams: [new Team({ id: 'crew', name: 'Crew', mode: 'route', members: [echo, helper], model: model() })],
+      workflows: [new Workflow({ id: 'flow', name: 'Flow', steps: [step('shout', ({ message }) => message.toUpperCase()), step('say', echo)] })],
+      knowledge: [library],
+      mcp_server: true,
+      db: new SqliteDb({ path: join(dir, 'runtime.db') }),
+      env: options.securityKey ? { OS_SECURITY_KEY: options.securityKey } : {},
+    },
+    { logger: silentLogger },
+  );
+  const server = await runtime.serve({ port: 0, host: '127.0.0.1' });
+  return {
+    url: server.url,
+    fake,
+    runtime,
+    deleted,
+    async stop() {
+      await server.close();
+      await fake.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
