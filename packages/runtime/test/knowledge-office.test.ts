@@ -92,7 +92,8 @@ for (const kind of testDatabaseKinds) {
       expect(done.status).toBe('completed');
       const [notes] = await search('heliotrope contract');
       expect(notes?.content_id).toBe(done.id);
-      expect(notes?.content).toContain('Speaker notes: Escalate the heliotrope contract early.');
+      // DocumentChunker keeps the notes on their own line.
+      expect(notes?.content).toContain('Speaker notes:\nEscalate the heliotrope contract early.');
       expect(notes?.content).toContain('Supplier delay | Mireille');
       expect(notes?.meta_data).toMatchObject({ slide_start: 1, slide_end: 2 });
     });
@@ -106,8 +107,8 @@ for (const kind of testDatabaseKinds) {
       expect(done.status).toBe('completed');
       const [hit] = await search('Grenoble');
       expect(hit?.content_id).toBe(done.id);
-      // DocumentChunker flattens whitespace, so the markdown table's rows share a line.
-      expect(hit?.content).toBe('# Office hours\n\n| Site | Opens | | --- | --- | | Grenoble | 07:30 | | Tromsø | 09:00 |');
+      // DocumentChunker keeps line breaks, so the markdown table keeps a row per line.
+      expect(hit?.content).toBe('# Office hours\n\n| Site | Opens |\n| --- | --- |\n| Grenoble | 07:30 |\n| Tromsø | 09:00 |');
     });
 
     it('ingests a CSV as labelled records with reader_id field_labeled_csv', async () => {
@@ -115,7 +116,8 @@ for (const kind of testDatabaseKinds) {
       const done = await ingest(blob(csv, 'text/csv'), 'people.csv', { reader_id: 'field_labeled_csv' });
       expect(done.status).toBe('completed');
       const [hit] = await search('Szeged');
-      expect(hit).toMatchObject({ content_id: done.id, content: 'Full Name: Teodor Vass City: Szeged', meta_data: { row_index: 1, source: 'field_labeled_csv_reader' } });
+      // One "Label: value" per line, as the reader wrote the record.
+      expect(hit).toMatchObject({ content_id: done.id, content: 'Full Name: Teodor Vass\nCity: Szeged', meta_data: { row_index: 1, source: 'field_labeled_csv_reader' } });
     });
 
     it('ingests a multi-page PDF: a chunk spanning pages says which', async () => {

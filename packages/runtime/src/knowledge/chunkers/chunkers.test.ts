@@ -61,6 +61,11 @@ describe('chunkers', () => {
     expect(chunks.map((c) => c.content)).toEqual(['First para.\n\nSecond para.', 'A long one.', 'It has two sentences that', 'are long.']);
   });
 
+  it('DocumentChunker keeps a line break inside a paragraph as one, and collapses other whitespace', () => {
+    const text = 'Name: Ada  Lovelace \r\n  Born:\t1815\n \nKnown For: the first\n\n\n program';
+    expect(new DocumentChunker().chunk(doc(text)).map((c) => c.content)).toEqual(['Name: Ada Lovelace\nBorn: 1815\n\nKnown For: the first\n\nprogram']);
+  });
+
   it('DocumentChunker overlap prepends the tail of the previous chunk', () => {
     const chunks = new DocumentChunker({ chunkSize: 6, overlap: 2 }).chunk(doc('aaaaaa\n\nbbbbbb'));
     expect(chunks.map((c) => c.content)).toEqual(['aaaaaa', 'aabbbbbb']);

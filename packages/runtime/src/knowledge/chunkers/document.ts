@@ -2,9 +2,14 @@
  * @module knowledge/chunkers/document
  * Paragraph packing: paragraphs (split on blank lines) are packed into chunks of at most
  * chunk_size characters; a paragraph too large on its own is packed by sentences instead.
+ *
+ * Inside a paragraph, whitespace collapses to one space, but a line break stays one line break:
+ * agno flattens paragraphs onto one line, which turned a labelled CSV record's `Label: value`
+ * lines, a table's rows and a slide's lines into one run of text (agno itself keeps a document
+ * that fits in a chunk as it is, line breaks included).
  */
 import type { Chunk, Document } from '../types.js';
-import { SIZED_DEFAULTS, cleanText, defineChunker, pack, sizeOptions, splitWords, toChunks, withOverlap, type ChunkerOf, type SizeOptions } from './chunker.js';
+import { SIZED_DEFAULTS, defineChunker, pack, sizeOptions, splitWords, toChunks, withOverlap, type ChunkerOf, type SizeOptions } from './chunker.js';
 
 export class DocumentChunker implements ChunkerOf<'DocumentChunker'> {
   readonly type = 'DocumentChunker' as const;
@@ -18,7 +23,7 @@ export class DocumentChunker implements ChunkerOf<'DocumentChunker'> {
   chunk(doc: Document): Chunk[] {
     const paragraphs = doc.content
       .split(/\n\s*\n/)
-      .map((p) => cleanText(p).trim())
+      .map((p) => keepLines(p).trim())
       .filter(Boolean);
     const bySentence = (paragraph: string) =>
       pack(splitSentences(paragraph), this.chunkSize, ' ', (sentence) => splitWords(sentence, this.chunkSize));
@@ -40,4 +45,9 @@ export function splitSentences(text: string): string[] {
     .split(/(?<=[.!?])\s+/)
     .map((s) => s.trim())
     .filter(Boolean);
+}
+
+/** Collapses each whitespace run to one line break if it holds one, else to one space. */
+function keepLines(text: string): string {
+  return text.replace(/\s+/g, (run) => (/[\n\r]/.test(run) ? '\n' : ' '));
 }

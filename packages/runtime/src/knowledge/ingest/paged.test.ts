@@ -115,7 +115,8 @@ describe('page-aware chunking through the Knowledge', () => {
     const result = await knowledge.insert({ buffer: deck, name: 'plan.pptx' });
     expect(result).toMatchObject({ reader: 'pptx', chunker: 'DocumentChunker', chunks: 1 });
     const [hit] = await knowledge.search('budget tight', { searchType: 'keyword' });
-    expect(hit).toMatchObject({ id: 'plan_1', content: 'Slide 1: Plan\n\nShip the beta\n\nSlide 2: Risks\n\nSpeaker notes: Budget is tight.' });
+    // DocumentChunker keeps the notes' line break.
+    expect(hit).toMatchObject({ id: 'plan_1', content: 'Slide 1: Plan\n\nShip the beta\n\nSlide 2: Risks\n\nSpeaker notes:\nBudget is tight.' });
     expect(hit!.meta_data).toMatchObject({ slide_start: 1, slide_end: 2, chunk: 1 });
     await knowledge.store.close();
   });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { RuntimeError } from '../../../errors.js';
+import { createChunker } from '../../chunkers/registry.js';
 import { FieldLabeledCsvReader } from './field-labeled-csv.js';
 
 async function refusal(p: Promise<unknown>): Promise<RuntimeError> {
@@ -35,6 +36,13 @@ describe('FieldLabeledCsvReader', () => {
       'Record B\nPerson: Grace\nYear: 1906\nknown_for: COBOL',
       'Record A\nPerson: Alan\nYear: 1912\nknown_for: ',
     ]);
+  });
+
+  it('keeps one "Label: value" per line through its default chunker', async () => {
+    const reader = new FieldLabeledCsvReader();
+    const [doc] = await reader.read({ data: 'full_name,city\nOrla Brennan,Galway\n', name: 'people.csv' });
+    const chunks = await createChunker(reader.chunkers[0]).chunk(doc!);
+    expect(chunks.map((c) => c.content)).toEqual(['Full Name: Orla Brennan\nCity: Galway']);
   });
 
   it('claims .csv after the csv reader and chunks with DocumentChunker by default', () => {

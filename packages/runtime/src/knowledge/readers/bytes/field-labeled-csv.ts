@@ -20,8 +20,9 @@
  * `{ row_index (0-based), headers, total_rows, source: 'field_labeled_csv_reader' }`.
  *
  * agno never chunks these records; here a chunker always runs, so the default is
- * DocumentChunker, under which a record shorter than chunk_size stays one chunk (its lines
- * flattened onto one line, as every size-based chunker flattens whitespace).
+ * DocumentChunker, under which a record shorter than chunk_size stays one chunk, one
+ * `Label: value` per line (DocumentChunker keeps line breaks; the other size-based chunkers
+ * flatten whitespace onto one line).
  *
  * Large files are parsed in the worker pool (offloaded.ts); a file with more data rows than
  * KNOWLEDGE_MAX_DOCUMENTS is refused as the parser reaches the first row too many.
