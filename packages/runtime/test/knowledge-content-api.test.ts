@@ -24,6 +24,7 @@ type Json = Record<string, any>;
 
 /** 40 paragraphs, one chunk each under DocumentChunker with chunk_size 20. */
 const ZEBRAS = Array.from({ length: 40 }, (_, i) => `Zebra fact ${i}.`).join('\n\n');
+const DEEP = 10_000;
 
 let dir: string;
 beforeAll(() => {
@@ -72,6 +73,32 @@ for (const kind of testDatabaseKinds) {
       expect(await settled(rt.url, csv.body.id)).toMatchObject({ status: 'completed' });
       const [hit] = (await search({ query: 'Galway' })).data;
       expect(hit).toMatchObject({ content_id: csv.body.id, content: 'Full Name: Orla Brennan\nCity: Galway' });
+    });
+
+    it('refuses JSON nested too deep in a form field or a JSON string with 422, as in a JSON body', async () => {
+      const before = (await call(rt.url, 'GET', '/knowledge/content')).body.meta.total_count;
+      const arrays = `${'['.repeat(DEEP)}${']'.repeat(DEEP)}`;
+      const objects = `${'{"a":'.repeat(DEEP)}1${'}'.repeat(DEEP)}`;
+      for (const [field, value] of [
+        ['metadata', objects],
+        ['metadata', arrays],
+        ['reader_options', objects],
+      ] as const) {
+        const form = await upload(rt.url, '/knowledge/content', { text_content: 'deep', [field]: value });
+        expect([form.status, form.body.error_code], field).toEqual([422, 'VALIDATION_ERROR']);
+        // The guard's place names the field, then the path to the level it stopped at.
+        expect(form.body.detail).toMatch(new RegExp(`^${field}[[.].* is nested deeper than 32 levels$`));
+      }
+      const json = await call(rt.url, 'POST', '/knowledge/content', { body: { text_content: 'deep', metadata: objects } });
+      expect([json.status, json.body.error_code]).toEqual([422, 'VALIDATION_ERROR']);
+      const patched = await call(rt.url, 'PATCH', `/knowledge/content/${zebras}`, { body: { metadata: arrays } });
+      expect([patched.status, patched.body.error_code]).toEqual([422, 'VALIDATION_ERROR']);
+      // Shallow JSON text still works, and text that is not JSON is kept as it is.
+      const ok = await upload(rt.url, '/knowledge/content', { text_content: 'shallow', metadata: '{"team": {"name": "ops"}}' });
+      expect([ok.status, ok.body.metadata]).toEqual([202, { team: { name: 'ops' } }]);
+      const raw = await upload(rt.url, '/knowledge/content', { text_content: 'raw', metadata: '[[[not json' });
+      expect([raw.status, raw.body.metadata]).toEqual([202, { value: '[[[not json' }]);
+      expect((await call(rt.url, 'GET', '/knowledge/content')).body.meta.total_count).toBe(before + 2);
     });
   });
 }

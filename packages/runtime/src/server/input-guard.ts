@@ -51,6 +51,24 @@ export function checkValue(value: unknown, where: string, depth = 0): void {
   }
 }
 
+/**
+ * The same rules for JSON sent as text in a field (a form's `metadata`, or a JSON body's
+ * `metadata` given as a string), which the body's own check sees as one string. Text that is
+ * not JSON is left to the field's reader.
+ */
+export function checkJsonText(text: string, where: string): void {
+  const start = text.trimStart()[0];
+  if (start !== '{' && start !== '[') return;
+  let value: unknown;
+  try {
+    // JSON.parse builds 100,000 levels without recursing; walking them afterwards would not.
+    value = JSON.parse(text);
+  } catch {
+    return;
+  }
+  checkValue(value, where);
+}
+
 async function checkBody(c: Context<AppEnv>): Promise<void> {
   const type = (c.req.header('content-type') ?? '').toLowerCase();
   if (type.startsWith('application/json')) {

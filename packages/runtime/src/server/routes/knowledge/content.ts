@@ -12,6 +12,7 @@ import type { ContentCaller } from '../../../knowledge/content/service.js';
 import { upload } from '../../../knowledge/content/upload.js';
 import { parseMetadata } from '../../../knowledge/content/upload-fields.js';
 import type { AppEnv, ServerContext } from '../../context.js';
+import { checkJsonText } from '../../input-guard.js';
 import { apiRoute, scoped, type RouteDefinition } from '../../route.js';
 import { standardErrors } from '../../standard-errors.js';
 import {
@@ -173,6 +174,7 @@ export function knowledgeContentRoutes(ctx: ServerContext): RouteDefinition[] {
       async (c) => {
         const q = c.req.valid('query');
         const body = c.req.valid('json');
+        if (typeof body.metadata === 'string') checkJsonText(body.metadata, 'metadata');
         const knowledge = await service.select(q.knowledge_id, q.db_id);
         const caller = contentCaller(ctx, c);
         const updated = await service.update(knowledge, c.req.valid('param').content_id, { name: body.name, description: body.description, metadata: parseMetadata(body.metadata) }, caller);

@@ -10,6 +10,7 @@ import type { ContentRecord } from '../../../knowledge/content/content-store.js'
 import { WRITE_MODES } from '../../../knowledge/content/submit.js';
 import { SEARCH_TYPES } from '../../../knowledge/vector-stores/vector-store.js';
 import type { AppEnv } from '../../context.js';
+import { checkJsonText } from '../../input-guard.js';
 
 export const ContentSchema = z
   .object({
@@ -179,11 +180,23 @@ export function accepted(r: ContentRecord): z.infer<typeof AcceptedSchema> {
 
 export type Upload = z.infer<typeof JsonUploadSchema> & { file?: File | undefined };
 
-/** The request's fields, already validated by the schema of its media type. */
+/** The fields that may carry a JSON object or array as text. */
+const JSON_TEXT_FIELDS = ['metadata', 'reader_options', 'source_params', 'url'] as const;
+
+/**
+ * The request's fields, already validated by the schema of its media type. JSON sent as text
+ * in a field goes through the input guard's depth and text rules too, as a JSON body does.
+ */
 export function readUpload<T = Upload>(c: Context<AppEnv>): T {
   const type = c.req.header('content-type') ?? '';
-  if (/^application\/json/i.test(type)) return c.req.valid('json' as never) as T;
-  if (/^(multipart\/form-data|application\/x-www-form-urlencoded)/i.test(type)) return c.req.valid('form' as never) as T;
-  throw new RuntimeError('UNSUPPORTED_MEDIA_TYPE', 'Send multipart/form-data (for a file) or application/json');
+  let fields: Record<string, unknown>;
+  if (/^application\/json/i.test(type)) fields = c.req.valid('json' as never);
+  else if (/^(multipart\/form-data|application\/x-www-form-urlencoded)/i.test(type)) fields = c.req.valid('form' as never);
+  else throw new RuntimeError('UNSUPPORTED_MEDIA_TYPE', 'Send multipart/form-data (for a file) or application/json');
+  for (const name of JSON_TEXT_FIELDS) {
+    const value = fields[name];
+    if (typeof value === 'string') checkJsonText(value, name);
+  }
+  return fields as T;
 }
 
