@@ -68,6 +68,23 @@ for (const kind of testDatabaseKinds) {
       await database?.cleanup();
     });
 
+    it('returns max_results hits on one page unless meta.limit pages them', async () => {
+      const all = await search({ query: 'zebra', max_results: 25 });
+      expect(all.data).toHaveLength(25);
+      expect(all.meta).toMatchObject({ page: 1, limit: 25, total_pages: 1, total_count: 25 });
+      const paged = await search({ query: 'zebra', max_results: 25, meta: { limit: 10, page: 3 } });
+      expect(paged.data).toHaveLength(5);
+      expect(paged.meta).toMatchObject({ page: 3, limit: 10, total_pages: 3, total_count: 25 });
+      // Pages are cut from one result list: the three pages are its 25 hits in order.
+      const pages = await Promise.all([1, 2, 3].map((page) => search({ query: 'zebra', max_results: 25, meta: { limit: 10, page } })));
+      expect(pages.flatMap((p) => p.data.map((h) => h.id))).toEqual(all.data.map((h) => h.id));
+      // Without either, the knowledge base's maxResults (10) on one page.
+      const plain = await search({ query: 'zebra' });
+      expect([plain.data.length, plain.meta.limit, plain.meta.total_pages]).toEqual([10, 10, 1]);
+      const past = await search({ query: 'zebra', max_results: 25, meta: { page: 2 } });
+      expect([past.data.length, past.meta.limit, past.meta.page]).toEqual([0, 25, 2]);
+    });
+
     it('keeps one "Label: value" per line for a labelled CSV record', async () => {
       const csv = await upload(rt.url, '/knowledge/content', { file: new Blob(['full_name,city\nOrla Brennan,Galway\n'], { type: 'text/csv' }), reader_id: 'field_labeled_csv' }, 'people.csv');
       expect(await settled(rt.url, csv.body.id)).toMatchObject({ status: 'completed' });

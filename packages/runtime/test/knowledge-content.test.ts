@@ -94,7 +94,8 @@ for (const kind of testDatabaseKinds) {
       const keyword = await call(rt.url, 'POST', '/knowledge/search', { body: { query: 'PORT listening', knowledge_id: 'docs', search_type: 'keyword' } });
       expect(keyword.status).toBe(200);
       expect(keyword.body.data[0]).toMatchObject({ content_id: md.body.id, content: expect.stringContaining('PORT=8080'), meta_data: { area: 'setup' } });
-      expect(keyword.body.meta).toMatchObject({ page: 1, limit: 20, total_count: keyword.body.data.length, search_time_ms: expect.any(Number) });
+      // No max_results and no meta.limit: the knowledge base's maxResults (10), on one page.
+      expect(keyword.body.meta).toMatchObject({ page: 1, limit: 10, total_count: keyword.body.data.length, search_time_ms: expect.any(Number) });
       for (const search_type of ['vector', 'hybrid']) {
         const r = await call(rt.url, 'POST', `/knowledge/search${q}`, { body: { query: 'descaled with vinegar', search_type, max_results: 5, meta: { limit: 1, page: 1 } } });
         expect(r.status, search_type).toBe(200);

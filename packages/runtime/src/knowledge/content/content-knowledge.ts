@@ -12,6 +12,8 @@ import type { CollectionKnowledge } from './collection-job.js';
 
 export interface ContentKnowledge extends KnowledgeComponent {
   readonly maxContentBytes: number;
+  /** How many hits a search returns when the caller does not say. */
+  readonly maxResults?: number | undefined;
   checkInsert(choices: InsertChoices): void;
   /** Validates an upload's choices and resolves them once into the plan its job follows. */
   plan(choices: InsertChoices, source: { sha256: string } | SourceLocation): IngestPlan;

@@ -137,7 +137,9 @@ export const SearchBodySchema = z
     knowledge_id: z.string().optional(),
     db_id: z.string().optional(),
     search_type: z.enum(SEARCH_TYPES).optional(),
-    max_results: z.number().int().min(1).max(1000).optional(),
+    max_results: z.number().int().min(1).max(1000).optional().openapi({
+      description: "How many hits the search returns (default the knowledge base's maxResults, 10). They all come on one page unless meta.limit pages them",
+    }),
     rerank: z.boolean().optional().openapi({ description: 'With a reranker configured: false skips it. Default true' }),
     similarity_threshold: z.number().min(0).max(1).optional().openapi({ description: 'Drop hits scored below this' }),
     filters: z
@@ -148,7 +150,12 @@ export const SearchBodySchema = z
           'A plain object of type-exact equalities, or a list of expressions that must all hold: {"op": EQ|NEQ|GT|GTE|LT|LTE|CONTAINS|STARTSWITH, "key", "value"}, ' +
           '{"op": "IN", "key", "values"}, {"op": AND|OR, "conditions"}, {"op": "NOT", "condition"}. A key no stored chunk has is a 422 listing the valid keys.',
       }),
-    meta: z.object({ limit: z.number().int().min(1).max(1000).default(20), page: z.number().int().min(1).max(1_000_000).default(1) }).optional(),
+    meta: z
+      .object({
+        limit: z.number().int().min(1).max(1000).optional().openapi({ description: 'Hits per page, paging the max_results hits in memory; default all of them on one page' }),
+        page: z.number().int().min(1).max(1_000_000).default(1),
+      })
+      .optional(),
   })
   .openapi('KnowledgeSearchRequest');
 

@@ -1,7 +1,7 @@
 /**
  * @module server/routes/knowledge/search
- * POST /knowledge/search: one search of a knowledge base, paged in memory over its hits as agno
- * does.
+ * POST /knowledge/search: one search of a knowledge base. `max_results` hits are returned, all
+ * on one page unless `meta.limit` pages them in memory (as agno pages them).
  */
 import { z } from '@hono/zod-openapi';
 import type { KnowledgeSearchOptions } from '../../../knowledge/options.js';
@@ -49,7 +49,10 @@ export function knowledgeSearchRoutes(ctx: ServerContext): RouteDefinition[] {
           userId: contentCaller(ctx, c).scope,
         });
         const searchTimeMs = Math.round((performance.now() - started) * 100) / 100;
-        const { limit, page } = body.meta ?? { limit: 20, page: 1 };
+        // max_results is what the caller asked to get back: one page of them, unless meta.limit
+        // explicitly pages them (agno defaulted meta.limit to 20, which silently cut 100 to 20).
+        const page = body.meta?.page ?? 1;
+        const limit = body.meta?.limit ?? body.max_results ?? knowledge.maxResults ?? Math.max(1, hits.length);
         const data = hits.slice((page - 1) * limit, page * limit).map((h) => ({
           id: h.id,
           content: h.content,
