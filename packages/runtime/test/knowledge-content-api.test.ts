@@ -85,6 +85,19 @@ for (const kind of testDatabaseKinds) {
       expect([past.data.length, past.meta.limit, past.meta.page]).toEqual([0, 25, 2]);
     });
 
+    it('gives hits ids made of the content id and the chunk position: unique, and stable between searches', async () => {
+      // Two contents whose documents share a name ("notes"): their chunker ids collide.
+      const txt = await text({ name: 'notes.txt', text_content: 'The walrus sleeps on ice floes.' });
+      const md = await text({ name: 'notes.md', text_content: '# Notes\n\nA walrus can weigh a tonne.' });
+      const hits = (await search({ query: 'walrus', max_results: 10 })).data;
+      expect(hits.map((h) => h.id).sort()).toEqual([`${txt}_1`, `${md}_1`].sort());
+      expect(hits.map((h) => Object.keys(h).sort())).toEqual(hits.map(() => ['content', 'content_id', 'id', 'meta_data', 'name', 'score']));
+      const zebraIds = (await search({ query: 'zebra', max_results: 40 })).data.map((h) => h.id);
+      expect(new Set(zebraIds).size).toBe(40);
+      expect(zebraIds.every((id) => /_\d+$/.test(id) && id.startsWith(`${zebras}_`))).toBe(true);
+      expect((await search({ query: 'zebra', max_results: 40 })).data.map((h) => h.id)).toEqual(zebraIds);
+    });
+
     it('keeps one "Label: value" per line for a labelled CSV record', async () => {
       const csv = await upload(rt.url, '/knowledge/content', { file: new Blob(['full_name,city\nOrla Brennan,Galway\n'], { type: 'text/csv' }), reader_id: 'field_labeled_csv' }, 'people.csv');
       expect(await settled(rt.url, csv.body.id)).toMatchObject({ status: 'completed' });

@@ -125,7 +125,8 @@ for (const kind of testDatabaseKinds) {
       const done = await ingest(blob(pdf, 'application/pdf'), 'manual.pdf');
       expect(done.status).toBe('completed');
       const [hit] = await search('obsidian gasket');
-      expect(hit).toMatchObject({ content_id: done.id, id: 'manual_1', meta_data: { page_start: 1, page_end: 3 } });
+      // A hit's id is its content's id and the chunk's position in it.
+      expect(hit).toMatchObject({ content_id: done.id, id: `${done.id}_1`, meta_data: { page_start: 1, page_end: 3 } });
       expect(hit?.content).toBe('The obsidian gasket is replaced yearly.\n\nTorque the flange bolts to 40 Nm.\n\nAppendix on lubrication.');
     });
 

@@ -85,6 +85,7 @@ for (const kind of testDatabaseKinds) {
     let database: TestDatabase | undefined;
     let storeDb: Db | undefined;
     let rt: StartedRuntime;
+    let guideId: string;
 
     beforeAll(async () => {
       const open = (table: string): VectorStore => {
@@ -102,7 +103,7 @@ for (const kind of testDatabaseKinds) {
       const helper = new Agent({ id: 'helper', model, instructions: 'Search the docs before answering.', knowledge: docs });
       rt = await startRuntime(kind, { agents: [helper], knowledge: [docs, plain] });
 
-      await docs.insert({ path: file('guide.md', GUIDE), chunker: new MarkdownChunker({ splitOnHeadings: 2 }), metadata: { kind: 'guide' } });
+      guideId = (await docs.insert({ path: file('guide.md', GUIDE), chunker: new MarkdownChunker({ splitOnHeadings: 2 }), metadata: { kind: 'guide' } })).content_id;
       await docs.insert({ path: file('cities.csv', CITIES), metadata: { kind: 'table', year: 2024 } });
       await docs.insert({ path: file('catalog.json', CATALOG), metadata: { kind: 'catalog' } });
       await plain.insert({ text: GUIDE, name: 'guide.md', chunkSize: 120, chunker: 'MarkdownChunker' });
@@ -129,7 +130,8 @@ for (const kind of testDatabaseKinds) {
       // The pages are chunked as one text: both short pages fit one chunk, which says so.
       expect(pdf).toMatchObject({ reader: 'pdf', chunker: 'DocumentChunker', chunks: 1 });
       const [page] = await docs.search('kettle warranty years', { searchType: 'hybrid', limit: 1, filters: { kind: 'policy' } });
-      expect(page).toMatchObject({ id: 'policy_1', content: 'Warranty: two years on every kettle.\n\nReturns within 30 days.', meta_data: { page_start: 1, page_end: 2, kind: 'policy' } });
+      // A hit's id is its content's id and the chunk's position in it.
+      expect(page).toMatchObject({ id: `${pdf.content_id}_1`, content: 'Warranty: two years on every kettle.\n\nReturns within 30 days.', meta_data: { page_start: 1, page_end: 2, kind: 'policy' } });
       expect(page!.meta_data).not.toHaveProperty('page');
       const docx = await docs.insert({ buffer: docxWithParagraphs(['Onboarding', 'Ask the desk for a badge.']), name: 'onboarding.docx', metadata: { kind: 'policy' } });
       expect(docx).toMatchObject({ reader: 'docx', chunks: 1 });
@@ -141,7 +143,7 @@ for (const kind of testDatabaseKinds) {
       for (const searchType of ['vector', 'keyword', 'hybrid'] as const) {
         const [best] = await docs.search('how do I change the listening port?', { searchType, limit: 3 });
         expect(best?.content, searchType).toContain('PORT=8080');
-        expect(best).toMatchObject({ id: 'guide_2', name: 'guide', meta_data: { kind: 'guide', chunk: 2 } });
+        expect(best).toMatchObject({ id: `${guideId}_2`, name: 'guide', meta_data: { kind: 'guide', chunk: 2 } });
       }
     });
 

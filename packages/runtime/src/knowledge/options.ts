@@ -170,6 +170,7 @@ export interface KnowledgeSearchOptions {
 }
 
 export interface KnowledgeHit {
+  /** `{content_id}_{n}`, n the chunk's 1-based position in its content: unique and stable. */
   id: string;
   content_id: string;
   content: string;

@@ -98,7 +98,8 @@ describe('page-aware chunking through the Knowledge', () => {
     expect(result).toMatchObject({ reader: 'pdf', chunker: 'FixedSizeChunker' });
     const hits = await knowledge.search('kettle warranty returns accepted descaling vinegar recommended month', { searchType: 'keyword', limit: 10 });
     const byId = new Map(hits.map((h) => [h.id, h]));
-    expect([...byId.keys()].sort()).toEqual(Array.from({ length: result.chunks }, (_, i) => `policy_${i + 1}`).sort());
+    // Hit ids are the content id and the chunk's position in it.
+    expect([...byId.keys()].sort()).toEqual(Array.from({ length: result.chunks }, (_, i) => `${result.content_id}_${i + 1}`).sort());
     const spanning = hits.find((h) => h.content.includes('household use. Returns'));
     expect(spanning?.meta_data).toMatchObject({ page_start: 1, page_end: 2, kind: 'policy' });
     expect(spanning?.meta_data).not.toHaveProperty('page');
@@ -116,7 +117,7 @@ describe('page-aware chunking through the Knowledge', () => {
     expect(result).toMatchObject({ reader: 'pptx', chunker: 'DocumentChunker', chunks: 1 });
     const [hit] = await knowledge.search('budget tight', { searchType: 'keyword' });
     // DocumentChunker keeps the notes' line break.
-    expect(hit).toMatchObject({ id: 'plan_1', content: 'Slide 1: Plan\n\nShip the beta\n\nSlide 2: Risks\n\nSpeaker notes:\nBudget is tight.' });
+    expect(hit).toMatchObject({ id: `${result.content_id}_1`, content: 'Slide 1: Plan\n\nShip the beta\n\nSlide 2: Risks\n\nSpeaker notes:\nBudget is tight.' });
     expect(hit!.meta_data).toMatchObject({ slide_start: 1, slide_end: 2, chunk: 1 });
     await knowledge.store.close();
   });

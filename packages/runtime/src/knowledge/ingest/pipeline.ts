@@ -2,8 +2,8 @@
  * @module knowledge/ingest/pipeline
  * The one-way part of an insert, after its reader and chunker are resolved: chunk what was read
  * (in the worker pool unless it is small, see chunk-parts.ts; paged sources as one text, see
- * paged.ts) within the content's chunk budget, give repeated chunk ids a suffix, embed, and
- * store under the content id. Every pass over the chunks on the main thread yields to the event
+ * paged.ts) within the content's chunk budget, number the chunks, embed, and store under the
+ * content id. Every pass over the chunks on the main thread yields to the event
  * loop every few ms.
  */
 import { unprocessable } from '../../errors.js';
@@ -56,10 +56,7 @@ export interface StoreTarget {
   signal: AbortSignal | undefined;
 }
 
-/**
- * Chunks, embeds and stores read documents under one content id, each group with its chunker.
- * Chunk ids must be unique within the content; a repeated one gets a suffix.
- */
+/** Chunks, embeds and stores read documents under one content id, each group with its chunker. */
 export async function storeParts(host: PipelineHost, parts: readonly ReadPart[], c: StoreTarget): Promise<{ content_id: string; name: string; chunks: number }> {
   return storeChunks(host, await chunkAll(host, parts, c), c);
 }
@@ -78,19 +75,19 @@ export async function chunkAll(host: PipelineHost, parts: readonly ReadPart[], c
   return chunks;
 }
 
-/** Gives repeated chunk ids a suffix, embeds the chunks and stores them under the content id. */
+/**
+ * Numbers the chunks, embeds them and stores them under the content id. A stored chunk's id is
+ * its 1-based position in the content, so `{content_id}_{n}` names a hit uniquely and stably
+ * (the chunkers' ids come from the document's name, which another content can share).
+ */
 export async function storeChunks(host: PipelineHost, chunks: Chunk[], c: StoreTarget): Promise<{ content_id: string; name: string; chunks: number }> {
   const { name, metadata, contentId } = c;
   // Each pass over the chunks yields to the event loop every few ms: at 150k chunks the copy
   // into stored rows alone held it for ~0.4 s.
   const slicer = new TimeSlicer(SLICE_MS, c.signal);
-  const seen = new Map<string, number>();
   for (let i = 0; i < chunks.length; i++) {
     if ((i & 255) === 0) await slicer.pause();
-    const chunk = chunks[i]!;
-    const n = seen.get(chunk.id) ?? 0;
-    seen.set(chunk.id, n + 1);
-    if (n > 0) chunk.id = `${chunk.id}~${n + 1}`;
+    chunks[i]!.id = String(i + 1);
   }
   const vectors = host.embedder ? await host.embedder.embed(await mapSliced(chunks, (chunk) => chunk.content, slicer), c.signal) : undefined;
   const stored: StoredChunk[] = await mapSliced(chunks, (chunk, i) => ({ ...chunk, filters: metadata, embedding: vectors?.[i] }), slicer);

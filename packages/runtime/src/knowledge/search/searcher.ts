@@ -74,7 +74,9 @@ export class Searcher {
     }
     if (threshold !== undefined) hits = hits.filter((h) => h.score >= threshold);
     return hits.map(({ chunk, score }) => ({
-      id: chunk.id,
+      // Unique across contents: chunk ids are positions within one content (older rows: the
+      // chunker's name-based ids, also unique within their content).
+      id: `${chunk.content_id}_${chunk.id}`,
       content_id: chunk.content_id,
       content: chunk.content,
       ...(chunk.name !== undefined ? { name: chunk.name } : {}),

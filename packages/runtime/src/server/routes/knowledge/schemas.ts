@@ -56,7 +56,7 @@ export const PageMetaSchema = z.object({ page: z.number().int(), limit: z.number
 
 export const HitSchema = z
   .object({
-    id: z.string(),
+    id: z.string().openapi({ description: "`{content_id}_{n}`, n the chunk's 1-based position in its content: unique in a result list, stable while the content is" }),
     content: z.string(),
     name: z.string().nullable(),
     meta_data: z.record(z.string(), z.unknown()),
