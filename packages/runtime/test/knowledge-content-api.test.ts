@@ -98,6 +98,16 @@ for (const kind of testDatabaseKinds) {
       expect((await search({ query: 'zebra', max_results: 40 })).data.map((h) => h.id)).toEqual(zebraIds);
     });
 
+    it('shows the reader, chunker and chunker settings a record was built with, defaults included', async () => {
+      const record = (await call(rt.url, 'GET', `/knowledge/content/${zebras}`)).body;
+      expect(record).toMatchObject({ reader_id: 'text', chunker: 'DocumentChunker', chunker_settings: { chunk_size: 20, chunk_overlap: 0 } });
+      const plain = await text({ name: 'plain.txt', text_content: 'Nothing chosen: every setting is a default.' });
+      const defaults = (await call(rt.url, 'GET', `/knowledge/content/${plain}`)).body;
+      expect(defaults).toMatchObject({ reader_id: 'text', chunker: 'FixedSizeChunker', chunker_settings: { chunk_size: 5000, chunk_overlap: 0 } });
+      const listed = (await call(rt.url, 'GET', '/knowledge/content?limit=100')).body.data as Json[];
+      expect(listed.find((r) => r.id === zebras)).toMatchObject({ chunker_settings: { chunk_size: 20, chunk_overlap: 0 } });
+    });
+
     it('keeps one "Label: value" per line for a labelled CSV record', async () => {
       const csv = await upload(rt.url, '/knowledge/content', { file: new Blob(['full_name,city\nOrla Brennan,Galway\n'], { type: 'text/csv' }), reader_id: 'field_labeled_csv' }, 'people.csv');
       expect(await settled(rt.url, csv.body.id)).toMatchObject({ status: 'completed' });

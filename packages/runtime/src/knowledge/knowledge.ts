@@ -30,6 +30,7 @@ import { sha256Sliced } from '../util/utf8-slices.js';
 import { sharedOffload, type Offload } from '../workers/offload.js';
 import type { ChunkerType } from './chunkers/list.js';
 import { createChunker } from './chunkers/registry.js';
+import { chunkerSettings, contentChunkerSettings } from './chunkers/settings.js';
 import type { ConfigurableKnowledge } from './configurable.js';
 import { withinReadTime } from './ingest/deadline.js';
 import { contentIdFor, documentsDigest, sourceIdentity } from './ingest/identity.js';
@@ -231,7 +232,7 @@ export class Knowledge implements SearchableKnowledge, ConfigurableKnowledge {
       return [{ documents, chunker: r.chunker, reader: r.reader }];
     });
     const stored = await storeChunks(this.pipeline, chunks, target);
-    return { ...stored, reader: r.reader.id, chunker: r.chunker.type, hash, ...(notes.length > 0 ? { notes } : {}) };
+    return { ...stored, reader: r.reader.id, chunker: r.chunker.type, chunker_settings: chunkerSettings(r.chunker), hash, ...(notes.length > 0 ? { notes } : {}) };
   }
 
   /** Reads (`read`) and chunks one content within its time budget (KNOWLEDGE_MAX_READ_SECONDS). */
@@ -275,7 +276,7 @@ export class Knowledge implements SearchableKnowledge, ConfigurableKnowledge {
     const chunker = [...new Set(parts.map((p) => p.chunker.type))].join(', ') || (readWith ?? reader).chunkers[0] || 'none';
     if (options.unlessHash === hash) return { content_id: options.contentId, name, reader: readerId, chunker, chunks: 0, ...size, hash, unchanged: true, ...notes };
     const stored = await storeChunks(this.pipeline, chunks, this.sourceTarget(name, checked.url, metadata, options));
-    return { ...stored, reader: readerId, chunker, ...size, hash, ...notes };
+    return { ...stored, reader: readerId, chunker, chunker_settings: contentChunkerSettings(parts.map((p) => p.chunker)), ...size, hash, ...notes };
   }
 
   private sourceTarget(name: string, url: string | undefined, metadata: Metadata, options: { contentId: string; userId?: string | undefined; signal?: AbortSignal | undefined }): StoreTarget {
@@ -336,11 +337,11 @@ export class Knowledge implements SearchableKnowledge, ConfigurableKnowledge {
     // otherwise the file's name or type picks one.
     const named = 'bytes' in content && options.reader !== undefined ? (typeof options.reader === 'object' ? options.reader : this.readers.get(options.reader)) : undefined;
     const target: StoreTarget = { name, sourceName, sourceId: options.key, metadata, contentId: options.contentId, userId: options.userId, signal: options.signal };
-    let used: { reader: string; chunker: string } | undefined;
+    let used: Pick<InsertResult, 'reader' | 'chunker' | 'chunker_settings'> | undefined;
     const chunks = await this.readWithin(target, async (signal) => {
       const read = await readChild(content, { readers: this.readers, signal, limits: this.limits, reader: named && !isSourceReader(named) ? named : undefined }, notes);
       const chunker = this.planner.chunkerFor(read.reader, options);
-      used = { reader: read.reader.id, chunker: chunker.type };
+      used = { reader: read.reader.id, chunker: chunker.type, chunker_settings: chunkerSettings(chunker) };
       return [{ documents: await mapSliced(read.documents, (doc) => ({ ...doc, name })), chunker, reader: read.reader }];
     });
     const stored = await storeChunks(this.pipeline, chunks, target);

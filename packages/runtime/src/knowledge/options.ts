@@ -136,6 +136,8 @@ export interface InsertResult {
   name: string;
   reader: string;
   chunker: string;
+  /** What the chunker was built with (chunk_size, chunk_overlap...); absent when nothing was chunked. */
+  chunker_settings?: Record<string, unknown> | undefined;
   chunks: number;
   /** Bytes fetched, for URL content. */
   size?: number;

@@ -305,6 +305,13 @@ export const MIGRATIONS: readonly Migration[] = [
     --;;
     ALTER TABLE svc_trace_spans ADD COLUMN cache_write_input_tokens BIGINT`,
   },
+  {
+    version: 48,
+    name: 'knowledge_content_versions',
+    // chunker_settings: what the chunker was built with (JSON: chunk_size, chunk_overlap, ...),
+    // so a record says how its chunks were made.
+    sql: `ALTER TABLE svc_knowledge_contents ADD COLUMN IF NOT EXISTS chunker_settings TEXT`,
+  },
 ];
 
 /** Checks that a migration list is strictly increasing, so a bad merge fails loudly at start. */

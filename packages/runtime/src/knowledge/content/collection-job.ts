@@ -17,7 +17,7 @@ import { createHash } from 'node:crypto';
 import { RuntimeError, unprocessable } from '../../errors.js';
 import type { Logger } from '../../util/logger.js';
 import { sha256, uuidFromHash } from '../ingest/identity.js';
-import type { ContentRecord, ContentStore, NewContent } from './content-store.js';
+import { builtWith, type ContentRecord, type ContentStore, type NewContent } from './content-store.js';
 import { failureNote } from '../readers/sources/collection.js';
 import type { ChildContent, FailedChild, SourceChild } from '../readers/sources/source-reader.js';
 import type { InsertChoices, InsertResult } from '../options.js';
@@ -125,6 +125,7 @@ export async function ingestCollection(run: CollectionRun): Promise<void> {
       status: 'completed',
       status_message: result.notes?.length ? clip(`completed; skipped: ${result.notes.join('; ')}`) : null,
       file_type: result.unchanged ? undefined : result.reader,
+      ...builtWith(result, run.choices),
       size: result.size ?? null,
       content_hash: result.hash,
       source_version: item.version ?? null,

@@ -54,6 +54,12 @@ for (const kind of testDatabaseKinds) {
       expect(pages.every((p) => p.total === 5)).toBe(true);
     });
 
+    it('keeps the chunker settings a record was built with', async () => {
+      expect((await store.get('kb', 'a1'))?.chunker_settings).toBeNull();
+      await store.update('kb', 'a1', { reader_id: 'text', chunker: 'FixedSizeChunker', chunker_settings: { chunk_size: 300, chunk_overlap: 20 } });
+      expect(await store.get('kb', 'a1')).toMatchObject({ reader_id: 'text', chunker: 'FixedSizeChunker', chunker_settings: { chunk_size: 300, chunk_overlap: 20 } });
+    });
+
     it('gets another user’s record as not found', async () => {
       expect(await store.get('kb', 'b1', 'alice')).toBeUndefined();
       expect((await store.get('kb', 'a1', 'alice'))?.id).toBe('a1');

@@ -8,6 +8,7 @@
  * that user's) and bulk deletion `ownedBy`, applied in the same WHERE as everything else, so
  * counts, pages and deletions see exactly what the caller may.
  */
+import type { InsertChoices, InsertResult } from '../options.js';
 import type { Metadata } from '../types.js';
 import type { SqlClient, SqlValue } from '../../storage/db.js';
 
@@ -23,6 +24,8 @@ export interface ContentRecord {
   size: number | null;
   reader_id: string | null;
   chunker: string | null;
+  /** What the chunker was built with (chunk_size, chunk_overlap...); null until the content is chunked. */
+  chunker_settings: Metadata | null;
   status: ContentStatus;
   status_message: string | null;
   /** SHA-256 (hex) of the bytes the stored chunks were built from; null until completed. */
@@ -43,8 +46,8 @@ export interface ContentRecord {
 }
 
 /** What a new record is given; the rest starts empty. */
-export type NewContent = Omit<ContentRecord, 'created_at' | 'updated_at' | 'content_hash' | 'chunks' | 'parent_id' | 'source_key' | 'source_version' | 'user_id'> &
-  Partial<Pick<ContentRecord, 'parent_id' | 'source_key' | 'user_id'>>;
+export type NewContent = Omit<ContentRecord, 'created_at' | 'updated_at' | 'content_hash' | 'chunks' | 'parent_id' | 'source_key' | 'source_version' | 'user_id' | 'chunker_settings'> &
+  Partial<Pick<ContentRecord, 'parent_id' | 'source_key' | 'user_id' | 'chunker_settings'>>;
 
 export type ContentSortBy = 'created_at' | 'updated_at' | 'name';
 
@@ -70,6 +73,7 @@ interface Row {
   size: number | string | null;
   reader_id: string | null;
   chunker: string | null;
+  chunker_settings: string | null;
   status: string;
   status_message: string | null;
   content_hash: string | null;
@@ -83,7 +87,7 @@ interface Row {
 }
 
 const COLUMNS =
-  'id, knowledge_id, name, description, metadata, file_type, size, reader_id, chunker, status, status_message, content_hash, chunks, parent_id, source_key, source_version, created_at, updated_at, user_id';
+  'id, knowledge_id, name, description, metadata, file_type, size, reader_id, chunker, status, status_message, content_hash, chunks, parent_id, source_key, source_version, created_at, updated_at, user_id, chunker_settings';
 
 // Whitelisted, because the column name is interpolated into the SQL text.
 const SORT_COLUMNS: Record<ContentSortBy, string> = { created_at: 'created_at', updated_at: 'updated_at', name: 'name' };
@@ -100,6 +104,7 @@ function toRecord(row: Row): ContentRecord {
     size: row.size === null ? null : Number(row.size),
     reader_id: row.reader_id,
     chunker: row.chunker,
+    chunker_settings: row.chunker_settings === null ? null : (JSON.parse(row.chunker_settings) as Metadata),
     status: row.status as ContentStatus,
     status_message: row.status_message,
     content_hash: row.content_hash,
@@ -122,6 +127,7 @@ export class ContentStore {
     const full: ContentRecord = {
       ...record,
       user_id: record.user_id ?? null,
+      chunker_settings: record.chunker_settings ?? null,
       content_hash: null,
       chunks: null,
       parent_id: record.parent_id ?? null,
@@ -130,7 +136,7 @@ export class ContentStore {
       created_at: now,
       updated_at: now,
     };
-    await this.sql.execute(`INSERT INTO svc_knowledge_contents (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)`, [
+    await this.sql.execute(`INSERT INTO svc_knowledge_contents (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)`, [
       full.id,
       full.knowledge_id,
       full.name,
@@ -150,6 +156,7 @@ export class ContentStore {
       full.created_at,
       full.updated_at,
       full.user_id,
+      full.chunker_settings === null ? null : JSON.stringify(full.chunker_settings),
     ]);
     return full;
   }
@@ -216,14 +223,17 @@ export class ContentStore {
     knowledgeId: string,
     id: string,
     fields: Partial<
-      Pick<ContentRecord, 'name' | 'description' | 'metadata' | 'file_type' | 'size' | 'status' | 'status_message' | 'content_hash' | 'chunks' | 'source_version'>
+      Pick<
+        ContentRecord,
+        'name' | 'description' | 'metadata' | 'file_type' | 'size' | 'reader_id' | 'chunker' | 'chunker_settings' | 'status' | 'status_message' | 'content_hash' | 'chunks' | 'source_version'
+      >
     >,
   ): Promise<ContentRecord | undefined> {
     const sets: string[] = [];
     const params: SqlValue[] = [];
     for (const [column, value] of Object.entries(fields)) {
       if (value === undefined) continue;
-      params.push(column === 'metadata' && value !== null ? JSON.stringify(value) : (value as SqlValue));
+      params.push((column === 'metadata' || column === 'chunker_settings') && value !== null ? JSON.stringify(value) : (value as SqlValue));
       sets.push(`${column} = $${params.length}`);
     }
     params.push(Date.now(), knowledgeId, id);
@@ -252,6 +262,18 @@ export class ContentStore {
       [message, Date.now(), knowledgeId],
     );
   }
+}
+
+/**
+ * What a read left on its record: the reader and chunker the upload asked for, else the ones
+ * that built the chunks, and the chunker's settings (defaults included), so a record says how it
+ * was made. Nothing when the stored chunks were kept as they were.
+ */
+export function builtWith(result: InsertResult, asked: Pick<InsertChoices, 'reader' | 'chunker'>): Partial<Pick<ContentRecord, 'reader_id' | 'chunker' | 'chunker_settings'>> {
+  if (result.unchanged) return {};
+  const reader = typeof asked.reader === 'object' ? asked.reader.id : asked.reader;
+  const chunker = typeof asked.chunker === 'object' ? asked.chunker.type : asked.chunker;
+  return { reader_id: reader ?? result.reader, chunker: chunker ?? result.chunker, chunker_settings: result.chunker_settings ?? null };
 }
 
 /** `AND` shared records or this user's, with the user as the next parameter; nothing when unscoped. */

@@ -13,7 +13,7 @@ import type { Logger } from '../../util/logger.js';
 import { decodeUtf8Sliced, sha256Sliced } from '../../util/utf8-slices.js';
 import { failUnfinishedChildren, ingestCollection, type CollectionKnowledge } from './collection-job.js';
 import type { ContentKnowledge } from './content-knowledge.js';
-import type { ContentRecord, ContentStore } from './content-store.js';
+import { builtWith, type ContentRecord, type ContentStore } from './content-store.js';
 import type { IngestInput, IngestPlan } from '../ingest/plan.js';
 import type { InsertChoices } from '../options.js';
 import { downloadFile, findSource, isFolder, remoteChildren, type RemoteLocation } from './remote-content.js';
@@ -99,6 +99,7 @@ export function ingestHandler(knowledge: ContentKnowledge, store: ContentStore, 
         // A source reader's notes (pages it skipped and why) stay readable on the record.
         status_message: result.notes?.length ? noteText(result.notes) : null,
         file_type: result.reader,
+        ...builtWith(result, p.choices),
         size,
         content_hash: result.hash,
         ...(result.unchanged ? {} : { chunks: result.chunks }),
@@ -158,6 +159,7 @@ async function ingestRemote(knowledge: ContentKnowledge, store: ContentStore, re
     status: 'completed',
     status_message: result.notes?.length ? noteText(result.notes) : null,
     file_type: result.unchanged ? undefined : result.reader,
+    ...builtWith(result, p.choices),
     size: result.size ?? null,
     content_hash: result.hash,
     source_version: content.version ?? null,

@@ -115,6 +115,9 @@ export async function upload(service: ContentService, knowledge: ContentKnowledg
   const outcome = await submit(service, knowledge, mode, choices, { plan, ...source }, {
     name: request.name ?? file?.name ?? null,
     ...fields,
+    // Bytes are planned with their reader and chunker, so the record names them from the start.
+    reader_id: plan.reader,
+    chunker: plan.chunker ?? fields.chunker,
     file_type: file?.type || null,
     size: file ? file.size : Buffer.byteLength(request.text_content ?? ''),
   });

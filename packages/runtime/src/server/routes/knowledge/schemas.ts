@@ -20,8 +20,15 @@ export const ContentSchema = z
     metadata: z.record(z.string(), z.unknown()).nullable(),
     type: z.string().nullable(),
     size: z.number().int().nullable(),
-    reader_id: z.string().nullable(),
-    chunker: z.string().nullable(),
+    reader_id: z.string().nullable().openapi({ description: 'The reader asked for, else the one that read it (for a file or text, known from the upload)' }),
+    chunker: z
+      .string()
+      .nullable()
+      .openapi({ description: 'The chunker asked for, else the one that chunked it (for a file or text, known from the upload); several joined by ", " when parts were chunked differently' }),
+    chunker_settings: z
+      .record(z.string(), z.unknown())
+      .nullable()
+      .openapi({ description: "What the chunker was built with, defaults included (chunk_size, chunk_overlap, ...); keyed by chunker when there were several; null until chunked" }),
     status: z.enum(['processing', 'completed', 'failed']),
     status_message: z.string().nullable(),
     user_id: z.string().nullable().openapi({ description: 'The user who uploaded it; null for shared content' }),
@@ -169,6 +176,7 @@ export function toContent(r: ContentRecord): z.infer<typeof ContentSchema> {
     size: r.size,
     reader_id: r.reader_id,
     chunker: r.chunker,
+    chunker_settings: r.chunker_settings,
     status: r.status,
     status_message: r.status_message,
     user_id: r.user_id,
