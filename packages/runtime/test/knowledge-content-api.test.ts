@@ -108,6 +108,22 @@ for (const kind of testDatabaseKinds) {
       expect(listed.find((r) => r.id === zebras)).toMatchObject({ chunker_settings: { chunk_size: 20, chunk_overlap: 0 } });
     });
 
+    it('lists records by status, with counts of every status over the whole listing, not the page', async () => {
+      const broken = await upload(rt.url, '/knowledge/content', { file: new Blob(['a,b\n"unclosed,1\n'], { type: 'text/csv' }) }, 'broken.csv');
+      expect(await settled(rt.url, broken.body.id)).toMatchObject({ status: 'failed' });
+      const page = (await call(rt.url, 'GET', '/knowledge/content?limit=1')).body;
+      const total = page.meta.total_count as number;
+      expect(page.data).toHaveLength(1);
+      expect(page.meta.status_counts).toEqual({ processing: 0, completed: total - 1, failed: 1 });
+      const failed = (await call(rt.url, 'GET', '/knowledge/content?status=failed')).body;
+      expect(failed.data.map((r: Json) => r.id)).toEqual([broken.body.id]);
+      expect(failed.meta).toEqual({ page: 1, limit: 20, total_pages: 1, total_count: 1, status_counts: { processing: 0, completed: 0, failed: 1 } });
+      const completed = (await call(rt.url, 'GET', '/knowledge/content?status=completed&limit=2')).body;
+      expect(completed.data.every((r: Json) => r.status === 'completed')).toBe(true);
+      expect(completed.meta).toMatchObject({ total_count: total - 1, total_pages: Math.ceil((total - 1) / 2), status_counts: { completed: total - 1, failed: 0 } });
+      expect((await call(rt.url, 'GET', '/knowledge/content?status=lost')).status).toBe(422);
+    });
+
     it('keeps one "Label: value" per line for a labelled CSV record', async () => {
       const csv = await upload(rt.url, '/knowledge/content', { file: new Blob(['full_name,city\nOrla Brennan,Galway\n'], { type: 'text/csv' }), reader_id: 'field_labeled_csv' }, 'people.csv');
       expect(await settled(rt.url, csv.body.id)).toMatchObject({ status: 'completed' });

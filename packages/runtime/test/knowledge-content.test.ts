@@ -118,7 +118,7 @@ for (const kind of testDatabaseKinds) {
 
       const page = await call(rt.url, 'GET', `/knowledge/content${q}&sort_by=name&sort_order=asc&limit=2`);
       expect(page.status).toBe(200);
-      expect(page.body.meta).toEqual({ page: 1, limit: 2, total_count: 4, total_pages: 2 });
+      expect(page.body.meta).toEqual({ page: 1, limit: 2, total_count: 4, total_pages: 2, status_counts: { processing: 0, completed: 4, failed: 0 } });
       expect(page.body.data.map((r: { name: string }) => r.name)).toEqual(['Guide', 'alpha']);
       const second = await call(rt.url, 'GET', `/knowledge/content${q}&sort_by=name&sort_order=asc&limit=2&page=2`);
       expect(second.body.data.map((r: { name: string }) => r.name)).toEqual(['beta', 'note']);
@@ -138,7 +138,10 @@ for (const kind of testDatabaseKinds) {
 
       expect((await call(rt.url, 'DELETE', `/knowledge/content${q}`)).status).toBe(204);
       expect(await zeppelins()).toEqual([]);
-      expect((await call(rt.url, 'GET', `/knowledge/content${q}`)).body).toEqual({ data: [], meta: { page: 1, limit: 20, total_count: 0, total_pages: 0 } });
+      expect((await call(rt.url, 'GET', `/knowledge/content${q}`)).body).toEqual({
+        data: [],
+        meta: { page: 1, limit: 20, total_count: 0, total_pages: 0, status_counts: { processing: 0, completed: 0, failed: 0 } },
+      });
     });
 
     it('answers refusals cleanly and records processing failures', async () => {

@@ -54,6 +54,16 @@ for (const kind of testDatabaseKinds) {
       expect(pages.every((p) => p.total === 5)).toBe(true);
     });
 
+    it('filters by status and counts every status over the whole selection, not the page', async () => {
+      await store.update('kb', 'a1', { status: 'failed', status_message: 'bad' });
+      await store.update('kb', 's2', { status: 'processing' });
+      const all = await list({ limit: 1 });
+      expect([all.data.length, all.total, all.counts]).toEqual([1, 8, { processing: 1, completed: 6, failed: 1 }]);
+      const failed = await list({ status: 'failed' });
+      expect([failed.data.map((r) => r.id), failed.total, failed.counts]).toEqual([['a1'], 1, { processing: 0, completed: 0, failed: 1 }]);
+      expect((await list({ status: 'completed', visibleTo: 'alice', limit: 2 })).counts).toEqual({ processing: 0, completed: 3, failed: 0 });
+    });
+
     it('keeps the chunker settings a record was built with', async () => {
       expect((await store.get('kb', 'a1'))?.chunker_settings).toBeNull();
       await store.update('kb', 'a1', { reader_id: 'text', chunker: 'FixedSizeChunker', chunker_settings: { chunk_size: 300, chunk_overlap: 20 } });

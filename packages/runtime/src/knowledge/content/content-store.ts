@@ -61,6 +61,16 @@ export interface ContentListQuery {
   sortOrder: 'asc' | 'desc';
   /** Only shared records and this user's. */
   visibleTo?: string | undefined;
+  /** Only records in this status. */
+  status?: ContentStatus | undefined;
+}
+
+/** A page of records, the size of the whole selection and how it stands by status. */
+export interface ContentPage {
+  data: ContentRecord[];
+  total: number;
+  /** Over every record the query selects, not only this page's. */
+  counts: Record<ContentStatus, number>;
 }
 
 interface Row {
@@ -168,7 +178,7 @@ export class ContentStore {
     return row ? toRecord(row) : undefined;
   }
 
-  async list(q: ContentListQuery): Promise<{ data: ContentRecord[]; total: number }> {
+  async list(q: ContentListQuery): Promise<ContentPage> {
     const params: SqlValue[] = [q.knowledgeId];
     let where = 'knowledge_id = $1';
     if (q.parentId === undefined) where += ' AND parent_id IS NULL';
@@ -177,7 +187,13 @@ export class ContentStore {
       where += ` AND parent_id = $${params.length}`;
     }
     where += visibleSql(q.visibleTo, params);
-    const [count] = await this.sql.query<{ n: number | string }>(`SELECT COUNT(*) AS n FROM svc_knowledge_contents WHERE ${where}`, params);
+    if (q.status !== undefined) {
+      params.push(q.status);
+      where += ` AND status = $${params.length}`;
+    }
+    // One pass gives the total and the counts, so a client waiting on thousands of uploads
+    // polls one URL rather than one status URL each.
+    const counts = toCounts(await this.sql.query<{ status: string; n: number | string }>(`SELECT status, COUNT(*) AS n FROM svc_knowledge_contents WHERE ${where} GROUP BY status`, params));
     const order = q.sortOrder === 'asc' ? 'ASC' : 'DESC';
     params.push(q.limit, (q.page - 1) * q.limit);
     // id breaks ties, so pages never overlap or skip rows.
@@ -185,7 +201,7 @@ export class ContentStore {
       `SELECT ${COLUMNS} FROM svc_knowledge_contents WHERE ${where} ORDER BY ${SORT_COLUMNS[q.sortBy]} ${order}, id ${order} LIMIT $${params.length - 1} OFFSET $${params.length}`,
       params,
     );
-    return { data: rows.map(toRecord), total: Number(count?.n ?? 0) };
+    return { data: rows.map(toRecord), total: counts.processing + counts.completed + counts.failed, counts };
   }
 
   /**
@@ -209,13 +225,12 @@ export class ContentStore {
 
   /** How a collection's children stand, by status. */
   async childCounts(knowledgeId: string, parentId: string): Promise<Record<ContentStatus, number>> {
-    const rows = await this.sql.query<{ status: string; n: number | string }>(
-      'SELECT status, COUNT(*) AS n FROM svc_knowledge_contents WHERE knowledge_id = $1 AND parent_id = $2 GROUP BY status',
-      [knowledgeId, parentId],
+    return toCounts(
+      await this.sql.query<{ status: string; n: number | string }>('SELECT status, COUNT(*) AS n FROM svc_knowledge_contents WHERE knowledge_id = $1 AND parent_id = $2 GROUP BY status', [
+        knowledgeId,
+        parentId,
+      ]),
     );
-    const counts: Record<ContentStatus, number> = { processing: 0, completed: 0, failed: 0 };
-    for (const row of rows) counts[row.status as ContentStatus] = Number(row.n);
-    return counts;
   }
 
   /** Sets the given fields; undefined ones are left as they are. */
@@ -274,6 +289,13 @@ export function builtWith(result: InsertResult, asked: Pick<InsertChoices, 'read
   const reader = typeof asked.reader === 'object' ? asked.reader.id : asked.reader;
   const chunker = typeof asked.chunker === 'object' ? asked.chunker.type : asked.chunker;
   return { reader_id: reader ?? result.reader, chunker: chunker ?? result.chunker, chunker_settings: result.chunker_settings ?? null };
+}
+
+function toCounts(rows: readonly { status: string; n: number | string }[]): Record<ContentStatus, number> {
+  const counts: Record<ContentStatus, number> = { processing: 0, completed: 0, failed: 0 };
+  // PostgreSQL returns COUNT(*) as a string.
+  for (const row of rows) if (row.status in counts) counts[row.status as ContentStatus] = Number(row.n);
+  return counts;
 }
 
 /** `AND` shared records or this user's, with the user as the next parameter; nothing when unscoped. */

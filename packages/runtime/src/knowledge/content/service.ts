@@ -18,7 +18,7 @@ import type { Db } from '../../storage/db.js';
 import type { Logger } from '../../util/logger.js';
 import type { Metadata } from '../types.js';
 import { isContentKnowledge, type ContentKnowledge } from './content-knowledge.js';
-import { ContentStore, type ContentListQuery, type ContentRecord, type ContentStatus } from './content-store.js';
+import { ContentStore, type ContentListQuery, type ContentPage, type ContentRecord, type ContentStatus } from './content-store.js';
 import { ingestHandler, ingestKind, ingestRef } from './ingest-job.js';
 
 const INTERRUPTED = 'interrupted: no job is left to finish it';
@@ -117,7 +117,7 @@ export class ContentService {
   }
 
   /** A page of records (a collection's children with `parentId`), as the caller may see them. */
-  async list(knowledge: ContentKnowledge, query: Omit<ContentListQuery, 'knowledgeId' | 'visibleTo'>, caller: ContentCaller): Promise<{ data: ContentRecord[]; total: number }> {
+  async list(knowledge: ContentKnowledge, query: Omit<ContentListQuery, 'knowledgeId' | 'visibleTo'>, caller: ContentCaller): Promise<ContentPage> {
     if (query.parentId !== undefined) await this.get(knowledge, query.parentId, caller.scope);
     return this.store.list({ ...query, knowledgeId: knowledge.id, visibleTo: caller.scope });
   }

@@ -18,6 +18,7 @@ import { standardErrors } from '../../standard-errors.js';
 import {
   AcceptedSchema,
   accepted,
+  CONTENT_STATUSES,
   ContentSchema,
   DescriptionField,
   FormUploadSchema,
@@ -27,6 +28,7 @@ import {
   PageMetaSchema,
   readUpload,
   SelectQuery,
+  StatusCountsSchema,
   StatusSchema,
   toContent,
 } from './schemas.js';
@@ -95,10 +97,14 @@ export function knowledgeContentRoutes(ctx: ServerContext): RouteDefinition[] {
             sort_by: z.enum(['created_at', 'updated_at', 'name']).default('created_at'),
             sort_order: z.enum(['asc', 'desc']).default('desc'),
             parent_id: z.string().min(1).max(200).optional().openapi({ description: "A collection's id: list its children instead of the top-level records" }),
+            status: z.enum(CONTENT_STATUSES).optional().openapi({ description: 'Only records in this status (e.g. failed, to see what went wrong)' }),
           }),
         },
         responses: {
-          200: { description: 'A page of content records', content: { 'application/json': { schema: z.object({ data: z.array(ContentSchema), meta: PageMetaSchema }) } } },
+          200: {
+            description: 'A page of content records; meta.status_counts counts every record the query selects (not only this page), so one request shows how a batch of uploads stands',
+            content: { 'application/json': { schema: z.object({ data: z.array(ContentSchema), meta: PageMetaSchema.extend({ status_counts: StatusCountsSchema }) }) } },
+          },
           ...standardErrors,
         },
       },
@@ -106,9 +112,12 @@ export function knowledgeContentRoutes(ctx: ServerContext): RouteDefinition[] {
         const q = c.req.valid('query');
         const knowledge = await service.select(q.knowledge_id, q.db_id);
         const caller = contentCaller(ctx, c);
-        const page = await service.list(knowledge, { parentId: q.parent_id, limit: q.limit, page: q.page, sortBy: q.sort_by, sortOrder: q.sort_order }, caller);
+        const page = await service.list(knowledge, { parentId: q.parent_id, status: q.status, limit: q.limit, page: q.page, sortBy: q.sort_by, sortOrder: q.sort_order }, caller);
         return c.json(
-          { data: page.data.map(toContent), meta: { page: q.page, limit: q.limit, total_pages: Math.ceil(page.total / q.limit), total_count: page.total } },
+          {
+            data: page.data.map(toContent),
+            meta: { page: q.page, limit: q.limit, total_pages: Math.ceil(page.total / q.limit), total_count: page.total, status_counts: page.counts },
+          },
           200,
         );
       },

@@ -12,6 +12,12 @@ import { SEARCH_TYPES } from '../../../knowledge/vector-stores/vector-store.js';
 import type { AppEnv } from '../../context.js';
 import { checkJsonText } from '../../input-guard.js';
 
+export const CONTENT_STATUSES = ['processing', 'completed', 'failed'] as const;
+
+export const StatusCountsSchema = z
+  .object({ processing: z.number().int(), completed: z.number().int(), failed: z.number().int() })
+  .openapi('KnowledgeContentStatusCounts', { description: 'How many records are in each status' });
+
 export const ContentSchema = z
   .object({
     id: z.string(),
@@ -29,7 +35,7 @@ export const ContentSchema = z
       .record(z.string(), z.unknown())
       .nullable()
       .openapi({ description: "What the chunker was built with, defaults included (chunk_size, chunk_overlap, ...); keyed by chunker when there were several; null until chunked" }),
-    status: z.enum(['processing', 'completed', 'failed']),
+    status: z.enum(CONTENT_STATUSES),
     status_message: z.string().nullable(),
     user_id: z.string().nullable().openapi({ description: 'The user who uploaded it; null for shared content' }),
     created_at: z.number().int().openapi({ description: 'Epoch seconds' }),
