@@ -88,13 +88,16 @@ for (const kind of testDatabaseKinds) {
       expect(embeddings.requests.length).toBe(batches);
       expect(await searchAll(rt.url, 'quokka')).toHaveLength(1);
 
-      // Other settings build other chunks: a different content.
+      // Other settings build other chunks: a different content, and under the same name a new
+      // version of note.txt, which replaces the first when it completes.
       const resized = await call(rt.url, 'POST', '/knowledge/content', { body: { name: 'note.txt', text_content: 'The quokka smiles at visitors.', chunk_size: 10 } });
       expect(resized.status).toBe(202);
       expect(resized.body.id).not.toBe(first.body.id);
       await settled(rt.url, resized.body.id);
       const list = await call(rt.url, 'GET', '/knowledge/content');
-      expect(list.body.data.filter((r: Json) => r.name === 'note.txt')).toHaveLength(2);
+      expect(list.body.data.filter((r: Json) => r.name === 'note.txt').map((r: Json) => r.id)).toEqual([resized.body.id]);
+      expect((await call(rt.url, 'GET', `/knowledge/content/${first.body.id}`)).status).toBe(404);
+      expect(new Set((await searchAll(rt.url, 'quokka')).map((h) => h.content_id))).toEqual(new Set([resized.body.id]));
     });
 
     it('failed content is retried by an upsert of the same bytes, and leaves no chunks behind', async () => {

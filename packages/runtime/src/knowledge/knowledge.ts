@@ -40,7 +40,7 @@ import type { IngestInput, IngestPlan } from './ingest/plan.js';
 import { Planner, type PlannedSource } from './ingest/planner.js';
 import { readPath, tooLarge } from './ingest/read-path.js';
 import { sourceContext } from './ingest/source-context.js';
-import type { InsertChoices, InsertOptions, InsertResult, KnowledgeHit, KnowledgeOptions, KnowledgeSearchOptions, SourceLocation, UrlFetchOptions, VectorDbInfo } from './options.js';
+import type { IngestOptions, InsertChoices, InsertOptions, InsertResult, KnowledgeHit, KnowledgeOptions, KnowledgeSearchOptions, SourceLocation, UrlFetchOptions, VectorDbInfo } from './options.js';
 import { type Reader } from './readers/reader.js';
 import { isCollectionReader, isSourceReader, type ChildContent, type FailedChild, type SourceChild, type SourceReader } from './readers/sources/source-reader.js';
 import { ReaderRegistry, defaultReaders } from './readers/registry.js';
@@ -187,14 +187,14 @@ export class Knowledge implements SearchableKnowledge, ConfigurableKnowledge {
    * topic from the plan), chunks, embeds and stores under its content id. With `unlessHash` equal
    * to the digest of what is read, nothing is stored again and the result says `unchanged`.
    */
-  async ingest(plan: IngestPlan, input: IngestInput, options: { signal?: AbortSignal | undefined; unlessHash?: string | undefined } = {}): Promise<InsertResult> {
+  async ingest(plan: IngestPlan, input: IngestInput, options: IngestOptions = {}): Promise<InsertResult> {
     const metadata = plan.metadata ?? {};
     const sizes = { ...(plan.chunk_size !== undefined ? { chunkSize: plan.chunk_size } : {}), ...(plan.chunk_overlap !== undefined ? { overlap: plan.chunk_overlap } : {}) };
     if ('url' in input || 'topic' in input) {
       const reader = this.planner.sourceReader(plan.reader);
       const readWith = plan.read_with !== undefined ? this.readers.get(plan.read_with) : undefined;
       const location: SourceLocation = plan.url !== undefined ? { url: plan.url } : plan.topic !== undefined ? { topic: plan.topic } : input;
-      const choices = { name: plan.name, readerOptions: plan.reader_options, chunker: plan.chunker, chunkSize: plan.chunk_size, chunkOverlap: plan.chunk_overlap, signal: options.signal, unlessHash: options.unlessHash, userId: plan.user_id };
+      const choices = { name: plan.name, readerOptions: plan.reader_options, chunker: plan.chunker, chunkSize: plan.chunk_size, chunkOverlap: plan.chunk_overlap, ...options, userId: plan.user_id };
       return this.readSource(reader, readWith, location, { ...choices, contentId: plan.content_id }, metadata);
     }
     const data = 'text' in input ? input.text : input.buffer;
@@ -202,7 +202,7 @@ export class Knowledge implements SearchableKnowledge, ConfigurableKnowledge {
     this.checkSize(data, name);
     const reader = this.readers.get(plan.reader);
     const chunker = createChunker(plan.chunker as ChunkerType, sizes);
-    return this.readBytes({ reader, chunker, data, name, hash: plan.sha256, signal: options.signal, unlessHash: options.unlessHash }, () => plan.content_id, metadata, plan.user_id);
+    return this.readBytes({ reader, chunker, data, name, hash: plan.sha256, ...options }, () => plan.content_id, metadata, plan.user_id);
   }
 
   private checkSize(data: string | Uint8Array, name: string): void {
@@ -212,7 +212,7 @@ export class Knowledge implements SearchableKnowledge, ConfigurableKnowledge {
 
   /** Bytes or text: hashed (unless the plan knows the digest), read, then the pipeline. */
   private async readBytes(
-    r: { reader: Reader; chunker: ReturnType<Planner['chunkerFor']>; data: string | Uint8Array; name: string; hash?: string | undefined; signal: AbortSignal | undefined; unlessHash: string | undefined },
+    r: { reader: Reader; chunker: ReturnType<Planner['chunkerFor']>; data: string | Uint8Array; name: string; hash?: string | undefined } & IngestOptions,
     contentIdOf: (hash: string) => string,
     metadata: Metadata,
     userId: string | undefined,
@@ -222,7 +222,7 @@ export class Knowledge implements SearchableKnowledge, ConfigurableKnowledge {
     const contentId = contentIdOf(hash);
     if (r.unlessHash === hash) return { content_id: contentId, name: r.name, reader: r.reader.id, chunker: r.chunker.type, chunks: 0, hash, unchanged: true };
     const notes: string[] = [];
-    const target: StoreTarget = { name: r.name, sourceName: r.name, metadata, contentId, userId, signal: r.signal };
+    const target: StoreTarget = { name: r.name, sourceName: r.name, metadata, contentId, userId, signal: r.signal, replaces: r.replaces };
     const chunks = await this.readWithin(target, async (signal) => {
       const documents = await r.reader.read({ data: r.data, name: r.name }, { signal, notes, limits: this.limits }).catch((error: unknown) => {
         // A reader on this thread that recursed as deep as the file is nested (the built-in ones
@@ -250,7 +250,7 @@ export class Knowledge implements SearchableKnowledge, ConfigurableKnowledge {
     reader: SourceReader,
     readWith: Reader | undefined,
     location: SourceLocation,
-    options: Pick<InsertOptions, 'name' | 'readerOptions' | 'chunker' | 'chunkSize' | 'chunkOverlap' | 'signal' | 'unlessHash' | 'userId'> & { contentId: string },
+    options: Pick<InsertOptions, 'name' | 'readerOptions' | 'chunker' | 'chunkSize' | 'chunkOverlap' | 'signal' | 'unlessHash' | 'userId'> & { contentId: string; replaces?: readonly string[] | undefined },
     metadata: Metadata,
   ): Promise<InsertResult> {
     const input = { ...location, name: options.name, options: options.readerOptions ?? {}, readWith };
@@ -279,8 +279,8 @@ export class Knowledge implements SearchableKnowledge, ConfigurableKnowledge {
     return { ...stored, reader: readerId, chunker, chunker_settings: contentChunkerSettings(parts.map((p) => p.chunker)), ...size, hash, ...notes };
   }
 
-  private sourceTarget(name: string, url: string | undefined, metadata: Metadata, options: { contentId: string; userId?: string | undefined; signal?: AbortSignal | undefined }): StoreTarget {
-    return { name, sourceName: url?.split('/').pop() || name, sourceId: url, metadata, contentId: options.contentId, userId: options.userId, signal: options.signal };
+  private sourceTarget(name: string, url: string | undefined, metadata: Metadata, options: Pick<StoreTarget, 'contentId' | 'replaces'> & { userId?: string | undefined; signal?: AbortSignal | undefined }): StoreTarget {
+    return { name, sourceName: url?.split('/').pop() || name, sourceId: url, metadata, contentId: options.contentId, userId: options.userId, signal: options.signal, replaces: options.replaces };
   }
 
   /** Checks a url or topic and the choices for it without I/O (see Planner.checkSource). */

@@ -131,6 +131,15 @@ export type InsertChoices = Pick<InsertOptions, 'name' | 'mimeType' | 'reader' |
 /** A location or topic a source reader reads, as the caller gave it. */
 export type SourceLocation = { url: string } | { topic: string };
 
+/** How a plan is followed (Knowledge.ingest). */
+export interface IngestOptions {
+  signal?: AbortSignal | undefined;
+  /** The digest of the stored bytes: reading the same bytes again stores nothing. */
+  unlessHash?: string | undefined;
+  /** Earlier versions of this content, hidden in the step that makes it visible (see UpsertOptions). */
+  replaces?: readonly string[] | undefined;
+}
+
 export interface InsertResult {
   content_id: string;
   name: string;

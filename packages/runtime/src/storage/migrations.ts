@@ -309,8 +309,14 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 48,
     name: 'knowledge_content_versions',
     // chunker_settings: what the chunker was built with (JSON: chunk_size, chunk_overlap, ...),
-    // so a record says how its chunks were made.
-    sql: `ALTER TABLE svc_knowledge_contents ADD COLUMN IF NOT EXISTS chunker_settings TEXT`,
+    // so a record says how its chunks were made. submitted_at: when an upload last queued the
+    // record (NULL: at its creation), the order of the versions of one name; the name index
+    // finds the earlier versions an upload under that name replaces when it completes.
+    sql: `ALTER TABLE svc_knowledge_contents ADD COLUMN IF NOT EXISTS chunker_settings TEXT
+    --;;
+    ALTER TABLE svc_knowledge_contents ADD COLUMN IF NOT EXISTS submitted_at BIGINT
+    --;;
+    CREATE INDEX IF NOT EXISTS svc_knowledge_contents_by_name ON svc_knowledge_contents (knowledge_id, name)`,
   },
 ];
 

@@ -5,7 +5,7 @@
  */
 import type { KnowledgeComponent } from '../../components/component.js';
 import type { IngestInput, IngestPlan } from '../ingest/plan.js';
-import type { InsertChoices, InsertResult, KnowledgeSearchOptions, KnowledgeHit, SourceLocation } from '../options.js';
+import type { IngestOptions, InsertChoices, InsertResult, KnowledgeSearchOptions, KnowledgeHit, SourceLocation } from '../options.js';
 import type { FailedChild, SourceChild } from '../readers/sources/source-reader.js';
 import type { RemoteSource } from '../remote-sources/remote-source.js';
 import type { CollectionKnowledge } from './collection-job.js';
@@ -18,7 +18,7 @@ export interface ContentKnowledge extends KnowledgeComponent {
   /** Validates an upload's choices and resolves them once into the plan its job follows. */
   plan(choices: InsertChoices, source: { sha256: string } | SourceLocation): IngestPlan;
   /** Follows a plan: read -> chunk -> embed -> store. */
-  ingest(plan: IngestPlan, input: IngestInput, options?: { signal?: AbortSignal | undefined; unlessHash?: string | undefined }): Promise<InsertResult>;
+  ingest(plan: IngestPlan, input: IngestInput, options?: IngestOptions): Promise<InsertResult>;
   /** The id of content a remote path will be read into (its reader follows each file's name). */
   contentIdentity(choices: InsertChoices, source: { remote: string }): string;
   search(query: string, options?: KnowledgeSearchOptions): Promise<KnowledgeHit[]>;

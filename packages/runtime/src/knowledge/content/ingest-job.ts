@@ -7,16 +7,18 @@
  * retry never duplicates them, and a job that fails for good removes what it stored.
  */
 import { RuntimeError } from '../../errors.js';
-import type { Job } from '../../jobs/job-store.js';
+import type { Job, JobStore } from '../../jobs/job-store.js';
 import type { JobHandler } from '../../jobs/job-worker.js';
+import type { Db } from '../../storage/db.js';
 import type { Logger } from '../../util/logger.js';
 import { decodeUtf8Sliced, sha256Sliced } from '../../util/utf8-slices.js';
 import { failUnfinishedChildren, ingestCollection, type CollectionKnowledge } from './collection-job.js';
 import type { ContentKnowledge } from './content-knowledge.js';
-import { builtWith, type ContentRecord, type ContentStore } from './content-store.js';
+import { builtWith, ContentStore, type ContentRecord } from './content-store.js';
 import type { IngestInput, IngestPlan } from '../ingest/plan.js';
 import type { InsertChoices } from '../options.js';
 import { downloadFile, findSource, isFolder, remoteChildren, type RemoteLocation } from './remote-content.js';
+import { versionsAround } from './versions.js';
 
 /** Jobs are per knowledge base, so only runtimes hosting that base claim them. */
 export function ingestKind(knowledgeId: string): string {
@@ -43,6 +45,16 @@ export interface IngestPayload {
   plan?: IngestPlan;
   /** A URL record without a given name takes the page's title. */
   titleFromPage?: boolean;
+  /** The name this upload is a version of: it replaces the earlier versions when it completes (versions.ts). */
+  version?: string;
+}
+
+/** What the ingestion jobs work with: the runtime's database, the records in it, its job queue. */
+export interface IngestDeps {
+  db: Db;
+  store: ContentStore;
+  jobs: JobStore;
+  log: Logger;
 }
 
 const MAX_NOTES_CHARS = 2000;
@@ -52,7 +64,8 @@ function noteText(notes: string[]): string {
   return text.length <= MAX_NOTES_CHARS ? text : `${text.slice(0, MAX_NOTES_CHARS - 1)}…`;
 }
 
-export function ingestHandler(knowledge: ContentKnowledge, store: ContentStore, log: Logger): JobHandler {
+export function ingestHandler(knowledge: ContentKnowledge, deps: IngestDeps): JobHandler {
+  const { store, log } = deps;
   return {
     async run(job: Job, signal: AbortSignal): Promise<void> {
       const p = job.payload as unknown as IngestPayload;
@@ -91,10 +104,18 @@ export function ingestHandler(knowledge: ContentKnowledge, store: ContentStore, 
               : { buffer: job.data! };
       // A job queued before uploads carried their plan is planned here, as its upload would have been.
       const plan = p.plan ?? { ...knowledge.plan(p.choices, 'url' in input || 'topic' in input ? input : { sha256: await sha256Sliced('text' in input ? input.text : input.buffer) }), content_id: p.content_id };
-      // A refresh (a URL read again) keeps the stored chunks when the bytes did not change.
-      const result = await knowledge.ingest(plan, input, { signal, unlessHash: record.content_hash ?? undefined });
+      const versions = p.version !== undefined ? await versionsAround(deps.db, knowledge.id, p.content_id, p.version, record.user_id) : undefined;
+      if (versions?.superseded) {
+        // A later upload of this name completed first: this one is out of date before it is read.
+        await knowledge.remove(p.content_id);
+        await store.delete(knowledge.id, p.content_id);
+        return;
+      }
+      // A refresh (a URL read again) keeps the stored chunks when the bytes did not change; the
+      // earlier versions of its name leave searches in the step its chunks enter them.
+      const result = await knowledge.ingest(plan, input, { signal, unlessHash: record.content_hash ?? undefined, replaces: versions?.older });
       const size = result.size ?? ('buffer' in input ? input.buffer.byteLength : 'text' in input ? Buffer.byteLength(input.text) : null);
-      const updated = await store.update(knowledge.id, p.content_id, {
+      await completeVersion(knowledge, deps, p.content_id, versions?.older ?? [], {
         status: 'completed',
         // A source reader's notes (pages it skipped and why) stay readable on the record.
         status_message: result.notes?.length ? noteText(result.notes) : null,
@@ -105,8 +126,6 @@ export function ingestHandler(knowledge: ContentKnowledge, store: ContentStore, 
         ...(result.unchanged ? {} : { chunks: result.chunks }),
         ...(p.titleFromPage && !result.unchanged ? { name: result.name } : {}),
       });
-      // Deleted while it was being processed: its chunks must not outlive the record.
-      if (!updated) await knowledge.remove(p.content_id);
     },
     async failed(job: Job, message: string): Promise<void> {
       const p = job.payload as unknown as IngestPayload;
@@ -167,6 +186,34 @@ async function ingestRemote(knowledge: ContentKnowledge, store: ContentStore, re
   });
   // Deleted while it was being processed: its chunks must not outlive the record.
   if (!updated) await knowledge.remove(p.content_id);
+}
+
+/**
+ * Marks a content completed and deletes the earlier versions it replaced (records and jobs) in
+ * one transaction; their chunks left searches when its chunks were stored, and are removed here
+ * too where they were not (bytes found unchanged, a store that ignores `replaces`). A content
+ * deleted while it was read takes its chunks with it.
+ */
+async function completeVersion(
+  knowledge: ContentKnowledge,
+  deps: IngestDeps,
+  id: string,
+  replaced: readonly string[],
+  fields: Parameters<ContentStore['update']>[2],
+): Promise<ContentRecord | undefined> {
+  const updated = await deps.db.transaction(async (tx) => {
+    const records = new ContentStore(tx);
+    const done = await records.update(knowledge.id, id, fields);
+    for (const old of replaced) {
+      await deps.jobs.deleteByRef(ingestRef(knowledge.id, old), tx);
+      await records.delete(knowledge.id, old);
+    }
+    return done;
+  });
+  for (const old of replaced) await knowledge.remove(old);
+  // Deleted while it was being processed: its chunks must not outlive the record.
+  if (!updated) await knowledge.remove(id);
+  return updated;
 }
 
 /** Whether a knowledge base can store items read one by one (Knowledge can). */

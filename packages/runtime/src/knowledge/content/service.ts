@@ -56,7 +56,7 @@ export class ContentService {
 
   /** Lets this runtime's job worker run the ingestion jobs of every knowledge base it serves. */
   registerJobs(): void {
-    for (const knowledge of this.bases) this.jobs.register(ingestKind(knowledge.id), ingestHandler(knowledge, this.store, this.log));
+    for (const knowledge of this.bases) this.jobs.register(ingestKind(knowledge.id), ingestHandler(knowledge, { db: this.db, store: this.store, jobs: this.jobs.store, log: this.log }));
   }
 
   /** The knowledge bases that take content. */

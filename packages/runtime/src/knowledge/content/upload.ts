@@ -89,7 +89,10 @@ export async function upload(service: ContentService, knowledge: ContentKnowledg
     for (const plan of plans) {
       const location: SourceLocation = plan.url !== undefined ? { url: plan.url } : { topic: plan.topic ?? '' };
       const name = request.name ?? ('url' in location ? location.url : location.topic);
-      outcomes.push(await submit(service, knowledge, mode, choices, { plan, ...location }, { name, ...fields, file_type: null, size: null }));
+      // A name given to one page or topic makes it a version of that name; a name shared by a
+      // list of URLs does not (they are not versions of one another), nor does a collection.
+      const version = plans.length === 1 && request.name !== undefined && !knowledge.collectionReader?.(choices, location) ? request.name : undefined;
+      outcomes.push(await submit(service, knowledge, mode, choices, { plan, ...location }, { name, ...fields, file_type: null, size: null }, version));
     }
     // A single URL answers like any upload; an array answers one record per URL.
     return request.url?.trim().startsWith('[') ? { kind: 'many', outcomes } : { kind: 'one', outcome: outcomes[0]! };
@@ -112,15 +115,18 @@ export async function upload(service: ContentService, knowledge: ContentKnowledg
   // Hashed a slice at a time (10 MB in one call held the event loop ~12 ms), then planned: the
   // checks, the reader and chunker and the content id, once.
   const plan = knowledge.plan(choices, { sha256: await sha256Sliced(source.file ?? source.text ?? '') });
-  const outcome = await submit(service, knowledge, mode, choices, { plan, ...source }, {
-    name: request.name ?? file?.name ?? null,
+  const name = request.name ?? file?.name ?? null;
+  const record = {
+    name,
     ...fields,
     // Bytes are planned with their reader and chunker, so the record names them from the start.
     reader_id: plan.reader,
     chunker: plan.chunker ?? fields.chunker,
     file_type: file?.type || null,
     size: file ? file.size : Buffer.byteLength(request.text_content ?? ''),
-  });
+  };
+  // A named file or text is a version of its name: uploading it again, edited, replaces it.
+  const outcome = await submit(service, knowledge, mode, choices, { plan, ...source }, record, name || undefined);
   return { kind: 'one', outcome };
 }
 

@@ -54,6 +54,8 @@ export interface StoreTarget {
   contentId: string;
   userId: string | undefined;
   signal: AbortSignal | undefined;
+  /** Earlier versions this content replaces: hidden in the step that makes it visible. */
+  replaces?: readonly string[] | undefined;
 }
 
 /** Chunks, embeds and stores read documents under one content id, each group with its chunker. */
@@ -92,7 +94,7 @@ export async function storeChunks(host: PipelineHost, chunks: Chunk[], c: StoreT
   const vectors = host.embedder ? await host.embedder.embed(await mapSliced(chunks, (chunk) => chunk.content, slicer), c.signal) : undefined;
   const stored: StoredChunk[] = await mapSliced(chunks, (chunk, i) => ({ ...chunk, filters: metadata, embedding: vectors?.[i] }), slicer);
   await host.ready();
-  await host.store.upsert(contentId, stored, host.embedder?.id, { knowledgeId: host.id, userId: c.userId });
+  await host.store.upsert(contentId, stored, host.embedder?.id, { knowledgeId: host.id, userId: c.userId }, { replaces: c.replaces });
   await host.noteKeys(stored, c.userId);
   return { content_id: contentId, name, chunks: stored.length };
 }

@@ -55,6 +55,17 @@ export interface ChunkOwner {
   userId?: string | undefined;
 }
 
+/** How a write relates to other contents. */
+export interface UpsertOptions {
+  /**
+   * Contents this write supersedes (earlier versions of a document under the same name): their
+   * chunks leave every search in the same transaction in which the new chunks enter it, so a
+   * search sees the old contents or the new one, never both and never neither, even if the
+   * process dies mid-write.
+   */
+  replaces?: readonly string[] | undefined;
+}
+
 export interface VectorStore {
   readonly id: string;
   readonly name: string;
@@ -69,9 +80,9 @@ export interface VectorStore {
    * Replaces every chunk of `contentId` with `chunks` in one transaction. `embedderId` is
    * recorded with the first vectors; later vectors from another embedder or of another length
    * are refused (CONFLICT), since they could not be compared with the stored ones. `owner` is
-   * written on every row.
+   * written on every row; `options.replaces` names contents whose chunks go in the same step.
    */
-  upsert(contentId: string, chunks: readonly StoredChunk[], embedderId?: string, owner?: ChunkOwner): Promise<void>;
+  upsert(contentId: string, chunks: readonly StoredChunk[], embedderId?: string, owner?: ChunkOwner, options?: UpsertOptions): Promise<void>;
   /** With `ownedBy`, only chunks that user owns are deleted (never shared or another user's). */
   deleteByContentId(contentId: string, options?: { ownedBy?: string | undefined }): Promise<number>;
   contentExists(contentId: string): Promise<boolean>;

@@ -16,7 +16,7 @@ import type { Db } from '../../../storage/db.js';
 import { DEFAULT_TABLE, checkTableName } from '../identifiers.js';
 import type { PendingChunk, ReindexableStore, StoreEmbedderState } from '../reindex.js';
 import { searchWith } from '../search.js';
-import type { ChunkOwner, SearchHit, SearchRequest, StoredChunk, VectorStore } from '../vector-store.js';
+import type { ChunkOwner, SearchHit, SearchRequest, StoredChunk, UpsertOptions, VectorStore } from '../vector-store.js';
 import type { PostgresStoreContext } from './context.js';
 import { hnswSettings, type HnswOptions } from './hnsw.js';
 import { jsonKeys } from './keys.js';
@@ -72,8 +72,8 @@ export class PostgresVectorStore implements VectorStore, ReindexableStore {
     await prepareTables(this.ctx);
   }
 
-  async upsert(contentId: string, chunks: readonly StoredChunk[], embedderId?: string, owner: ChunkOwner = {}): Promise<void> {
-    await upsertContent(this.ctx, contentId, chunks, embedderId, owner);
+  async upsert(contentId: string, chunks: readonly StoredChunk[], embedderId?: string, owner: ChunkOwner = {}, options: UpsertOptions = {}): Promise<void> {
+    await upsertContent(this.ctx, contentId, chunks, embedderId, owner, options.replaces ?? []);
   }
 
   async deleteByContentId(contentId: string, options: { ownedBy?: string | undefined } = {}): Promise<number> {

@@ -2,7 +2,8 @@
  * @module knowledge/vector-stores/postgres/writes
  * Replacing and deleting a content's chunks in the PostgreSQL store.
  *
- * Each in one transaction (the driver is asynchronous, so nothing here holds the event loop):
+ * Each in one transaction (the driver is asynchronous, so nothing here holds the event loop; the
+ * contents a write replaces are deleted in it too):
  * the embedder record is checked, the rows go in many to a statement, and a reindex in progress
  * gets the vectors of its target embedder in its staging table too.
  */
@@ -18,15 +19,25 @@ import { readMeta } from './meta.js';
 /** Rows per INSERT: 10 parameters each, well under PostgreSQL's 65,535 per statement. */
 const INSERT_BATCH = 500;
 
-export async function upsertContent(ctx: PostgresStoreContext, contentId: string, chunks: readonly StoredChunk[], embedderId: string | undefined, owner: ChunkOwner): Promise<void> {
+export async function upsertContent(
+  ctx: PostgresStoreContext,
+  contentId: string,
+  chunks: readonly StoredChunk[],
+  embedderId: string | undefined,
+  owner: ChunkOwner,
+  replaces: readonly string[] = [],
+): Promise<void> {
   const { type: vectorType } = pgvectorOf(ctx);
   const t = ctx.t;
   let searched = false;
   await ctx.db.transaction(async (tx) => {
     const route = await checkEmbedder(ctx, tx, chunks, embedderId);
     searched = route.main;
-    await tx.execute(`DELETE FROM ${t}_chunks WHERE content_id = $1`, [contentId]);
-    await tx.execute(`DELETE FROM ${t}_reindex WHERE content_id = $1`, [contentId]);
+    // The contents it replaces go in the same transaction, so no search sees both or neither.
+    for (const id of new Set([contentId, ...replaces])) {
+      await tx.execute(`DELETE FROM ${t}_chunks WHERE content_id = $1`, [id]);
+      await tx.execute(`DELETE FROM ${t}_reindex WHERE content_id = $1`, [id]);
+    }
     const now = Math.floor(Date.now() / 1000);
     // Many rows per statement: one round trip per row made 100k chunks take minutes.
     for (let start = 0; start < chunks.length; start += INSERT_BATCH) {

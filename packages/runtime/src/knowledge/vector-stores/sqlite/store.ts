@@ -25,7 +25,7 @@ import { sharedOffload, type Offload } from '../../../workers/offload.js';
 import { DEFAULT_TABLE, checkTableName } from '../identifiers.js';
 import type { PendingChunk, ReindexableStore, StoreEmbedderState } from '../reindex.js';
 import { searchWith } from '../search.js';
-import type { ChunkOwner, SearchHit, SearchRequest, StoredChunk, VectorStore } from '../vector-store.js';
+import type { ChunkOwner, SearchHit, SearchRequest, StoredChunk, UpsertOptions, VectorStore } from '../vector-store.js';
 import { BackgroundCheckpoints } from './checkpoint.js';
 import { MMAP_BYTES, openConnection } from './connection.js';
 import type { SqliteStoreContext } from './context.js';
@@ -152,8 +152,8 @@ export class SqliteVectorStore implements VectorStore, ReindexableStore {
     void this.ivf.maybeTrain();
   }
 
-  async upsert(contentId: string, chunks: readonly StoredChunk[], embedderId?: string, owner: ChunkOwner = {}): Promise<void> {
-    await upsertContent(this.ctx, contentId, chunks, embedderId, owner);
+  async upsert(contentId: string, chunks: readonly StoredChunk[], embedderId?: string, owner: ChunkOwner = {}, options: UpsertOptions = {}): Promise<void> {
+    await upsertContent(this.ctx, contentId, chunks, embedderId, owner, options.replaces ?? []);
   }
 
   async deleteByContentId(contentId: string, options: { ownedBy?: string | undefined } = {}): Promise<number> {

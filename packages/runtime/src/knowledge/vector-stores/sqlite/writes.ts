@@ -4,8 +4,8 @@
  *
  * On a table with versions the write is staged (staging.ts): the new rows go in under a hidden
  * version in short transactions that yield to the event loop, one short transaction publishes
- * them and hides the old version, and the old rows are purged afterwards; a table made before
- * versions is written in one transaction. Every row gets its keyword entry, its
+ * them and hides the old version (and the versions of the contents it replaces), and the old rows
+ * are purged afterwards; a table made before versions is written in one transaction. Every row gets its keyword entry, its
  * candidate-index entry and its IVF list.
  */
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
@@ -18,18 +18,27 @@ import { withSynchronous } from './connection.js';
 import type { SqliteStoreContext } from './context.js';
 import { deleteRows, purge } from './deletes.js';
 import { readMeta } from './meta.js';
-import { WRITE_BATCH, WRITE_SLICE_MS, createBitIndex, publishVersion, stageVersion } from './staging.js';
+import { WRITE_BATCH, WRITE_SLICE_MS, createBitIndex, publishVersion, retireLive, stageVersion } from './staging.js';
 
 /** Where a write's vectors go: the searched column (`main`), the reindex staging table (`stage`), or both. */
 type Route = { main: boolean; stage: boolean };
 
-export async function upsertContent(ctx: SqliteStoreContext, contentId: string, chunks: readonly StoredChunk[], embedderId: string | undefined, owner: ChunkOwner): Promise<void> {
+export async function upsertContent(
+  ctx: SqliteStoreContext,
+  contentId: string,
+  chunks: readonly StoredChunk[],
+  embedderId: string | undefined,
+  owner: ChunkOwner,
+  replaces: readonly string[] = [],
+): Promise<void> {
   await checkLengths(chunks, embedderId);
+  const replaced = replaces.filter((id) => id !== contentId);
   if (!ctx.staged) {
     ctx.run((db) => {
       db.transaction(() => {
         const route = checkEmbedder(ctx, db, chunks, embedderId);
         deleteRows(ctx, db, contentId);
+        for (const id of replaced) deleteRows(ctx, db, id);
         insertRows(ctx, db, contentId, chunks, 0, route, owner);
       })();
     });
@@ -44,7 +53,7 @@ export async function upsertContent(ctx: SqliteStoreContext, contentId: string, 
       return { version: stageVersion(db, ctx.t, contentId), route: checked };
     })(),
   );
-  let old: number | undefined;
+  let old: number[] = [];
   try {
     // A busy or failing pool must not fail the write: the lists are then computed at insert.
     const lists = route.main ? await ctx.ivf.precompute(chunks.map((c) => c.embedding)).catch(() => undefined) : undefined;
@@ -61,15 +70,23 @@ export async function upsertContent(ctx: SqliteStoreContext, contentId: string, 
     }
     // FULL for this one commit: fsyncing the WAL makes every staged row durable with it, so a
     // version is on disk before the record that says so is written.
-    old = ctx.run((db) => withSynchronous(db, 'FULL', () => db.transaction(() => publishVersion(db, ctx.t, contentId, version))()));
+    // The contents it replaces are hidden in the same transaction, so no search sees both or neither.
+    old = ctx.run((db) => withSynchronous(db, 'FULL', () => db.transaction(() => [publishVersion(db, ctx.t, contentId, version), ...replaced.map((id) => retireContent(ctx, db, id))])()))
+      .filter((v) => v !== undefined);
   } catch (e) {
     // Nothing of a failed write stays: its rows were never visible, and are removed now.
     await purge(ctx, version).catch(() => undefined);
     throw e;
   }
-  if (old !== undefined) await purge(ctx, old);
+  for (const v of old) await purge(ctx, v);
   // Not awaited: training takes seconds in the pool; searches stay exact until it is done.
   void ctx.ivf.maybeTrain();
+}
+
+/** Hides a content's visible version, with the vectors a reindex staged for it; returns that version, to purge. */
+function retireContent(ctx: SqliteStoreContext, db: Database.Database, contentId: string): number | undefined {
+  db.prepare(`DELETE FROM ${ctx.t}_reindex WHERE content_id = ?`).run(contentId);
+  return retireLive(db, ctx.t, contentId);
 }
 
 /**

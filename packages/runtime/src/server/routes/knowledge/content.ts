@@ -51,6 +51,14 @@ export function knowledgeContentRoutes(ctx: ServerContext): RouteDefinition[] {
         operationId: 'uploadContent',
         tags: ['Knowledge'],
         summary: 'Upload content (a file, text or URLs); it is processed in the background',
+        description:
+          'Answers 202 with a `processing` record, which becomes `completed` or `failed` when its background job ends. ' +
+          'Uploading under a name already used in this knowledge base (the `name` given, else the file\'s name; same owner) makes a new version: ' +
+          'with write_mode upsert (default) it replaces the earlier versions atomically when it completes. Until then they stay searchable; ' +
+          'in the step its chunks become searchable theirs stop being, and their records are deleted. A crash mid-way leaves the old version ' +
+          'or the new one searchable, never both and never neither. An earlier upload that finishes after a later one is dropped. ' +
+          'write_mode skip keeps the newest version instead (200); insert adds a record beside the others. A list of URLs or a collection ' +
+          '(a website, a folder) is not versioned by name.',
         request: {
           query: SelectQuery,
           body: {

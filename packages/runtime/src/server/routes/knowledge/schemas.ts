@@ -103,8 +103,10 @@ const uploadFields = {
   chunk_overlap: z.coerce.number().int().min(0).max(1_000_000).optional(),
   write_mode: z.enum(WRITE_MODES).optional().openapi({
     description:
-      'What to do when this content (same source and settings) exists: upsert (default) keeps completed content and re-reads a URL, ' +
-      'retrying failed content; skip leaves it as it is; insert answers 409',
+      'What to do when this content (same source and settings) exists, or another version under the same name (the name given, else the file\'s name). ' +
+      'upsert (default): the same content is kept (a URL is re-read, failed content retried); a new version replaces the earlier ones when it completes, ' +
+      'which stay searchable until then and leave searches in the same step. skip: the same content or a name already used is left as it is (200, its record). ' +
+      'insert: the same content answers 409; a name already used gets one more record, replacing nothing',
   }),
 };
 const FileSchema = z.custom<File>((v) => v instanceof File, { message: 'must be a file' }).openapi({ type: 'string', format: 'binary' });
