@@ -103,7 +103,10 @@ export interface paths {
         /** List content records */
         get: operations["listContent"];
         put?: never;
-        /** Upload content (a file, text or URLs); it is processed in the background */
+        /**
+         * Upload content (a file, text or URLs); it is processed in the background
+         * @description Answers 202 with a `processing` record, which becomes `completed` or `failed` when its background job ends. Uploading under a name already used in this knowledge base (the `name` given, else the file's name; same owner) makes a new version: with write_mode upsert (default) it replaces the earlier versions atomically when it completes. Until then they stay searchable; in the step its chunks become searchable theirs stop being, and their records are deleted. A crash mid-way leaves the old version or the new one searchable, never both and never neither. An earlier upload that finishes after a later one is dropped. write_mode skip keeps the newest version instead (200); insert adds a record beside the others. A list of URLs or a collection (a website, a folder) is not versioned by name.
+         */
         post: operations["uploadContent"];
         /** Delete every content record of a knowledge base, with its chunks */
         delete: operations["deleteAllContent"];
@@ -955,8 +958,14 @@ export interface components {
             } | null;
             type: string | null;
             size: number | null;
+            /** @description The reader asked for, else the one that read it (for a file or text, known from the upload) */
             reader_id: string | null;
+            /** @description The chunker asked for, else the one that chunked it (for a file or text, known from the upload); several joined by ", " when parts were chunked differently */
             chunker: string | null;
+            /** @description What the chunker was built with, defaults included (chunk_size, chunk_overlap, ...); keyed by chunker when there were several; null until chunked */
+            chunker_settings: {
+                [key: string]: unknown;
+            } | null;
             /** @enum {string} */
             status: "processing" | "completed" | "failed";
             status_message: string | null;
@@ -981,6 +990,12 @@ export interface components {
                 failed: number;
             };
         };
+        /** @description How many records are in each status */
+        KnowledgeContentStatusCounts: {
+            processing: number;
+            completed: number;
+            failed: number;
+        };
         KnowledgeContentStatus: {
             id: string;
             /** @enum {string} */
@@ -988,6 +1003,7 @@ export interface components {
             status_message: string | null;
         };
         KnowledgeSearchHit: {
+            /** @description `{content_id}_{n}`, n the chunk's 1-based position in its content: unique in a result list, stable while the content is */
             id: string;
             content: string;
             name: string | null;
@@ -1003,6 +1019,7 @@ export interface components {
             db_id?: string;
             /** @enum {string} */
             search_type?: "vector" | "keyword" | "hybrid";
+            /** @description How many hits the search returns (default the knowledge base's maxResults, 10). They all come on one page unless meta.limit pages them */
             max_results?: number;
             /** @description With a reranker configured: false skips it. Default true */
             rerank?: boolean;
@@ -1015,8 +1032,8 @@ export interface components {
                 [key: string]: unknown;
             }[];
             meta?: {
-                /** @default 20 */
-                limit: number;
+                /** @description Hits per page, paging the max_results hits in memory; default all of them on one page */
+                limit?: number;
                 /** @default 1 */
                 page: number;
             };
@@ -1539,6 +1556,8 @@ export interface operations {
                 sort_order?: "asc" | "desc";
                 /** @description A collection's id: list its children instead of the top-level records */
                 parent_id?: string;
+                /** @description Only records in this status (e.g. failed, to see what went wrong) */
+                status?: "processing" | "completed" | "failed";
             };
             header?: never;
             path?: never;
@@ -1546,7 +1565,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A page of content records */
+            /** @description A page of content records; meta.status_counts counts every record the query selects (not only this page), so one request shows how a batch of uploads stands */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -1559,6 +1578,7 @@ export interface operations {
                             limit: number;
                             total_pages: number;
                             total_count: number;
+                            status_counts: components["schemas"]["KnowledgeContentStatusCounts"];
                         };
                     };
                 };
@@ -1646,7 +1666,7 @@ export interface operations {
                     chunk_size?: number;
                     chunk_overlap?: number | null;
                     /**
-                     * @description What to do when this content (same source and settings) exists: upsert (default) keeps completed content and re-reads a URL, retrying failed content; skip leaves it as it is; insert answers 409
+                     * @description What to do when this content (same source and settings) exists, or another version under the same name (the name given, else the file's name). upsert (default): the same content is kept (a URL is re-read, failed content retried); a new version replaces the earlier ones when it completes, which stay searchable until then and leave searches in the same step. skip: the same content or a name already used is left as it is (200, its record). insert: the same content answers 409; a name already used gets one more record, replacing nothing
                      * @enum {string}
                      */
                     write_mode?: "upsert" | "insert" | "skip";
@@ -1670,7 +1690,7 @@ export interface operations {
                     chunk_size?: number;
                     chunk_overlap?: number | null;
                     /**
-                     * @description What to do when this content (same source and settings) exists: upsert (default) keeps completed content and re-reads a URL, retrying failed content; skip leaves it as it is; insert answers 409
+                     * @description What to do when this content (same source and settings) exists, or another version under the same name (the name given, else the file's name). upsert (default): the same content is kept (a URL is re-read, failed content retried); a new version replaces the earlier ones when it completes, which stay searchable until then and leave searches in the same step. skip: the same content or a name already used is left as it is (200, its record). insert: the same content answers 409; a name already used gets one more record, replacing nothing
                      * @enum {string}
                      */
                     write_mode?: "upsert" | "insert" | "skip";
@@ -2204,7 +2224,7 @@ export interface operations {
                     chunk_size?: number;
                     chunk_overlap?: number | null;
                     /**
-                     * @description What to do when this content (same source and settings) exists: upsert (default) keeps completed content and re-reads a URL, retrying failed content; skip leaves it as it is; insert answers 409
+                     * @description What to do when this content (same source and settings) exists, or another version under the same name (the name given, else the file's name). upsert (default): the same content is kept (a URL is re-read, failed content retried); a new version replaces the earlier ones when it completes, which stay searchable until then and leave searches in the same step. skip: the same content or a name already used is left as it is (200, its record). insert: the same content answers 409; a name already used gets one more record, replacing nothing
                      * @enum {string}
                      */
                     write_mode?: "upsert" | "insert" | "skip";
@@ -2226,7 +2246,7 @@ export interface operations {
                     chunk_size?: number;
                     chunk_overlap?: number | null;
                     /**
-                     * @description What to do when this content (same source and settings) exists: upsert (default) keeps completed content and re-reads a URL, retrying failed content; skip leaves it as it is; insert answers 409
+                     * @description What to do when this content (same source and settings) exists, or another version under the same name (the name given, else the file's name). upsert (default): the same content is kept (a URL is re-read, failed content retried); a new version replaces the earlier ones when it completes, which stay searchable until then and leave searches in the same step. skip: the same content or a name already used is left as it is (200, its record). insert: the same content answers 409; a name already used gets one more record, replacing nothing
                      * @enum {string}
                      */
                     write_mode?: "upsert" | "insert" | "skip";
