@@ -29,6 +29,8 @@ export interface PanelRuntime {
 
 export interface PanelRuntimeOptions {
   securityKey?: string;
+  /** JWT mode: tokens verified with these public keys (PEM) and this audience, as a deployment's identity provider would sign them. */
+  jwt?: { verificationKeys: string[]; audience: string };
   /** Where the runtime and the `library` base keep their data; default temp SQLite files. */
   database?: TestDatabaseKind;
 }
@@ -86,6 +88,7 @@ export async function startPanelRuntime(options: PanelRuntimeOptions = {}): Prom
       mcp_server: true,
       db: database ? database.open() : new SqliteDb({ path: join(dir, 'runtime.db') }),
       env: options.securityKey ? { OS_SECURITY_KEY: options.securityKey } : {},
+      ...(options.jwt ? { authorization: true, authorization_config: { verification_keys: options.jwt.verificationKeys, audience: options.jwt.audience } } : {}),
     },
     { logger: silentLogger },
   );
