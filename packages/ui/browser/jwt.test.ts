@@ -23,6 +23,11 @@ function tampered(token: string, claims: Record<string, unknown>): string {
   return `${header}.${Buffer.from(JSON.stringify(edited)).toString('base64url')}.${signature}`;
 }
 
+async function signInWith(page: Page, token: string): Promise<void> {
+  await page.getByLabel('Credential').fill(token);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+}
+
 describe.skipIf(!chromiumFound)(`JWT sign-in${skipReason}`, () => {
   let rt: PanelRuntime;
   let browser: Browser;
@@ -37,11 +42,6 @@ describe.skipIf(!chromiumFound)(`JWT sign-in${skipReason}`, () => {
     await browser?.close();
     await rt?.stop();
   });
-
-  const signInWith = async (page: Page, token: string) => {
-    await page.getByLabel('Credential').fill(token);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-  };
 
   it('signs in with a pasted token and offers only the pages its scopes cover', async () => {
     const token = await sign(idp, { claims: { sub: 'alice', aud: AUDIENCE, scopes: ['knowledge:read', 'agents:read'] } });
