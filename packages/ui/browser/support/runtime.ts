@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { Agent, Knowledge, OpenAIChatModel, Runtime, SqliteDb, SqliteVectorStore, Team, Workflow, defaultReaders, silentLogger, step, tool } from '@svc/runtime';
+import { Agent, Knowledge, OpenAIChatModel, OpenAIEmbedder, Runtime, SqliteDb, SqliteVectorStore, Team, Workflow, defaultReaders, silentLogger, step, tool, type RemoteSource } from '@svc/runtime';
 import { PostgresVectorStore } from '../../../runtime/src/knowledge/vector-stores/postgres/store.js';
 import type { TestDatabase, TestDatabaseKind } from '../../../runtime/test/support/databases.js';
 import { startFakeLlm, type FakeLlm } from '../../../runtime/test/support/fake-llm.js';
@@ -31,6 +31,10 @@ export interface PanelRuntimeOptions {
   securityKey?: string;
   /** JWT mode: tokens verified with these public keys (PEM) and this audience, as a deployment's identity provider would sign them. */
   jwt?: { verificationKeys: string[]; audience: string };
+  /** An embedder for `library` at this loopback fake (fake-embeddings.ts), so it has vectors to reindex. */
+  embeddingsUrl?: string;
+  /** Remote content sources of `library` (e.g. an S3Source on the loopback s3rver). */
+  contentSources?: RemoteSource[];
   /** Where the runtime and the `library` base keep their data; default temp SQLite files. */
   database?: TestDatabaseKind;
 }
@@ -69,6 +73,10 @@ export async function startPanelRuntime(options: PanelRuntimeOptions = {}): Prom
       ? new PostgresVectorStore({ db: storeDb, table: 'library_docs', id: 'library-store', name: 'PostgreSQL' })
       : new SqliteVectorStore({ path: join(dir, 'knowledge.db'), id: 'library-store', name: 'SQLite' }),
     readers: defaultReaders({}),
+    ...(options.embeddingsUrl
+      ? { embedder: new OpenAIEmbedder({ apiKey: 'sk-emb', baseURL: `${options.embeddingsUrl}/v1`, model: 'fake-embed', maxRetries: 0 }) }
+      : {}),
+    ...(options.contentSources ? { contentSources: options.contentSources } : {}),
   });
   const helper = new Agent({ id: 'helper', name: 'Helper', instructions: 'Help.', tools: [getWeather], model: model() });
   const echo = new Agent({ id: 'echo', name: 'Echo', instructions: 'Repeat.', model: model() });

@@ -1,7 +1,8 @@
 /**
  * Knowledge: pick a base (from `GET /config`), see what it reads and how it searches
  * (`GET /knowledge/config`), add files, URLs and text, watch the records' status, delete them,
- * and try searches. Controls the caller's scopes do not cover are left out.
+ * try searches, and see (and start) the base's reindex. Controls the caller's scopes do not
+ * cover are left out.
  */
 import { useState } from 'preact/hooks';
 import { api } from '../../api/client';
@@ -13,6 +14,7 @@ import { useAsync } from '../../components/use-async';
 import { AddContent } from './add-content';
 import { BaseSummary } from './base-summary';
 import { Records } from './records';
+import { ReindexStatus } from './reindex-status';
 import { SearchPlayground } from './search-playground';
 
 interface Base {
@@ -59,6 +61,7 @@ export function Knowledge() {
       {base?.description ? <p class="muted">{base.description}</p> : null}
       <ErrorText message={config.error} />
       {config.data ? <BaseSummary config={config.data} /> : null}
+      <ReindexStatus key={baseId ?? ''} knowledgeId={baseId} mayStart={can(caller, 'knowledge:write')} />
       <div class="grid-2">
         <div>
           {can(caller, 'knowledge:write') ? (

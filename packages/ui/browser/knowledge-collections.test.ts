@@ -1,0 +1,97 @@
+/**
+ * The Knowledge page on a base with an embedder and a remote content source, in a real browser:
+ * the reindex status (idle, then a started reindex running to completed with every chunk done)
+ * and a collection (a folder of the loopback S3 source, one record with a child per file)
+ * expanding into its children, a bad file failing only its own child with the reason. The
+ * embeddings service and the bucket are loopback fakes from the runtime's own tests
+ * (fake-embeddings.ts, fake-s3.ts): nothing leaves the machine.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { S3Source } from '@svc/runtime';
+import { startFakeEmbeddings, type FakeEmbeddings } from '../../runtime/test/support/fake-embeddings.js';
+import { S3_KEY, startFakeS3, type FakeS3 } from '../../runtime/test/support/fake-s3.js';
+import { chromiumFound, launch, screenshot, seriousViolations, type Browser } from './support/browser.js';
+import { startPanelRuntime, type PanelRuntime } from './support/runtime.js';
+import { requireChromiumOnCi, skipReason } from './support/suite.js';
+
+requireChromiumOnCi();
+
+const BUCKET = 'field-notes';
+const RIVER = {
+  'river/alpha.md': { body: '# Alpha\n\nThe alpha gauge reads otterbank levels every hour.\n', type: 'text/markdown' },
+  'river/beta.md': { body: '# Beta\n\nBeta station counts kingfisher nests along the bend.\n', type: 'text/markdown' },
+  'river/broken.json': { body: '{"levels": [1, 2', type: 'application/json' },
+  'readme.md': { body: '# Field notes\n\nWhat the rangers wrote down.\n', type: 'text/markdown' },
+};
+
+describe.skipIf(!chromiumFound)(`collections and reindexing on the Knowledge page${skipReason}`, () => {
+  let embeddings: FakeEmbeddings;
+  let s3: FakeS3;
+  let rt: PanelRuntime;
+  let browser: Browser;
+  let page: Page;
+
+  beforeAll(async () => {
+    [embeddings, s3, browser] = await Promise.all([startFakeEmbeddings(), startFakeS3(BUCKET, RIVER), launch()]);
+    const credentials = { accessKeyId: S3_KEY, secretAccessKey: S3_KEY };
+    rt = await startPanelRuntime({
+      embeddingsUrl: embeddings.url,
+      contentSources: [new S3Source({ id: 'field', name: 'Field notes bucket', bucket: BUCKET, endpoint: s3.endpoint, credentials })],
+    });
+    page = await browser.page();
+    await page.goto(`${rt.url}/ui/knowledge`);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await rt?.stop();
+    await s3?.close();
+    await embeddings?.close();
+  });
+
+  const record = (name: string) => page.getByTestId('record').filter({ hasText: name });
+
+  it('shows the reindex status, and a started reindex running to completed with every chunk done', async () => {
+    await expect.poll(() => page.getByTestId('reindex-state').textContent()).toBe('idle');
+    await page.getByLabel('Text name').fill('weir-notes');
+    await page.getByLabel('Text', { exact: true }).fill('The weir keeper oils the sluice gate every Sunday.');
+    await page.getByRole('button', { name: 'Add text' }).click();
+    await expect.poll(() => record('weir-notes').getByTestId('record-status').textContent(), { timeout: 15_000 }).toBe('completed');
+
+    const before = embeddings.requests.length;
+    await page.getByRole('button', { name: 'Reindex', exact: true }).click();
+    await expect.poll(() => page.getByTestId('reindex-state').textContent(), { timeout: 15_000 }).toBe('completed');
+    expect(await page.getByTestId('reindex-progress').textContent()).toMatch(/^(\d+) of \1 chunks · with openai:fake-embed$/);
+    expect(embeddings.requests.length).toBeGreaterThan(before);
+    expect(await page.getByRole('button', { name: 'Reindex', exact: true }).isEnabled()).toBe(true);
+  });
+
+  it("expands a remote folder's record into its children, a bad file failing only its own", async () => {
+    const res = await fetch(`${rt.url}/knowledge/remote-content`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ config_id: 'field', path: 'river/' }),
+    });
+    expect(res.status).toBe(202);
+    await page.reload();
+    const folder = record('river/');
+    const summary = folder.getByRole('button', { name: /completed, \d+ processing, \d+ failed$/ });
+    await expect.poll(() => summary.textContent(), { timeout: 15_000 }).toBe('2 completed, 0 processing, 1 failed');
+    await summary.click();
+    expect(await summary.getAttribute('aria-expanded')).toBe('true');
+    const children = folder.getByRole('region', { name: 'Pages and files of this collection' }).getByTestId('record');
+    await expect.poll(() => children.count()).toBe(3);
+    const statuses = await children.evaluateAll((rows) =>
+      rows.map((row) => `${row.querySelector('.name')?.textContent} ${row.querySelector('[data-testid="record-status"]')?.textContent}`).sort(),
+    );
+    expect(statuses).toEqual(['river/alpha.md completed', 'river/beta.md completed', 'river/broken.json failed']);
+    expect(await children.filter({ hasText: 'broken.json' }).getByTestId('record-reason').textContent()).toMatch(/^Failed: .*broken\.json/);
+    expect(await seriousViolations(page)).toEqual([]);
+    await screenshot(page, 'knowledge-collection');
+  });
+
+  it('loaded nothing from off the machine and met no CSP refusal', () => {
+    expect(browser.offMachine).toEqual([]);
+    expect(browser.cspViolations).toEqual([]);
+  });
+});
