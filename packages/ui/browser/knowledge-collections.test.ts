@@ -2,7 +2,8 @@
  * The Knowledge page on a base with an embedder and a remote content source, in a real browser:
  * the reindex status (idle, then a started reindex running to completed with every chunk done)
  * and a collection (a folder of the loopback S3 source, one record with a child per file)
- * expanding into its children, a bad file failing only its own child with the reason. The
+ * expanding into its children, a bad file failing only its own child with the reason; the
+ * source browsed folder by folder from the panel, and a file and a whole folder ingested. The
  * embeddings service and the bucket are loopback fakes from the runtime's own tests
  * (fake-embeddings.ts, fake-s3.ts): nothing leaves the machine.
  */
@@ -22,10 +23,12 @@ const RIVER = {
   'river/alpha.md': { body: '# Alpha\n\nThe alpha gauge reads otterbank levels every hour.\n', type: 'text/markdown' },
   'river/beta.md': { body: '# Beta\n\nBeta station counts kingfisher nests along the bend.\n', type: 'text/markdown' },
   'river/broken.json': { body: '{"levels": [1, 2', type: 'application/json' },
+  'lake/heron.md': { body: '# Heron\n\nA grey heron fishes the shallows at dawn.\n', type: 'text/markdown' },
+  'lake/reeds.md': { body: '# Reeds\n\nThe reed bed shelters warblers in spring.\n', type: 'text/markdown' },
   'readme.md': { body: '# Field notes\n\nWhat the rangers wrote down.\n', type: 'text/markdown' },
 };
 
-describe.skipIf(!chromiumFound)(`collections and reindexing on the Knowledge page${skipReason}`, () => {
+describe.skipIf(!chromiumFound)(`reindexing, collections and remote sources on the Knowledge page${skipReason}`, () => {
   let embeddings: FakeEmbeddings;
   let s3: FakeS3;
   let rt: PanelRuntime;
@@ -88,6 +91,37 @@ describe.skipIf(!chromiumFound)(`collections and reindexing on the Knowledge pag
     expect(await children.filter({ hasText: 'broken.json' }).getByTestId('record-reason').textContent()).toMatch(/^Failed: .*broken\.json/);
     expect(await seriousViolations(page)).toEqual([]);
     await screenshot(page, 'knowledge-collection');
+  });
+
+  it('browses the source folder by folder, and ingests a file and a whole folder from the panel', async () => {
+    const sources = page.getByRole('region', { name: 'Remote sources' });
+    const listing = sources.getByTestId('source-listing');
+    const names = () => listing.locator('tbody tr td:first-child').allTextContents();
+    await expect.poll(names).toEqual(['lake/', 'river/', 'readme.md']);
+    expect(await sources.getByText('Field notes bucket (s3)').count()).toBe(1);
+
+    await sources.getByRole('button', { name: 'Ingest readme.md' }).click();
+    await expect.poll(() => sources.getByRole('status').textContent()).toBe('Accepted readme.md: processing');
+    await expect.poll(() => record('readme.md').getByTestId('record-status').textContent(), { timeout: 15_000 }).toBe('completed');
+
+    await sources.getByRole('button', { name: 'Open folder lake' }).click();
+    await expect.poll(() => sources.getByTestId('source-prefix').textContent()).toBe('/lake/');
+    await expect.poll(names).toEqual(['heron.md', 'reeds.md']);
+    expect(await listing.getByTestId('source-file').first().locator('td').nth(1).textContent()).toMatch(/^\d+ B$/);
+    expect(await seriousViolations(page)).toEqual([]);
+    await screenshot(page, 'knowledge-sources');
+    await sources.getByRole('button', { name: 'Ingest this folder' }).click();
+    await expect.poll(() => sources.getByRole('status').textContent()).toBe('Accepted lake/: processing');
+    const lake = record('lake/').getByRole('button', { name: /completed, \d+ processing, \d+ failed$/ });
+    await expect.poll(() => lake.textContent(), { timeout: 15_000 }).toBe('2 completed, 0 processing, 0 failed');
+
+    await sources.getByRole('button', { name: 'Up' }).click();
+    await expect.poll(names).toEqual(['lake/', 'river/', 'readme.md']);
+    // What was ingested is searchable.
+    await page.getByLabel('Query').fill('heron');
+    await page.getByLabel('Search type').selectOption('keyword');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await expect.poll(() => page.getByTestId('hit').filter({ hasText: 'grey heron' }).count()).toBeGreaterThan(0);
   });
 
   it('loaded nothing from off the machine and met no CSP refusal', () => {

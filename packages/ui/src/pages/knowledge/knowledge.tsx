@@ -1,7 +1,7 @@
 /**
  * Knowledge: pick a base (from `GET /config`), see what it reads and how it searches
  * (`GET /knowledge/config`), add files, URLs and text, watch the records' status, delete them,
- * try searches, and see (and start) the base's reindex. Controls the caller's scopes do not
+ * try searches, see (and start) the base's reindex, and browse and ingest its remote sources. Controls the caller's scopes do not
  * cover are left out.
  */
 import { useState } from 'preact/hooks';
@@ -16,6 +16,7 @@ import { BaseSummary } from './base-summary';
 import { Records } from './records';
 import { ReindexStatus } from './reindex-status';
 import { SearchPlayground } from './search-playground';
+import { SourceBrowser } from './source-browser';
 
 interface Base {
   id: string;
@@ -39,7 +40,10 @@ export function Knowledge() {
   const [changes, setChanges] = useState(0);
   const list = bases.data ?? [];
   const base = list.find((b) => b.id === baseId);
+  // The sources routes name the base in their path: the one picked, else the only one listed.
+  const resolvedId = baseId ?? (list.length === 1 ? list[0]?.id : undefined);
   const config = useAsync(() => unwrap(api.GET('/knowledge/config', { params: { query: baseId ? { knowledge_id: baseId } : {} } })), [baseId]);
+  const sources = config.data?.remote_content_sources ?? [];
 
   return (
     <main class="page" id="main">
@@ -73,6 +77,11 @@ export function Knowledge() {
         </div>
         <SearchPlayground knowledgeId={baseId} config={config.data} />
       </div>
+      {sources.length > 0 && resolvedId ? (
+        <SourceBrowser key={resolvedId} knowledgeId={resolvedId} sources={sources} mayIngest={can(caller, 'knowledge:write')} onAdded={() => setChanges((n) => n + 1)} />
+      ) : sources.length > 0 ? (
+        <p class="muted">This base has remote sources: pick it in the list above to browse them.</p>
+      ) : null}
     </main>
   );
 }
