@@ -1,7 +1,8 @@
 /**
  * Knowledge: pick a base (from `GET /config`), see what it reads and how it searches
  * (`GET /knowledge/config`), add files, URLs and text, watch the records' status, delete them,
- * and try searches. Controls the caller's scopes do not cover are left out.
+ * try searches, see (and start) the base's reindex, and browse and ingest its remote sources. Controls the caller's scopes do not
+ * cover are left out.
  */
 import { useState } from 'preact/hooks';
 import { api } from '../../api/client';
@@ -13,7 +14,9 @@ import { useAsync } from '../../components/use-async';
 import { AddContent } from './add-content';
 import { BaseSummary } from './base-summary';
 import { Records } from './records';
+import { ReindexStatus } from './reindex-status';
 import { SearchPlayground } from './search-playground';
+import { SourceBrowser } from './source-browser';
 
 interface Base {
   id: string;
@@ -37,7 +40,10 @@ export function Knowledge() {
   const [changes, setChanges] = useState(0);
   const list = bases.data ?? [];
   const base = list.find((b) => b.id === baseId);
+  // The sources routes name the base in their path: the one picked, else the only one listed.
+  const resolvedId = baseId ?? (list.length === 1 ? list[0]?.id : undefined);
   const config = useAsync(() => unwrap(api.GET('/knowledge/config', { params: { query: baseId ? { knowledge_id: baseId } : {} } })), [baseId]);
+  const sources = config.data?.remote_content_sources ?? [];
 
   return (
     <main class="page" id="main">
@@ -59,6 +65,7 @@ export function Knowledge() {
       {base?.description ? <p class="muted">{base.description}</p> : null}
       <ErrorText message={config.error} />
       {config.data ? <BaseSummary config={config.data} /> : null}
+      <ReindexStatus key={baseId ?? ''} knowledgeId={baseId} mayStart={can(caller, 'knowledge:write')} />
       <div class="grid-2">
         <div>
           {can(caller, 'knowledge:write') ? (
@@ -70,6 +77,11 @@ export function Knowledge() {
         </div>
         <SearchPlayground knowledgeId={baseId} config={config.data} />
       </div>
+      {sources.length > 0 && resolvedId ? (
+        <SourceBrowser key={resolvedId} knowledgeId={resolvedId} sources={sources} mayIngest={can(caller, 'knowledge:write')} onAdded={() => setChanges((n) => n + 1)} />
+      ) : sources.length > 0 ? (
+        <p class="muted">This base has remote sources: pick it in the list above to browse them.</p>
+      ) : null}
     </main>
   );
 }

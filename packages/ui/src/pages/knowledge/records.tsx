@@ -10,6 +10,7 @@ import type { components } from '../../api/schema';
 import { ConfirmDialog } from '../../components/confirm-dialog';
 import { ErrorText } from '../../components/error-text';
 import { useAsync } from '../../components/use-async';
+import { CollectionToggle } from './collection-toggle';
 
 type Content = components['schemas']['KnowledgeContent'];
 
@@ -82,13 +83,9 @@ export function Records({ knowledgeId, changes, mayDelete, parentId }: Props) {
                 Failed: {record.status_message}
               </p>
             ) : null}
-            {record.children ? (
-              <p>
-                <button type="button" class="link" aria-expanded={open === record.id} onClick={() => setOpen(open === record.id ? undefined : record.id)}>
-                  {record.children.completed} completed, {record.children.processing} processing, {record.children.failed} failed
-                </button>
-              </p>
-            ) : null}
+            {parentId ? null : (
+              <CollectionToggle record={record} knowledgeId={knowledgeId} open={open === record.id} onToggle={() => setOpen(open === record.id ? undefined : record.id)} />
+            )}
             {open === record.id ? <Records knowledgeId={knowledgeId} changes={changes} mayDelete={false} parentId={record.id} /> : null}
             {mayDelete && !parentId ? (
               <button type="button" class="secondary" onClick={() => setDeleting(record)} aria-label={`Delete ${record.name ?? record.id}`}>
