@@ -4,16 +4,16 @@
  * Content-Security-Policy violation. Uses Debian's chromium through playwright-core; CI installs
  * it (.ci/run) and this suite fails there without it, elsewhere it is skipped with a reason.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHROMIUM, CHROMIUM_ARGS, chromiumFound } from './support/chromium.js';
 import { sqliteTestDatabase } from './support/databases.js';
 import { startRuntime, type StartedRuntime } from './support/runtime.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const found = existsSync(CHROMIUM);
+const found = chromiumFound;
 const why = found ? '' : ` (skipped: no chromium at ${CHROMIUM}; apt-get install chromium, or set CHROMIUM_PATH)`;
 
 // CI must not pass by skipping: there, a missing browser is a failure.
@@ -50,17 +50,7 @@ describe.skipIf(!found)(`docs pages in a browser${why}`, () => {
     context = await chromium.launchPersistentContext(profile, {
       executablePath: CHROMIUM,
       headless: true,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--host-resolver-rules=MAP runtime.test 127.0.0.1',
-      ],
+      args: [...CHROMIUM_ARGS, '--host-resolver-rules=MAP runtime.test 127.0.0.1'],
     });
     context.on('request', (request) => requested.push(request.url()));
     // Anything leaving the runtime is recorded above and stopped here, so the test itself never

@@ -4,15 +4,15 @@
  * recorded: a test asserts the list stays empty, so the panel provably loads nothing off the
  * machine. Also: axe-core injected into a page, and screenshots under test-artefacts/ui/.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { CHROMIUM, CHROMIUM_ARGS } from '../../../runtime/test/support/chromium.js';
 
-export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-export const chromiumFound = existsSync(CHROMIUM);
+export { CHROMIUM, chromiumFound } from '../../../runtime/test/support/chromium.js';
 
 const ARTEFACTS = fileURLToPath(new URL('../../../../test-artefacts/ui/', import.meta.url));
 const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
@@ -54,16 +54,7 @@ export async function launch(): Promise<Browser> {
     executablePath: CHROMIUM,
     headless: true,
     viewport: { width: 1280, height: 860 },
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
+    args: [...CHROMIUM_ARGS],
   });
   const offMachine: string[] = [];
   const cspViolations: string[] = [];
