@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { crashedMessage } from '../src/jobs/job-worker.js';
-import { freePort, startChildRuntime, type ChildRuntime } from './support/child-runtime.js';
+import { startKnowledgeChild, type ChildRuntime } from './support/child-runtime.js';
 import { testKnowledge } from './support/components.js';
 import { loopingEpub } from './support/converter-fixtures.js';
 import { testDatabaseKinds, type TestDatabase } from './support/databases.js';
@@ -70,14 +70,7 @@ for (const kind of testDatabaseKinds) {
     const stops: (() => Promise<void>)[] = [];
 
     const childRuntime = async (): Promise<ChildRuntime> => {
-      const child = await startChildRuntime({
-        DATABASE_URL: database.url,
-        EMBEDDINGS_URL: embeddings.url,
-        ...(knowledgePath ? { KNOWLEDGE_PATH: knowledgePath } : {}),
-        FAKE_LLM_URL: 'http://127.0.0.1:9',
-        RUN_LEASE_SECONDS: '2',
-        PORT: String(await freePort()),
-      });
+      const child = await startKnowledgeChild({ databaseUrl: database.url, embeddingsUrl: embeddings.url, knowledgePath });
       stops.push(child.kill);
       return child;
     };

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FILE_DATA_MIN_BYTES } from '../src/jobs/job-store.js';
-import { freePort, startChildRuntime } from './support/child-runtime.js';
+import { startKnowledgeChild } from './support/child-runtime.js';
 import { testKnowledge } from './support/components.js';
 import { testDatabaseKinds, type TestDatabase } from './support/databases.js';
 import { eventually } from './support/eventually.js';
@@ -42,14 +42,7 @@ for (const kind of testDatabaseKinds) {
 
     /** A runtime in a child process on the same database, for kill -9 (a short lease, so a survivor takes its jobs soon). */
     const killableRuntime = async () => {
-      const child = await startChildRuntime({
-        DATABASE_URL: database.url,
-        EMBEDDINGS_URL: embeddings.url,
-        ...(knowledgePath ? { KNOWLEDGE_PATH: knowledgePath } : {}),
-        FAKE_LLM_URL: 'http://127.0.0.1:9',
-        RUN_LEASE_SECONDS: '2',
-        PORT: String(await freePort()),
-      });
+      const child = await startKnowledgeChild({ databaseUrl: database.url, embeddingsUrl: embeddings.url, knowledgePath });
       stops.push(child.kill);
       return child;
     };

@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, startChildRuntime } from './support/child-runtime.js';
+import { startKnowledgeChild } from './support/child-runtime.js';
 import { testKnowledge } from './support/components.js';
 import { testDatabaseKinds, type TestDatabase } from './support/databases.js';
 import { eventually } from './support/eventually.js';
@@ -128,14 +128,7 @@ for (const kind of testDatabaseKinds) {
     it('kill -9 mid-replacement: the old version stays searchable until a survivor completes the new one', async () => {
       const v1 = await call(rt.url, 'POST', '/knowledge/content', { body: { name: 'manual.txt', text_content: 'The manual says: handbook of the boiler, page one.' } });
       expect(await settled(rt.url, v1.body.id)).toMatchObject({ status: 'completed' });
-      const child = await startChildRuntime({
-        DATABASE_URL: database.url,
-        EMBEDDINGS_URL: embeddings.url,
-        ...(knowledgePath ? { KNOWLEDGE_PATH: knowledgePath } : {}),
-        FAKE_LLM_URL: 'http://127.0.0.1:9',
-        RUN_LEASE_SECONDS: '2',
-        PORT: String(await freePort()),
-      });
+      const child = await startKnowledgeChild({ databaseUrl: database.url, embeddingsUrl: embeddings.url, knowledgePath });
       stops.push(child.kill);
       const before = embeddings.requests.length;
       const v2 = await call(child.url, 'POST', '/knowledge/content', { body: { name: 'manual.txt', text_content: NEW_TEXT, chunk_size: 200 } });

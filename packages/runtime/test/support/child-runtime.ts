@@ -60,3 +60,18 @@ export async function freePort(): Promise<number> {
   await new Promise<void>((r) => server.close(() => r()));
   return port;
 }
+
+/**
+ * A knowledge runtime in a child process on a test's database and embeddings service, to be
+ * killed with -9: a short run lease, so a survivor takes its jobs over soon; no model.
+ */
+export async function startKnowledgeChild(options: { databaseUrl: string; embeddingsUrl: string; knowledgePath?: string | undefined }): Promise<ChildRuntime> {
+  return startChildRuntime({
+    DATABASE_URL: options.databaseUrl,
+    EMBEDDINGS_URL: options.embeddingsUrl,
+    ...(options.knowledgePath ? { KNOWLEDGE_PATH: options.knowledgePath } : {}),
+    FAKE_LLM_URL: 'http://127.0.0.1:9',
+    RUN_LEASE_SECONDS: '2',
+    PORT: String(await freePort()),
+  });
+}
