@@ -16,6 +16,7 @@
  * Its id carries the version of the weights' package, so that upgrading it to other weights is
  * a change of embedder, which the stores notice (vectors of both could not be compared).
  */
+import { setMaxListeners } from 'node:events';
 import { checkVectors, type EmbedOptions, type Embedder } from '../../model/embedder.js';
 import type { Environment } from '../../settings/environment.js';
 import { readEnvironment } from '../../settings/environment.js';
@@ -82,6 +83,8 @@ export class LocalEmbedder implements Embedder {
     const batches = batchesOf(prepared, this.batchSize, this.batchChars);
     // Every batch is handed to the scheduler at once (it runs one per worker); the first failure stops the rest.
     const inner = new AbortController();
+    // Each waiting batch listens to it: many batches are no leak.
+    setMaxListeners(0, inner.signal);
     const onAbort = () => inner.abort(signal!.reason);
     signal?.addEventListener('abort', onAbort, { once: true });
     if (signal?.aborted) inner.abort(signal.reason);
