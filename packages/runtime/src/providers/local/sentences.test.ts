@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { sentencesOf } from './sentences.js';
+import { piecesOf, sentencesOf } from './sentences.js';
 
 describe('sentencesOf', () => {
   it('cuts after a sentence’s end and at line breaks, leaving out pieces without a word', () => {
@@ -11,5 +11,14 @@ describe('sentencesOf', () => {
     expect(sentencesOf('It costs 1.750 euros, e.g.the pump')).toEqual(['It costs 1.750 euros, e.g.the pump']);
     expect(sentencesOf('--- ***')).toEqual(['--- ***']);
     expect(sentencesOf(' ')).toEqual([' ']);
+  });
+
+  it('packs consecutive sentences into pieces of up to 300 characters, a longer sentence alone', () => {
+    const short = 'A short sentence here.';
+    const long = `${'word '.repeat(80).trim()}.`;
+    expect(piecesOf(`${short} ${short} ${long} ${short}`)).toEqual([`${short} ${short}`, long, short]);
+    expect(piecesOf(Array.from({ length: 30 }, () => short).join(' ')).map((p) => p.length)).toEqual([298, 298, 91]);
+    expect(piecesOf('one. two.', 5)).toEqual(['one.', 'two.']);
+    expect(piecesOf('---')).toEqual(['---']);
   });
 });
