@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { embedderFromEnvironment } from '../from-environment.js';
-import { batchesOf, LOCAL_WEIGHTS_VERSION, LocalEmbedder, MAX_TEXT_CHARS } from './embeddings.js';
+import { MAX_TEXT_CHARS } from './batches.js';
+import { LOCAL_WEIGHTS_VERSION, LocalEmbedder } from './embeddings.js';
 import { sharedEncoderPool } from './encoder-pool.js';
 import { LocalEmbedderError } from './errors.js';
 
@@ -48,6 +49,20 @@ describe('LocalEmbedder', () => {
     }
   }, 60_000);
 
+  it('gives a long passage, sent in parts, the vector it gets whatever the batches', async () => {
+    const guide = readFileSync(new URL('../../../../../examples/quickstart/samples/garden-guide.md', import.meta.url), 'utf8');
+    const long = `${guide}\n\n${guide}\n\n${guide}`;
+    expect(long.length).toBeGreaterThan(3000);
+    const [whole, short] = await embedder.embed([long, 'a short one']);
+    // Small batches: each part of the passage in a batch of its own, beside other texts.
+    const [split, again] = await new LocalEmbedder({ env: {}, batchSize: 2, batchChars: 300 }).embed([long, 'a short one']);
+    for (const [d, x] of whole!.entries()) expect(Math.abs(x - split![d]!)).toBeLessThan(1e-5);
+    expect(cosine(short!, again!)).toBeGreaterThan(0.99999);
+    // Three copies of the guide mean what one does.
+    const [one] = await embedder.embed([guide]);
+    expect(cosine(whole!, one!)).toBeGreaterThan(0.99);
+  }, 60_000);
+
   it('places a question near the passage that answers it', async () => {
     const [query, cistern, can, compost] = await embedder.embed(['how do I collect rain water', ...PASSAGES], undefined, { interactive: true });
     expect(cosine(query!, cistern!)).toBeGreaterThan(cosine(query!, can!));
@@ -84,16 +99,6 @@ describe('LocalEmbedder', () => {
     const controller = new AbortController();
     controller.abort(new Error('the caller left'));
     await expect(embedder.embed(['never sent'], controller.signal)).rejects.toThrow('the caller left');
-  });
-});
-
-const sizes = (texts: string[], n: number, chars: number) => batchesOf(texts, n, chars).map((b) => [b.start, b.texts.length]);
-
-describe('batchesOf', () => {
-  it('cuts at the count or the characters, whichever comes first, a long text alone', () => {
-    expect(sizes(['a', 'b', 'c', 'd', 'e'], 2, 100)).toEqual([[0, 2], [2, 2], [4, 1]]);
-    expect(sizes(['aaaa', 'bbbb', 'cc', 'd'], 10, 6)).toEqual([[0, 1], [1, 2], [3, 1]]);
-    expect(sizes(['x'.repeat(50), 'y', 'z'.repeat(50)], 10, 10)).toEqual([[0, 1], [1, 1], [2, 1]]);
   });
 });
 

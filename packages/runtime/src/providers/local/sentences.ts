@@ -17,6 +17,13 @@
 /** Characters a piece packs sentences up to (a longer sentence is a piece of its own). */
 export const PIECE_CHARS = 300;
 
+/**
+ * Characters of a passage one batch holds at most (about a third of a second of a worker's
+ * time): a longer passage is cut into parts, encoded in batches of their own, and its vector is
+ * the mean over all their pieces. A search's query then never waits for more than one part.
+ */
+export const PART_CHARS = 2_000;
+
 const CUT = /\r?\n+|(?<=[.!?])\s+/;
 const WORDLIKE = /[\p{L}\p{N}]/u;
 
@@ -42,4 +49,41 @@ export function piecesOf(text: string, max = PIECE_CHARS): string[] {
   }
   pieces.push(current);
   return pieces;
+}
+
+/**
+ * `text` in parts of at most `max` characters, cut at the last line break in the second half of
+ * the window, else after the last sentence end there, else at the last space there, else at
+ * `max` (never between the halves of a surrogate pair); parts of white space only are left out.
+ * Linear in the text's length.
+ */
+export function partsOf(text: string, max = PART_CHARS): string[] {
+  const parts: string[] = [];
+  let start = 0;
+  while (text.length - start > max) {
+    const end = start + max;
+    const floor = start + Math.floor(max / 2);
+    let cut = text.lastIndexOf('\n', end - 1) + 1;
+    if (cut <= floor) cut = sentenceEnd(text, floor, end);
+    if (cut <= floor) cut = text.lastIndexOf(' ', end - 1) + 1;
+    if (cut <= floor) {
+      cut = end;
+      const code = text.charCodeAt(cut);
+      if (code >= 0xdc00 && code <= 0xdfff) cut--;
+    }
+    parts.push(text.slice(start, cut));
+    start = cut;
+  }
+  parts.push(text.slice(start));
+  const worded = parts.filter((part) => part.trim() !== '');
+  return worded.length > 0 ? worded : [text];
+}
+
+/** Just after the last `.`, `!` or `?` followed by white space in [from, to), or -1. */
+function sentenceEnd(text: string, from: number, to: number): number {
+  for (let i = to - 2; i >= from; i--) {
+    const c = text.charCodeAt(i);
+    if ((c === 46 || c === 33 || c === 63) && /\s/.test(text[i + 1]!)) return i + 1;
+  }
+  return -1;
 }
