@@ -8,6 +8,7 @@ import { benchCluster } from './cluster.js';
 import { benchEmbedding } from './embedding.js';
 import { benchHttp } from './http.js';
 import { benchKnowledge } from './knowledge.js';
+import { benchLocalEmbedder } from './local-embedder.js';
 import { benchRuns } from './runs.js';
 
 await benchHttp();
@@ -17,4 +18,5 @@ await benchCli();
 await benchCluster();
 await benchChunkers();
 await benchEmbedding();
+await benchLocalEmbedder();
 await benchKnowledge();

@@ -3,10 +3,11 @@
  * in a real `Knowledge` on an in-memory SQLite store. The docs are re-read at every start, so
  * nothing needs to persist between runs.
  *
- * With no embedding model (no OPENAI_* or OLLAMA_EMBEDDING_MODEL) it searches by keyword
- * (SQLite FTS5), so the demo answers `search_knowledge_base` on a fresh machine with no API
- * key; with one, searches are hybrid. If the configured server cannot embed (a chat-only
- * OpenAI-compatible server), it says so once and falls back to keyword search.
+ * With an embedder (the quickstart's: the local sentence encoder with no key, else OPENAI_* or
+ * OLLAMA_EMBEDDING_MODEL) searches are hybrid; without one, by keyword (SQLite FTS5). If the
+ * embedder fails (a chat-only OpenAI-compatible server, a local model that cannot load), it
+ * says so once and falls back to keyword search, so the demo answers `search_knowledge_base`
+ * whatever happens.
  *
  * Loading is asynchronous and the runtime is built synchronously, so this wraps the
  * Knowledge: searches wait until the docs are in.

@@ -3,7 +3,8 @@
  * `POST /knowledge/content` (files of every format the readers know, URLs, search topics), with
  * every reader and chunker. It is a plain `Knowledge` on the embedded SQLite vector store, in a
  * file of its own next to the runtime's database (`data/knowledge.db` by default), so uploads
- * survive restarts. Keyword search with no key; hybrid when the environment names an embedder.
+ * survive restarts. Hybrid search with no key (the local sentence encoder embeds the chunks),
+ * or with the embedder the environment names.
  *
  * It is the only hosted base that takes content (the bundled docs are read-only), so uploads and
  * searches need no `knowledge_id`.

@@ -9,8 +9,10 @@
  *
  * Two knowledge bases: `runtime-docs`, the bundled docs (read-only, re-indexed at each start),
  * and `library`, the writable one that `POST /knowledge/content` fills (every reader and
- * chunker, stored in data/knowledge.db). Both search by keyword with no key, and hybrid when the
- * environment names an embedder (OPENAI_* or OLLAMA_EMBEDDING_MODEL).
+ * chunker, stored in data/knowledge.db). Both do vector, keyword and hybrid search with no key:
+ * they embed with the local sentence encoder that ships with the runtime, or with the embedder
+ * the environment names (OPENAI_* or OLLAMA_EMBEDDING_MODEL); LOCAL_EMBEDDINGS=false leaves them
+ * keyword-only.
  */
 import { fileURLToPath } from 'node:url';
 import { Agent, Runtime, Team, Workflow, embedderFromEnvironment, readSettings, step, type RuntimeOptions } from '@svc/runtime';
@@ -25,7 +27,7 @@ export function createQuickstartRuntime(overrides: Partial<RuntimeOptions> = {})
   const env = overrides.env ?? process.env;
   // A bad PORT or limit fails here, before the library's store file is created.
   readSettings(env);
-  // Hybrid search when the environment names an embedding model; keyword search otherwise.
+  // The configured embedder, else the local sentence encoder (its worker starts on first use).
   const embedder = embedderFromEnvironment(env);
   const docs = DocsKnowledge.fromDirectory(DOCS_DIR, {
     id: 'runtime-docs',

@@ -1,7 +1,8 @@
 /**
  * The quickstart's components as a user meets them over HTTP, with no model configured: the
  * catalogue is all there, a run fails with a clear RunError instead of crashing, and the two
- * knowledge bases (read-only docs, writable library) work with no key.
+ * knowledge bases (read-only docs, writable library) work with no key, hybrid search included
+ * (the local sentence encoder embeds).
  */
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -71,11 +72,12 @@ describe('quickstart catalogue', () => {
 });
 
 describe('quickstart knowledge bases', () => {
-  it('hosts the read-only docs and the writable library, each with its own store; keyword search with no key', async () => {
+  it('hosts the read-only docs and the writable library, each with its own store; vector, keyword and hybrid search with no key', async () => {
     const knowledge = await get('/knowledge/config');
+    const all = ['vector', 'keyword', 'hybrid'];
     expect(knowledge.vector_dbs).toEqual([
-      { id: 'runtime-docs-index', name: 'SQLite (in memory)', description: expect.any(String), search_types: ['keyword'] },
-      { id: 'library-store', name: 'SQLite', description: expect.any(String), search_types: ['keyword'] },
+      { id: 'runtime-docs-index', name: 'SQLite (in memory)', description: expect.any(String), search_types: all },
+      { id: 'library-store', name: 'SQLite', description: expect.any(String), search_types: all },
     ]);
     // The library's store is a file of its own beside the runtime's database.
     expect(existsSync(join(dir, 'knowledge.db'))).toBe(true);

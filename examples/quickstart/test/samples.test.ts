@@ -2,7 +2,9 @@
  * The README's knowledge walkthrough, as a user runs it: `npm start` with no API key, then each
  * file of the sample corpus uploaded with a plain multipart POST (no knowledge_id: the writable
  * `library` is the only base that takes content). Every upload completes with the reader its
- * extension picks (the record's `type`), and a keyword search for the sample's phrase finds that file's passage.
+ * extension picks (the record's `type`), a keyword search for the sample's phrase finds that file's passage,
+ * and a question asked in other words than the passage's ("how do I collect rain water") finds the
+ * rainwater cistern by hybrid search: the local sentence encoder embeds with no key.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -88,12 +90,20 @@ describe('the sample corpus through npm start, with no API key', () => {
       const found = await json('/knowledge/search', {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ query: upload.phrase, max_results: 3 }),
+        body: JSON.stringify({ query: upload.phrase, search_type: 'keyword', max_results: 3 }),
       });
       const [best] = found.data;
       expect(best?.content_id, `${upload.phrase} -> ${upload.file}`).toBe(upload.id);
       expect(flat(best.content)).toContain(upload.phrase);
     }
+    // No word of the question is in the passage ("rain" is not "rainwater"): keywords alone find the watering can.
+    const cistern = uploads.find((u) => u.phrase === 'rainwater cistern')!;
+    const question = await json('/knowledge/search', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: 'how do I collect rain water', search_type: 'hybrid', max_results: 3 }),
+    });
+    expect(question.data.map((hit: { content_id: string }) => hit.content_id)).toContain(cistern.id);
     // Stored in a file of its own under the data directory, beside the runtime's database.
     expect(existsSync(join(cwd, 'data', 'knowledge.db'))).toBe(true);
   });

@@ -27,7 +27,7 @@ const FEATURES = {
   auth: [...BASE, 'settings', 'storage'],
   components: [],
   model: [...BASE, 'settings', 'net'],
-  providers: [...BASE, 'settings', 'net', 'model'],
+  providers: [...BASE, 'settings', 'net', 'workers', 'model'],
   tools: [...BASE, 'components', 'model'],
   sessions: [...BASE, 'storage', 'model'],
   run: [...BASE, 'auth', 'components', 'model', 'sessions'],

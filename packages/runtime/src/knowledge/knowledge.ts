@@ -4,8 +4,9 @@
  * agents search through their `search_knowledge_base` tool, and what `/knowledge/config`
  * describes.
  *
- * Without an embedder it stores chunks without vectors and searches by keyword, so a runtime
- * with no API key still has working knowledge; with one, the default search is hybrid.
+ * Without an embedder it stores chunks without vectors and searches by keyword; with one, the
+ * default search is hybrid. It takes no embedder of its own accord: `embedderFromEnvironment()`
+ * gives the configured one, or the local sentence encoder when no key is set.
  *
  * An insert is resolved first (ingest/planner.ts: reader, chunker, identity; every refusal a
  * 400 before anything is read), then flows one way through ingest/pipeline.ts. The HTTP upload

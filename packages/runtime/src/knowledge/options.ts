@@ -22,7 +22,11 @@ export interface KnowledgeOptions {
   name?: string;
   description?: string;
   store: VectorStore;
-  /** Without one, only keyword search is available. SemanticChunker compares sentences with it. */
+  /**
+   * Without one, only keyword search is available: there is no default here, since a local
+   * model costs memory and CPU that code should ask for. `embedderFromEnvironment()` picks one
+   * (the local sentence encoder when no key is set). SemanticChunker compares sentences with it.
+   */
   embedder?: Embedder | undefined;
   /** Reorders the fused candidates of every search (see model/reranker.ts); rerankerFromEnvironment() reads RERANK_*. */
   reranker?: Reranker | undefined;

@@ -11,10 +11,11 @@ import type { Embedder } from '../model/embedder.js';
 import { ModelError, type Model } from '../model/model.js';
 import type { Reranker } from '../model/reranker.js';
 import { readEnvironment } from '../settings/environment.js';
-import { modelProviderSchema, ollamaSettingsSchema, openaiSettingsSchema, rerankSettingsSchema, type RerankSettings } from '../settings/providers.js';
+import { localEmbeddingSettingsSchema, modelProviderSchema, ollamaSettingsSchema, openaiSettingsSchema, rerankSettingsSchema, type RerankSettings } from '../settings/providers.js';
 import { ANTHROPIC_CHAT } from './anthropic/messages.js';
 import type { ModelEnvironment } from './chat-provider.js';
 import { CohereReranker } from './cohere/rerank.js';
+import { LocalEmbedder } from './local/embeddings.js';
 import { OLLAMA_CHAT } from './ollama/chat.js';
 import { OllamaEmbedder } from './ollama/embeddings.js';
 import { OPENAI_CHAT } from './openai/chat.js';
@@ -64,9 +65,10 @@ export function modelFromEnvironment(env: ModelEnvironment = process.env): Model
 /**
  * The embedders, in the order the environment is searched: OpenAI (or compatible) when
  * OPENAI_API_KEY or OPENAI_BASE_URL is set, with OPENAI_EMBEDDING_MODEL; Ollama when
- * OLLAMA_EMBEDDING_MODEL is set (with OLLAMA_HOST). Each answers undefined when not configured.
- * The EMBEDDING_* settings (batch size, concurrency, rate limits, retries; see
- * settings/embedding.ts) are read from the same environment.
+ * OLLAMA_EMBEDDING_MODEL is set (with OLLAMA_HOST); else the local sentence encoder, whose
+ * weights ship with the runtime (providers/local), unless LOCAL_EMBEDDINGS=false. Each answers
+ * undefined when not configured. The EMBEDDING_* settings (batch size, concurrency, rate limits,
+ * retries; see settings/embedding.ts) are read from the same environment.
  */
 const EMBEDDERS: readonly ((env: ModelEnvironment) => Embedder | undefined)[] = [
   (env) => {
@@ -77,9 +79,13 @@ const EMBEDDERS: readonly ((env: ModelEnvironment) => Embedder | undefined)[] = 
     const s = readEnvironment(ollamaSettingsSchema, env);
     return s.embeddingModel ? new OllamaEmbedder({ model: s.embeddingModel, host: s.host, env }) : undefined;
   },
+  (env) => (readEnvironment(localEmbeddingSettingsSchema, env).enabled ? new LocalEmbedder({ env }) : undefined),
 ];
 
-/** The first embedder the environment configures; undefined leaves knowledge to keyword search, so nothing requires an API key. */
+/**
+ * The first embedder the environment configures: with no key, the local one, so vector and
+ * hybrid search need no API key; undefined (keyword search only) with LOCAL_EMBEDDINGS=false.
+ */
 export function embedderFromEnvironment(env: ModelEnvironment = process.env): Embedder | undefined {
   for (const fromEnvironment of EMBEDDERS) {
     const embedder = fromEnvironment(env);

@@ -10,6 +10,8 @@ export { OpenAIEmbedder, OPENAI_DEFAULT_EMBEDDING_MODEL, type OpenAIEmbedderOpti
 export { AnthropicMessagesModel, ANTHROPIC_DEFAULT_BASE_URL, ANTHROPIC_VERSION, anthropic, type AnthropicMessagesModelOptions } from './anthropic/messages.js';
 export { OllamaChatModel, ollama, type OllamaChatModelOptions } from './ollama/chat.js';
 export { OllamaEmbedder, OLLAMA_DEFAULT_EMBEDDING_MODEL, type OllamaEmbedderOptions } from './ollama/embeddings.js';
+export { LocalEmbedder, LOCAL_EMBEDDING_MODEL, type LocalEmbedderOptions } from './local/embeddings.js';
+export { LocalEmbedderError, type LocalEmbedderFailure } from './local/errors.js';
 export { OLLAMA_DEFAULT_HOST } from './ollama/host.js';
 export { CohereReranker, type CohereRerankerOptions } from './cohere/rerank.js';
 export { TeiReranker, type TeiRerankerOptions } from './tei/rerank.js';

@@ -18,6 +18,8 @@
  * | `OLLAMA_HOST` | `http://localhost:11434` | `host`, `host:port` or `:port` as Ollama takes it; selects Ollama for chat |
  * | `OLLAMA_MODEL` | `llama3.2` | the chat model; selects Ollama for chat too |
  * | `OLLAMA_EMBEDDING_MODEL` | none | selects Ollama for embeddings, with this model |
+ * | `LOCAL_EMBEDDINGS` | `true` | with neither OpenAI nor Ollama embeddings configured, embed with the sentence encoder shipped in the runtime's dependencies (providers/local); `false`: no embedder, keyword search only |
+ * | `LOCAL_EMBEDDING_WORKERS` | 1 | processes running that encoder, 1 to 16; each holds its own copy of the model (~300 MB) |
  * | `RERANK_PROVIDER` | none (no reranker) | `cohere`, `jina` or `tei`, as spelt |
  * | `RERANK_BASE_URL`, `RERANK_API_KEY`, `RERANK_MODEL` | the provider's | where and what the reranker calls |
  *
@@ -28,7 +30,7 @@
  * two schemas are made from the ids.
  */
 import { z } from 'zod';
-import { oneOf, text } from './fields.js';
+import { flag, oneOf, text, wholeNumber } from './fields.js';
 
 export interface OpenAISettings {
   apiKey: string | undefined;
@@ -62,6 +64,17 @@ export interface OllamaSettings {
 export const ollamaSettingsSchema = z
   .object({ OLLAMA_HOST: text(), OLLAMA_MODEL: text(), OLLAMA_EMBEDDING_MODEL: text() })
   .transform((env): OllamaSettings => ({ host: env.OLLAMA_HOST, model: env.OLLAMA_MODEL, embeddingModel: env.OLLAMA_EMBEDDING_MODEL }));
+
+export interface LocalEmbeddingSettings {
+  /** Whether the embedded encoder is the embedder when no provider is configured. */
+  enabled: boolean;
+  /** Worker processes running it. */
+  workers: number;
+}
+
+export const localEmbeddingSettingsSchema = z
+  .object({ LOCAL_EMBEDDINGS: flag(true), LOCAL_EMBEDDING_WORKERS: wholeNumber({ min: 1, max: 16, default: 1 }) })
+  .transform((env): LocalEmbeddingSettings => ({ enabled: env.LOCAL_EMBEDDINGS, workers: env.LOCAL_EMBEDDING_WORKERS }));
 
 /** MODEL_PROVIDER among the chat providers' `ids`, lowercased; undefined when unset. */
 export function modelProviderSchema<const Id extends string>(ids: readonly Id[]): z.ZodType<Id | undefined> {

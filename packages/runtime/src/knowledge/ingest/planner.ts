@@ -61,7 +61,7 @@ export class Planner {
     const needs = CHUNKER_NEEDS[key as Reader['chunkers'][number]];
     const id = this.host.id;
     if (needs === 'embedder' && !this.host.embedder) {
-      throw badRequest(`${key} needs an embedder, and knowledge "${id}" has none: give the Knowledge an \`embedder\` (e.g. embedderFromEnvironment() with OPENAI_API_KEY or OLLAMA_EMBEDDING_MODEL set)`);
+      throw badRequest(`${key} needs an embedder, and knowledge "${id}" has none: give the Knowledge an \`embedder\` (e.g. embedderFromEnvironment(): the local sentence encoder with no key, or OpenAI or Ollama embeddings)`);
     }
     if (needs === 'model' && !this.host.chunkModel) {
       throw badRequest(`${key} needs a model, and knowledge "${id}" has none: give the Knowledge a \`model\`, or the runtime a default model (its \`model\` option or OPENAI_API_KEY, ANTHROPIC_API_KEY or OLLAMA_HOST in its environment)`);

@@ -61,10 +61,11 @@ describe('OllamaEmbedder', () => {
 });
 
 describe('embedderFromEnvironment', () => {
-  it('picks OpenAI, then Ollama, else none', () => {
+  it('picks OpenAI, then Ollama, else the local encoder (or none with LOCAL_EMBEDDINGS=false)', () => {
     expect(embedderFromEnvironment({ OPENAI_API_KEY: 'k', OPENAI_EMBEDDING_MODEL: 'm' })?.id).toBe('openai:m');
     expect(embedderFromEnvironment({ OPENAI_BASE_URL: 'http://127.0.0.1:1/v1' })?.id).toBe('openai:text-embedding-3-small');
     expect(embedderFromEnvironment({ OLLAMA_EMBEDDING_MODEL: 'mxbai', OLLAMA_HOST: ':11434' })?.id).toBe('ollama:mxbai');
-    expect(embedderFromEnvironment({ OPENAI_API_KEY: ' ' })).toBeUndefined();
+    expect(embedderFromEnvironment({ OPENAI_API_KEY: ' ' })?.id).toMatch(/^local:universal-sentence-encoder-lite@/);
+    expect(embedderFromEnvironment({ OPENAI_API_KEY: ' ', LOCAL_EMBEDDINGS: 'off' })).toBeUndefined();
   });
 });
