@@ -38,6 +38,7 @@ import { JobStore } from './jobs/job-store.js';
 import { JobWorker } from './jobs/job-worker.js';
 import { checkKnowledgeEmbedders } from './knowledge/reindex/reindex-job.js';
 import { ContentService } from './knowledge/content/service.js';
+import { MemoryStore } from './memory/memory-store.js';
 import { Runner } from './run/runner.js';
 import { SessionStore } from './sessions/session-store.js';
 import { otlpSinkFromEnv } from './traces/otlp-export.js';
@@ -104,6 +105,7 @@ export class Runtime implements ServerContext {
   readonly instantiatedAt = new Date();
   readonly log: Logger;
   readonly sessions: SessionStore;
+  readonly memories: MemoryStore;
   readonly runner: Runner;
   /** What every run did: the tracer runs record into, and the reads of GET /traces and /metrics. */
   readonly traces: Traces;
@@ -180,6 +182,7 @@ export class Runtime implements ServerContext {
       log: this.log,
     }));
     this.sessions = new SessionStore(this.db);
+    this.memories = new MemoryStore(this.db);
     this.traces = new Traces({
       db: this.db,
       log: this.log,
