@@ -38,6 +38,7 @@ import { JobStore } from './jobs/job-store.js';
 import { JobWorker } from './jobs/job-worker.js';
 import { checkKnowledgeEmbedders } from './knowledge/reindex/reindex-job.js';
 import { ContentService } from './knowledge/content/service.js';
+import type { MemoryServices } from './memory/agent-memory.js';
 import { MemoryStore } from './memory/memory-store.js';
 import { Runner } from './run/runner.js';
 import { SessionStore } from './sessions/session-store.js';
@@ -76,6 +77,17 @@ function assertUniqueIds(kind: string, components: readonly HostedComponent[]): 
   for (const c of components) (seen.has(c.id) ? duplicates : seen).add(c.id);
   if (duplicates.size > 0) {
     throw new ConfigurationError(`Duplicate ${kind} ids: ${[...duplicates].join(', ')}. Each ${kind} needs a unique id.`);
+  }
+}
+
+/** Hands memory's services to every agent that takes them, team members (at any depth) included. */
+function attachMemory(components: readonly HostedComponent[], services: MemoryServices, seen = new Set<unknown>()): void {
+  for (const c of components) {
+    if (seen.has(c)) continue;
+    seen.add(c);
+    (c as { useMemoryServices?: (s: MemoryServices) => void }).useMemoryServices?.(services);
+    const members = (c as { members?: unknown }).members;
+    if (Array.isArray(members)) attachMemory(members as HostedComponent[], services, seen);
   }
 }
 
@@ -183,6 +195,9 @@ export class Runtime implements ServerContext {
     }));
     this.sessions = new SessionStore(this.db);
     this.memories = new MemoryStore(this.db);
+    // Agents with memory (team members included) keep it in this database; extraction after a
+    // run is background work that shutdown waits for.
+    attachMemory([...this.agents, ...this.teams], { store: this.memories, track: (task) => this.tasks.track(task), log: this.log });
     this.traces = new Traces({
       db: this.db,
       log: this.log,
