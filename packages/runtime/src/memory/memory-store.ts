@@ -71,7 +71,16 @@ function checkText(memory: string): string {
 }
 
 export class MemoryStore {
+  /** The last change time handed out, so changes made in one millisecond still come in order. */
+  private lastMs = 0;
+
   constructor(readonly db: Db) {}
+
+  private changedMs(): number {
+    const now = Date.now();
+    this.lastMs = now > this.lastMs ? now : this.lastMs + 1;
+    return this.lastMs;
+  }
 
   /** The WHERE of a statement on one memory: its id, and its owner when the caller is confined. */
   private owned(id: string, owner: string | undefined, params: SqlValue[]): string {
@@ -102,7 +111,7 @@ export class MemoryStore {
     // sort_by comes from a closed enum, so it is safe in the SQL text.
     const direction = query.sort_order === 'asc' ? 'ASC' : 'DESC';
     const rows = await this.db.query<Row>(
-      `SELECT ${COLUMNS} FROM svc_memories ${filter} ORDER BY ${query.sort_by} ${direction}, memory_id ${direction}
+      `SELECT ${COLUMNS} FROM svc_memories ${filter} ORDER BY ${query.sort_by === 'updated_at' ? 'changed_ms' : 'created_at'} ${direction}, memory_id ${direction}
        LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
       [...params, query.limit, (query.page - 1) * query.limit],
     );
@@ -118,7 +127,7 @@ export class MemoryStore {
   /** A user's most recently changed memories with their vectors (what recall ranks), at most `limit`. */
   async recent(userId: string, limit: number): Promise<StoredMemory[]> {
     const rows = await this.db.query<Row>(
-      `SELECT ${COLUMNS}, embedding, embedder FROM svc_memories WHERE user_id = $1 ORDER BY updated_at DESC, memory_id DESC LIMIT $2`,
+      `SELECT ${COLUMNS}, embedding, embedder FROM svc_memories WHERE user_id = $1 ORDER BY changed_ms DESC, memory_id DESC LIMIT $2`,
       [userId, limit],
     );
     return rows.map((row) => ({ ...toRecord(row), embedding: parseList<number[] | null>(row.embedding, null), embedder: (row.embedder as string | null) ?? null }));
@@ -130,10 +139,10 @@ export class MemoryStore {
     const now = nowSeconds();
     const id = timeOrderedId();
     await this.db.execute(
-      `INSERT INTO svc_memories (memory_id, user_id, memory, topics, topic_keys, agent_id, run_id, embedding, embedder, version, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 1, $10, $10)`,
+      `INSERT INTO svc_memories (memory_id, user_id, memory, topics, topic_keys, agent_id, run_id, embedding, embedder, version, created_at, updated_at, changed_ms)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 1, $10, $10, $11)`,
       [id, input.user_id, memory, JSON.stringify(topics), topicKeys(topics), input.agent_id ?? null, input.run_id ?? null,
-        input.embedding ? JSON.stringify(input.embedding.vector) : null, input.embedding?.embedder ?? null, now],
+        input.embedding ? JSON.stringify(input.embedding.vector) : null, input.embedding?.embedder ?? null, now, this.changedMs()],
     );
     return { memory_id: id, user_id: input.user_id, memory, topics, agent_id: input.agent_id ?? null, run_id: input.run_id ?? null, version: 1, created_at: now, updated_at: now };
   }
@@ -161,6 +170,7 @@ export class MemoryStore {
     }
     if (patch.run_id !== undefined) set('run_id', patch.run_id);
     set('updated_at', nowSeconds());
+    set('changed_ms', this.changedMs());
     let where = this.owned(id, owner, params);
     if (patch.expected_version !== undefined) {
       params.push(patch.expected_version);

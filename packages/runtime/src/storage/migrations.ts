@@ -322,11 +322,13 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 49,
     name: 'memories',
     // What agents remember about their users (memory/): one row per fact. Every read and write
-    // names user_id in its WHERE, so the (user_id, updated_at) index serves them all. topic_keys
+    // names user_id in its WHERE, so the (user_id, changed_ms) index serves them all. topic_keys
     // holds the topics lowercased between bars (|food|travel|), so a topic filter is one LIKE on
     // both stores. version grows by one on every change: updates compare it (no lost update
     // when two runs change one memory at once). embedding: the vector (JSON) and the embedder
-    // that made it, for semantic recall; NULL without an embedder.
+    // that made it, for semantic recall; NULL without an embedder. changed_ms: the last change in
+    // milliseconds (created_at and updated_at are seconds, as everywhere in the API), the order
+    // recall reads a user's most recent memories in.
     sql: `CREATE TABLE IF NOT EXISTS svc_memories (
       memory_id TEXT PRIMARY KEY,
       user_id TEXT NOT NULL,
@@ -339,10 +341,11 @@ export const MIGRATIONS: readonly Migration[] = [
       embedder TEXT,
       version BIGINT NOT NULL,
       created_at BIGINT NOT NULL,
-      updated_at BIGINT NOT NULL
+      updated_at BIGINT NOT NULL,
+      changed_ms BIGINT NOT NULL
     )
     --;;
-    CREATE INDEX IF NOT EXISTS svc_memories_by_user ON svc_memories (user_id, updated_at)`,
+    CREATE INDEX IF NOT EXISTS svc_memories_by_user ON svc_memories (user_id, changed_ms)`,
   },
   {
     version: 50,
