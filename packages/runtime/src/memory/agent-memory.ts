@@ -66,6 +66,8 @@ export class AgentMemory {
   readonly extract: { maxChanges: number; model?: Model | undefined } | undefined;
   readonly summaries: { budgetTokens?: number | undefined; model?: Model | undefined } | undefined;
   private readonly embedder: Embedder | undefined;
+  /** The memory versions each active run's prompt showed, by run id (bounded; dropped when the run ends). */
+  private readonly seenByRun = new Map<string, Map<string, number>>();
 
   constructor(
     private readonly agentId: string,
@@ -89,7 +91,7 @@ export class AgentMemory {
 
   private changes(runId: string, userId: string, signal?: AbortSignal): ChangeContext | undefined {
     if (!this.services) return undefined;
-    return { store: this.services.store, userId, agentId: this.agentId, runId, embedder: this.embedder, signal };
+    return { store: this.services.store, userId, agentId: this.agentId, runId, embedder: this.embedder, signal, seen: this.seenByRun.get(runId) };
   }
 
   /** The tools memory adds to the agent's. */
@@ -105,6 +107,10 @@ export class AgentMemory {
       const found = await recall(this.services.store, run.userId, run.message, { ...this.recall, embedder: this.embedder, signal: run.signal });
       span?.end('ok', { search: found.search, candidates: found.candidates, recalled: found.memories.map((m) => m.memory_id), tokens: found.tokens });
       if (found.memories.length === 0) return undefined;
+      if (this.useTool) {
+        if (this.seenByRun.size >= 1_000) this.seenByRun.delete(this.seenByRun.keys().next().value!);
+        this.seenByRun.set(run.runId, new Map(found.memories.map((m) => [m.memory_id, m.version])));
+      }
       return { role: 'system', content: `${RECALL_HEADING}\n${found.memories.map((m) => memoryLine(m, this.useTool)).join('\n')}` };
     } catch (error) {
       // Remembering is a help, not a precondition: the run goes on without it.
@@ -140,6 +146,7 @@ export class AgentMemory {
 
   /** After a completed run: extraction, started and not awaited. */
   afterRun(run: MemoryRun, answer: string): void {
+    this.seenByRun.delete(run.runId);
     if (!this.extract || !this.services || !run.userId) return;
     const changes = this.changes(run.runId, run.userId);
     if (!changes) return;

@@ -2,7 +2,8 @@
  * @module memory/changes
  * Applies what a model asks to change in a user's memories (the memory tool, extraction) so that
  * two runs of one user changing memories at once lose nothing: adds are rows of their own; an
- * update compares the version it read and, when another run changed the memory in between, is
+ * update compares the version the model was shown (else the one it reads) and, when another run
+ * changed the memory in between, is
  * kept as a memory of its own beside the other run's (both facts survive; a later run may merge
  * them); an update of a memory deleted in between is kept as a new memory. Every change is confined to the run's user.
  */
@@ -23,6 +24,12 @@ export interface ChangeContext {
   runId: string;
   embedder?: Embedder | undefined;
   signal?: AbortSignal | undefined;
+  /**
+   * The version of each memory the model was shown (in the prompt's recall, or the extraction's
+   * list): an update is compared against it, so a change another run made after the model read
+   * the memory is never overwritten unseen.
+   */
+  seen?: Map<string, number> | undefined;
 }
 
 export interface ChangeOutcome {
@@ -70,7 +77,10 @@ export async function applyChange(ctx: ChangeContext, change: MemoryChange): Pro
     }
     if (current.memory === change.memory.trim() && change.topics === undefined) return { action: 'update', memory_id: current.memory_id, result: 'unchanged' };
     try {
-      await ctx.store.update(current.memory_id, { memory: change.memory, topics: change.topics, run_id: ctx.runId, expected_version: current.version, embedding }, ctx.userId);
+      const expected = ctx.seen?.get(current.memory_id) ?? current.version;
+      const updated = await ctx.store.update(current.memory_id, { memory: change.memory, topics: change.topics, run_id: ctx.runId, expected_version: expected, embedding }, ctx.userId);
+      // This run has now seen its own change: a second update of it in the same run builds on it.
+      ctx.seen?.set(updated.memory_id, updated.version);
       return { action: 'update', memory_id: current.memory_id, result: 'updated' };
     } catch (error) {
       if (isMissing(error)) continue;
