@@ -21,7 +21,7 @@ function reply(c: FakeConversation): FakeReply | undefined {
   if (c.toolResults.length > 0) return { kind: 'text', text: 'Noted.' };
   const tag = /run \d+/.exec(c.lastUserMessage)?.[0] ?? 'run ?';
   const shared = /\[([0-9a-f-]{36})\] (Shared|shared)/.exec(c.system)?.[1];
-  const calls = [{ name: 'update_user_memory', arguments: { action: 'add', memory: `fact of ${tag}` } }];
+  const calls: { name: string; arguments: Record<string, unknown> }[] = [{ name: 'update_user_memory', arguments: { action: 'add', memory: `fact of ${tag}` } }];
   if (shared) calls.push({ name: 'update_user_memory', arguments: { action: 'update', memory_id: shared, memory: `shared from ${tag}` } });
   return { kind: 'tool-calls', calls };
 }
