@@ -30,6 +30,7 @@ const isExtraction = (c: FakeConversation) => c.system.includes(EXTRACTION_MARKE
 function reply(c: FakeConversation): FakeReply | undefined {
   if (isExtraction(c)) {
     if (c.lastUserMessage.includes('FAIL')) return { kind: 'error', status: 500, message: 'extraction exploded' };
+    if (c.lastUserMessage.includes('SLOW')) return { kind: 'hang' };
     const facts = [...c.lastUserMessage.matchAll(/remember that ([^.\n]+)/gi)].map((m) => ({ memory: m[1]!, topics: ['personal'] }));
     return { kind: 'tool-call', name: 'save_user_memories', arguments: { add: facts, update: [], delete: [] } };
   }
@@ -48,7 +49,7 @@ for (const kind of testDatabaseKinds) {
       const model = new OpenAIChatModel({ model: 'fake-model', baseURL: `${fake.url}/v1`, maxRetries: 0 });
       const agents = [
         new Agent({ id: 'assistant', model, instructions: 'Be helpful.', memory: { extract: true } }),
-        new Agent({ id: 'capped', model, memory: { extract: { maxChanges: 2 }, tool: false } }),
+        new Agent({ id: 'capped', model, memory: { extract: { maxChanges: 2, timeoutMs: 1_500 }, tool: false } }),
         new Agent({ id: 'off', model, instructions: 'Be helpful.', memory: { recall: false, tool: false, extract: false, summaries: false } }),
         new Agent({ id: 'plain', model, instructions: 'Be helpful.' }),
       ];
@@ -128,6 +129,23 @@ for (const kind of testDatabaseKinds) {
       expect(failed.content).toBe('You said: Remember that FAIL is my middle name.');
       await eventually(() => fake.requests.find((r) => isExtraction(r.conversation) && r.conversation.lastUserMessage.includes('FAIL')), 10_000, 'the failed extraction');
       expect(await memoriesOf('gina')).toEqual([]);
+    });
+
+    it('answers without waiting for extraction, which gives up at its deadline', async () => {
+      const done = await run('capped', 'Remember that SLOW answers are fine.', { user_id: 'ivy' });
+      // The run has answered; its extraction call is still open at the model server.
+      const extraction = await eventually(() => fake.requests.find((r) => isExtraction(r.conversation) && r.conversation.lastUserMessage.includes('SLOW')), 10_000, 'the extraction call');
+      expect(extraction.clientClosed).toBe(false);
+      expect((await call(rt.url, 'GET', `/agents/capped/runs/${done.run_id}`)).body.status).toBe('COMPLETED');
+      // Then its deadline passes: the call is abandoned, the span says so, nothing is stored.
+      await eventually(() => (extraction.clientClosed ? true : undefined), 10_000, 'the abandoned call');
+      const span = await eventually(async () => {
+        const spans = ((await call(rt.url, 'GET', `/traces/${done.run_id}`)).body.spans ?? []) as Json[];
+        const all = (s: Json): Json[] => [s, ...s.children.flatMap(all)];
+        return spans.flatMap(all).find((s) => s.name === 'memory extraction' && s.status === 'error');
+      }, 10_000, 'the failed extraction span');
+      expect(span.attributes.error).toBeTruthy();
+      expect(await memoriesOf('ivy')).toEqual([]);
     });
 
     it('with every switch off, without a memory option, or without a user: no memory call at all', async () => {

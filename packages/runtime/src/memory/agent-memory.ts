@@ -30,8 +30,11 @@ export interface AgentMemoryOptions {
   recall?: boolean | { budgetTokens?: number; maxMemories?: number };
   /** Give the model the update_user_memory tool (default true). */
   tool?: boolean;
-  /** After each completed run, a model call proposes memory changes (default false); at most `maxChanges` (default 5). */
-  extract?: boolean | { maxChanges?: number; model?: Model };
+  /**
+   * After each completed run, a model call proposes memory changes (default false); at most
+   * `maxChanges` (default 5) are applied; the call is given up after `timeoutMs` (default 60 s).
+   */
+  extract?: boolean | { maxChanges?: number; model?: Model; timeoutMs?: number };
   /** Summarise a long session's older turns (default false); `budgetTokens` default half the model's context window. */
   summaries?: boolean | { budgetTokens?: number; model?: Model };
   /** For semantic recall; default: the embedder of the agent's knowledge base, if it has one. */
@@ -63,7 +66,7 @@ export class AgentMemory {
   private services: MemoryServices | undefined;
   readonly recall: { budgetTokens: number; maxMemories: number } | undefined;
   readonly useTool: boolean;
-  readonly extract: { maxChanges: number; model?: Model | undefined } | undefined;
+  readonly extract: { maxChanges: number; timeoutMs: number; model?: Model | undefined } | undefined;
   readonly summaries: { budgetTokens?: number | undefined; model?: Model | undefined } | undefined;
   private readonly embedder: Embedder | undefined;
   /** The memory versions each active run's prompt showed, by run id (bounded; dropped when the run ends). */
@@ -78,7 +81,7 @@ export class AgentMemory {
     this.recall = r === false ? undefined : { budgetTokens: (r === true ? undefined : r.budgetTokens) ?? 500, maxMemories: (r === true ? undefined : r.maxMemories) ?? 20 };
     this.useTool = options.tool ?? true;
     const e = options.extract ?? false;
-    this.extract = e === false ? undefined : { maxChanges: (e === true ? undefined : e.maxChanges) ?? 5, model: e === true ? undefined : e.model };
+    this.extract = e === false ? undefined : { maxChanges: (e === true ? undefined : e.maxChanges) ?? 5, timeoutMs: (e === true ? undefined : e.timeoutMs) ?? 60_000, model: e === true ? undefined : e.model };
     const s = options.summaries ?? false;
     this.summaries = s === false ? undefined : s === true ? {} : { budgetTokens: s.budgetTokens, model: s.model };
     this.embedder = options.embedder ?? fallbackEmbedder;
@@ -148,7 +151,8 @@ export class AgentMemory {
   afterRun(run: MemoryRun, answer: string): void {
     this.seenByRun.delete(run.runId);
     if (!this.extract || !this.services || !run.userId) return;
-    const changes = this.changes(run.runId, run.userId);
+    // Its own deadline: the run's signal is done with once the run answers.
+    const changes = this.changes(run.runId, run.userId, AbortSignal.timeout(this.extract.timeoutMs));
     if (!changes) return;
     const { log } = this.services;
     const span = run.trace?.child('memory', 'memory extraction', { user_id: run.userId, max_changes: this.extract.maxChanges });
