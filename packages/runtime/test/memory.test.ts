@@ -159,7 +159,7 @@ for (const kind of testDatabaseKinds) {
         // One model call per run: no extraction, no memory tool offered, no memory in the prompt.
         expect(calls.length, `${agent} for ${user ?? 'no user'}`).toBe(3);
         for (const r of calls) {
-          expect(r.conversation.toolNames.filter((n) => n !== 'update_user_memory' || agent === 'assistant')).toEqual(agent === 'assistant' ? ['update_user_memory'] : []);
+          expect(r.conversation.toolNames).toEqual([]);
           expect(r.conversation.system).not.toContain('stamps');
         }
       }

@@ -85,6 +85,7 @@ export class AgentMemory {
     const s = options.summaries ?? false;
     this.summaries = s === false ? undefined : s === true ? {} : { budgetTokens: s.budgetTokens, model: s.model };
     this.embedder = options.embedder ?? fallbackEmbedder;
+    this.tool = this.useTool ? memoryTool((runId, userId) => this.changes(runId, userId)) : undefined;
   }
 
   /** Called by the Runtime: where memories live. */
@@ -97,9 +98,16 @@ export class AgentMemory {
     return { store: this.services.store, userId, agentId: this.agentId, runId, embedder: this.embedder, signal, seen: this.seenByRun.get(runId) };
   }
 
+  private readonly tool: AnyFunctionTool | undefined;
+
   /** The tools memory adds to the agent's. */
   tools(): AnyFunctionTool[] {
-    return this.useTool ? [memoryTool((runId, userId) => this.changes(runId, userId))] : [];
+    return this.tool ? [this.tool] : [];
+  }
+
+  /** Whether `tool` is memory's own (left out of runs without a user). */
+  owns(tool: AnyFunctionTool): boolean {
+    return tool === this.tool;
   }
 
   /** System text with the user's relevant memories, or undefined (no memories, no user, recall off). */
