@@ -114,9 +114,9 @@ export class Agent implements Runnable {
   async execute(context: ExecutionContext): Promise<ExecutionResult> {
     const model = requireModel(this.model, context, `Agent "${this.name}"`);
     // A run without a user has no memories: its model is not offered the memory tool.
-    const tools = context.userId ? this.tools : this.tools.filter((t) => !this.memory?.owns(t));
-    const specs = tools.map(toToolSpec);
-    const byName = new Map(tools.map((t) => [t.name, t]));
+    const offered = context.userId ? this.tools : this.tools.filter((t) => !this.memory?.owns(t));
+    const specs = offered.map(toToolSpec);
+    const byName = new Map(offered.map((t) => [t.name, t]));
     const system: ChatMessage[] = this.instructions ? [{ role: 'system', content: this.instructions }] : [];
     const run: MemoryRun = { runId: context.runId, sessionId: context.sessionId, userId: context.userId, message: context.message, model, trace: context.trace, signal: context.signal };
     const [recalled, budgeted] = this.memory ? await Promise.all([this.memory.recallFor(run), this.memory.history(run)]) : [undefined, undefined];
