@@ -5,19 +5,24 @@
  * confined to its own whatever the isolation setting). Another user's memory answers 404 (read,
  * change, delete), is never listed (whatever user_id is asked for), and a body's user_id cannot
  * write into another user's memories; admins reach every user's. Also: paging, topic and text
- * filters, versioned updates (409 on a stale version), and the 4xx for bad input.
+ * filters, versioned updates (409 on a stale version), and the 4xx for bad input. And an agent
+ * with memory run by signed-in users (REST and MCP): a fact one user's run noted is in that
+ * user's later prompts only, whatever user_id another caller sends.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Agent } from '../src/agent/agent.js';
+import { OpenAIChatModel } from '../src/providers/openai/chat.js';
 import { testDatabaseKinds } from './support/databases.js';
+import { startFakeLlm, type FakeLlm } from './support/fake-llm.js';
 import { call } from './support/http.js';
 import { sign, signingKey, type SigningKey } from './support/jwt.js';
 import { startRuntime, type StartedRuntime } from './support/runtime.js';
 
 type Json = Record<string, any>;
 
-const SCOPES = ['memories:read', 'memories:write', 'memories:delete'];
+const SCOPES = ['memories:read', 'memories:write', 'memories:delete', 'agents:run'];
 
 async function mcpClient(url: string, token: string): Promise<Client> {
   const client = new Client({ name: 'memories', version: '1.0.0' });
@@ -26,8 +31,22 @@ async function mcpClient(url: string, token: string): Promise<Client> {
 }
 
 let key: SigningKey;
+let fake: FakeLlm;
+/** The system text of the last model call for this message. */
+const systemOf = (message: string) => fake.requests.filter((r) => r.conversation.lastUserMessage === message).at(-1)!.conversation.system;
 beforeAll(async () => {
   key = await signingKey('RS256', 'mem');
+  // The model notes what a message asks it to note, with the memory tool; otherwise it echoes.
+  fake = await startFakeLlm({
+    reply: (c) => {
+      const note = /note that ([^.]+)/i.exec(c.lastUserMessage);
+      if (note && c.toolResults.length === 0 && c.toolNames.includes('update_user_memory')) return { kind: 'tool-call', name: 'update_user_memory', arguments: { action: 'add', memory: note[1] } };
+      return { kind: 'text', text: `You said: ${c.lastUserMessage}` };
+    },
+  });
+});
+afterAll(async () => {
+  await fake?.close();
 });
 
 for (const kind of testDatabaseKinds) {
@@ -46,7 +65,9 @@ for (const kind of testDatabaseKinds) {
     };
 
     beforeAll(async () => {
-      rt = await startRuntime(kind, { mcp_server: true, authorization: true, authorization_config: { verification_keys: [key.publicPem] } });
+      const model = new OpenAIChatModel({ model: 'fake-model', baseURL: `${fake.url}/v1`, maxRetries: 0 });
+      const agents = [new Agent({ id: 'assistant', model, memory: true })];
+      rt = await startRuntime(kind, { agents, mcp_server: true, authorization: true, authorization_config: { verification_keys: [key.publicPem] } });
       const jwt = (sub: string | undefined, scopes: string[]) => sign(key, { claims: { sub, scopes } });
       t.alice = await jwt('alice', SCOPES);
       t.bob = await jwt('bob', SCOPES);
@@ -154,6 +175,24 @@ for (const kind of testDatabaseKinds) {
       const admin = await mcpClient(rt.url, t.admin);
       expect((((await admin.callTool({ name: 'get_memories', arguments: { user_id: 'alice' } })).structuredContent as Json).data as Json[]).length).toBe(2);
       await admin.close();
+    });
+
+    it("a signed-in user's runs remember for that user only, over REST and MCP, whatever user_id they send", async () => {
+      const noted = await call(rt.url, 'POST', '/agents/assistant/runs', { token: t.alice, body: { message: 'Note that Alice flies gliders.', user_id: 'bob', stream: false } });
+      expect(noted.body).toMatchObject({ status: 'COMPLETED', user_id: 'alice' });
+      expect((await ids(t.alice)).filter((m) => m.includes('gliders'))).toEqual(['Alice flies gliders']);
+      await call(rt.url, 'POST', '/agents/assistant/runs', { token: t.alice, body: { message: 'Any weekend ideas?', stream: false } });
+      expect(systemOf('Any weekend ideas?')).toContain('Alice flies gliders');
+      await call(rt.url, 'POST', '/agents/assistant/runs', { token: t.bob, body: { message: 'Any ideas for me?', user_id: 'alice', stream: false } });
+      expect(systemOf('Any ideas for me?')).not.toContain('gliders');
+      const bob = await mcpClient(rt.url, t.bob);
+      await bob.callTool({ name: 'run_agent', arguments: { agent_id: 'assistant', message: 'Ideas over MCP?', user_id: 'alice' } });
+      expect(systemOf('Ideas over MCP?')).not.toContain('gliders');
+      await bob.close();
+      const alice = await mcpClient(rt.url, t.alice);
+      await alice.callTool({ name: 'run_agent', arguments: { agent_id: 'assistant', message: 'My ideas over MCP?' } });
+      expect(systemOf('My ideas over MCP?')).toContain('Alice flies gliders');
+      await alice.close();
     });
   });
 }
