@@ -318,6 +318,77 @@ export const MIGRATIONS: readonly Migration[] = [
     --;;
     CREATE INDEX IF NOT EXISTS svc_knowledge_contents_by_name ON svc_knowledge_contents (knowledge_id, name)`,
   },
+  {
+    version: 49,
+    name: 'schedules',
+    // A schedule fires its target (agent, team or workflow) on a cron expression in a time zone.
+    // next_fire_ms is the next occurrence not yet handled (NULL while disabled): a runtime takes
+    // the occurrences due by moving it forward with a compare-and-set, and each occurrence it
+    // handles is a row unique per (schedule, trigger, occurrence), the second guard against a
+    // double fire. enabled is 0/1 (BIGINT in both dialects).
+    sql: `CREATE TABLE IF NOT EXISTS svc_schedules (
+      schedule_id TEXT PRIMARY KEY,
+      name TEXT NOT NULL,
+      cron TEXT NOT NULL,
+      timezone TEXT NOT NULL,
+      target_kind TEXT NOT NULL,
+      target_id TEXT NOT NULL,
+      input TEXT NOT NULL,
+      webhook TEXT,
+      enabled BIGINT NOT NULL,
+      user_id TEXT,
+      next_fire_ms BIGINT,
+      created_at BIGINT NOT NULL,
+      updated_at BIGINT NOT NULL
+    )
+    --;;
+    CREATE INDEX IF NOT EXISTS svc_schedules_due ON svc_schedules (next_fire_ms)
+    --;;
+    CREATE TABLE IF NOT EXISTS svc_schedule_occurrences (
+      schedule_id TEXT NOT NULL REFERENCES svc_schedules (schedule_id) ON DELETE CASCADE,
+      trigger TEXT NOT NULL,
+      occurrence_ms BIGINT NOT NULL,
+      state TEXT NOT NULL,
+      run_id TEXT,
+      error TEXT,
+      fired_by TEXT,
+      recorded_ms BIGINT NOT NULL,
+      PRIMARY KEY (schedule_id, trigger, occurrence_ms)
+    )
+    --;;
+    CREATE INDEX IF NOT EXISTS svc_schedule_occurrences_recent ON svc_schedule_occurrences (schedule_id, recorded_ms)`,
+  },
+  {
+    version: 50,
+    name: 'webhook_deliveries',
+    // A run's webhook: one delivery per (run, URL), due once the run has ended; a runtime leases
+    // it for one attempt at a time, so exactly one process sends each attempt, and a restart
+    // loses nothing. Each attempt is a row of its own (status code, error, duration, time).
+    sql: `CREATE TABLE IF NOT EXISTS svc_webhook_deliveries (
+      delivery_id TEXT PRIMARY KEY,
+      run_id TEXT NOT NULL REFERENCES svc_runs (run_id) ON DELETE CASCADE,
+      url TEXT NOT NULL,
+      state TEXT NOT NULL,
+      attempts BIGINT NOT NULL,
+      next_attempt_ms BIGINT NOT NULL,
+      lease_owner TEXT,
+      lease_until_ms BIGINT,
+      created_ms BIGINT NOT NULL,
+      UNIQUE (run_id, url)
+    )
+    --;;
+    CREATE INDEX IF NOT EXISTS svc_webhook_deliveries_due ON svc_webhook_deliveries (state, next_attempt_ms)
+    --;;
+    CREATE TABLE IF NOT EXISTS svc_webhook_attempts (
+      delivery_id TEXT NOT NULL REFERENCES svc_webhook_deliveries (delivery_id) ON DELETE CASCADE,
+      attempt BIGINT NOT NULL,
+      status_code BIGINT,
+      error TEXT,
+      duration_ms BIGINT NOT NULL,
+      attempted_ms BIGINT NOT NULL,
+      PRIMARY KEY (delivery_id, attempt)
+    )`,
+  },
 ];
 
 /** Checks that a migration list is strictly increasing, so a bad merge fails loudly at start. */
