@@ -107,7 +107,7 @@ export class Webhooks {
         this.again = false;
         try {
           const due = await this.store.due(Date.now(), BATCH);
-          await Promise.all(due.map((d) => this.attempt(d)));
+          await Promise.all(due.map((d) => this.attempt(d).catch((error: unknown) => this.options.log.warn(`webhook delivery ${d.delivery_id}: ${(error as Error).message}`))));
         } catch (error) {
           this.options.log.warn(`webhook deliveries: ${(error as Error).message}`);
         }
@@ -126,7 +126,7 @@ export class Webhooks {
       ? await this.send(delivery, attempt, JSON.stringify({ event: `run.${run.status.toLowerCase()}`, delivery_id: delivery.delivery_id, attempt, run: toRunResponse(run) }))
       : { statusCode: null, error: 'the run no longer exists', durationMs: 0, attemptedMs: now, ok: false, final: true };
     const last = outcome.final || attempt >= settings.maxAttempts;
-    const next = outcome.ok || last ? outcome.attemptedMs : Date.now() + backoffDelay({ baseDelayMs: settings.retryBaseMs, maxBackoffMs: MAX_BACKOFF_MS }, attempt - 1);
+    const next = outcome.ok || last ? outcome.attemptedMs : Date.now() + Math.round(backoffDelay({ baseDelayMs: settings.retryBaseMs, maxBackoffMs: MAX_BACKOFF_MS }, attempt - 1));
     const recorded: AttemptOutcome = { ...outcome, state: outcome.ok ? 'delivered' : last ? 'failed' : 'pending', nextAttemptMs: next };
     if (!(await this.store.record(delivery, this.owner, attempt, recorded))) log.warn(`webhook delivery ${delivery.delivery_id}: the lease ran out during attempt ${attempt}`);
     else if (recorded.state === 'failed') log.warn(`webhook delivery ${delivery.delivery_id} to ${delivery.url} failed after ${attempt} attempt(s): ${outcome.error ?? outcome.statusCode}`);
