@@ -130,7 +130,7 @@ for (const kind of testDatabaseKinds) {
         await new Promise((r) => setTimeout(r, 9_000));
         await call(rt.url, 'POST', `/schedules/${s.schedule_id}/disable`);
         const ended = Date.now();
-        const occurrences = (await history(s.schedule_id)).filter((o) => o.trigger === 'cron').reverse();
+        const occurrences = (await history(s.schedule_id)).filter((o) => o.trigger === 'cron').toReversed();
         const times = occurrences.map((o) => Date.parse(o.occurrence_at));
         // Every even second between the first and the last occurrence, each once.
         expect(new Set(times).size).toBe(times.length);
@@ -142,11 +142,11 @@ for (const kind of testDatabaseKinds) {
         // One run per occurrence, and no other run of this schedule.
         const runIds = new Set(occurrences.map((o) => o.run_id));
         expect(runIds.size).toBe(occurrences.length);
-        const [{ n }] = await rt.runtime.db.query<{ n: number | string }>(`SELECT COUNT(*) AS n FROM svc_runs WHERE input LIKE '%"tick"%'`);
-        expect(Number(n)).toBe(occurrences.length);
+        const [count] = await rt.runtime.db.query<{ n: number | string }>(`SELECT COUNT(*) AS n FROM svc_runs WHERE input LIKE '%"tick"%'`);
+        expect(Number(count?.n)).toBe(occurrences.length);
         const lateness = occurrences.map((o) => Date.parse(o.recorded_at) - Date.parse(o.occurrence_at));
         expect(Math.max(...lateness)).toBeLessThan(1500);
-        console.log(`${kind.kind}: ${occurrences.length} occurrences over ${((ended - begun) / 1000).toFixed(1)} s, lateness ms max ${Math.max(...lateness)} median ${lateness.sort((a, b) => a - b)[Math.floor(lateness.length / 2)]}`);
+        process.stdout.write(`${kind.kind}: ${occurrences.length} occurrences over ${((ended - begun) / 1000).toFixed(1)} s, lateness ms max ${Math.max(...lateness)} median ${lateness.sort((a, b) => a - b)[Math.floor(lateness.length / 2)]}\n`);
         await eventually(async () => ((await history(s.schedule_id)).every((o) => o.run_status === 'COMPLETED') ? true : undefined), 10_000, 'every run to complete');
       } finally {
         for (const r of firing) await r.stop();

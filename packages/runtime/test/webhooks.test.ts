@@ -19,6 +19,8 @@ import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-re
 const SECRET = 'webhook-test-secret-0123456789';
 const ENV = { WEBHOOK_SECRET: SECRET, WEBHOOK_ALLOW_PRIVATE_HOSTS: 'true', WEBHOOK_RETRY_BASE_SECONDS: '1' };
 
+const run = async (url: string, message: string, webhook: string) => call(url, 'POST', '/agents/writer/runs', { body: { message, stream: false, webhook } });
+
 for (const kind of testDatabaseKinds) {
   describe.skipIf(!kind.available)(`run webhooks on ${kind.kind}`, () => {
     let fake: FakeLlm;
@@ -44,8 +46,6 @@ for (const kind of testDatabaseKinds) {
       await fake?.close();
     });
 
-    const run = async (url: string, message: string, webhook: string, kindPath = 'agents/writer') =>
-      call(url, 'POST', `/${kindPath}/runs`, { body: { message, stream: false, webhook } });
     const deliveriesOf = (runId: string, base = rt.url) => call(base, 'GET', `/agents/writer/runs/${runId}/webhooks`);
 
     it('posts the ended run to the receiver, signed over timestamp.body, and records the attempt', async () => {

@@ -88,7 +88,7 @@ export class Scheduler {
       passed = cron
         .previous(MAX_SKIPPED_RECORDED + 1, now + 1)
         .filter((o) => o >= from)
-        .reverse();
+        .toReversed();
       if (passed.length === 0) passed = [from];
     }
     const latest = passed.at(-1)!;

@@ -321,11 +321,9 @@ export const MIGRATIONS: readonly Migration[] = [
   {
     version: 49,
     name: 'schedules',
-    // A schedule fires its target (agent, team or workflow) on a cron expression in a time zone.
-    // next_fire_ms is the next occurrence not yet handled (NULL while disabled): a runtime takes
-    // the occurrences due by moving it forward with a compare-and-set, and each occurrence it
-    // handles is a row unique per (schedule, trigger, occurrence), the second guard against a
-    // double fire. enabled is 0/1 (BIGINT in both dialects).
+    // next_fire_ms: the next occurrence not yet handled (NULL while disabled), moved on with a
+    // compare-and-set by the runtime that fires; an occurrence row per (schedule, trigger, time)
+    // is the second guard against a double fire. enabled is 0/1.
     sql: `CREATE TABLE IF NOT EXISTS svc_schedules (
       schedule_id TEXT PRIMARY KEY,
       name TEXT NOT NULL,
@@ -361,9 +359,8 @@ export const MIGRATIONS: readonly Migration[] = [
   {
     version: 50,
     name: 'webhook_deliveries',
-    // A run's webhook: one delivery per (run, URL), due once the run has ended; a runtime leases
-    // it for one attempt at a time, so exactly one process sends each attempt, and a restart
-    // loses nothing. Each attempt is a row of its own (status code, error, duration, time).
+    // One delivery per (run, URL), due once the run has ended, leased for one attempt at a time
+    // (one process sends each attempt; a restart loses nothing); an attempt row per attempt.
     sql: `CREATE TABLE IF NOT EXISTS svc_webhook_deliveries (
       delivery_id TEXT PRIMARY KEY,
       run_id TEXT NOT NULL REFERENCES svc_runs (run_id) ON DELETE CASCADE,

@@ -49,7 +49,7 @@ describe.skipIf(!postgresTestDatabase.available)('schedules on three runtimes be
     expect((await call(cluster.url, 'POST', `/schedules/${id}/disable`, key)).body.enabled).toBe(false);
     const ended = Date.now();
 
-    const occurrences = ((await call(cluster.url, 'GET', `/schedules/${id}/runs`, key)).body as Json[]).reverse();
+    const occurrences = ((await call(cluster.url, 'GET', `/schedules/${id}/runs`, key)).body as Json[]).toReversed();
     const times = occurrences.map((o) => Date.parse(o.occurrence_at));
     expect(new Set(times).size).toBe(times.length);
     for (let i = 1; i < times.length; i++) expect(times[i]! - times[i - 1]!).toBe(2000);
@@ -61,13 +61,13 @@ describe.skipIf(!postgresTestDatabase.available)('schedules on three runtimes be
 
     const db = database.open();
     try {
-      const [{ n }] = await db.query<{ n: string }>(`SELECT COUNT(*) AS n FROM svc_runs WHERE input LIKE '%cluster tick%'`);
-      expect(Number(n)).toBe(occurrences.length);
+      const [count] = await db.query<{ n: string }>(`SELECT COUNT(*) AS n FROM svc_runs WHERE input LIKE '%cluster tick%'`);
+      expect(Number(count?.n)).toBe(occurrences.length);
       const owners = await db.query<{ fired_by: string }>('SELECT DISTINCT fired_by FROM svc_schedule_occurrences WHERE schedule_id = $1', [id]);
       // Every runtime competes for every occurrence; more than one wins some.
       expect(owners.length).toBeGreaterThan(1);
       const lateness = occurrences.map((o) => Date.parse(o.recorded_at) - Date.parse(o.occurrence_at)).sort((a, b) => a - b);
-      console.log(`cluster: ${occurrences.length} occurrences in ${((ended - begun) / 1000).toFixed(1)} s fired by ${owners.length} runtimes; lateness ms median ${lateness[Math.floor(lateness.length / 2)]} max ${lateness.at(-1)}`);
+      process.stdout.write(`cluster: ${occurrences.length} occurrences in ${((ended - begun) / 1000).toFixed(1)} s fired by ${owners.length} runtimes; lateness ms median ${lateness[Math.floor(lateness.length / 2)]} max ${lateness.at(-1)}\n`);
       expect(lateness.at(-1)!).toBeLessThan(2000);
     } finally {
       await db.close();

@@ -20,6 +20,8 @@ const idParam = z.object({ schedule_id: z.string().min(1).openapi({ param: { nam
 const limitQuery = (max: number, fallback: number) => z.object({ limit: z.coerce.number().int().min(1).max(max).default(fallback).openapi({ description: `At most this many (1 to ${max}, default ${fallback})` }) });
 const json = <T extends z.ZodType>(schema: T) => ({ content: { 'application/json': { schema } }, required: true });
 
+const one = (description: string) => ({ 200: { description, content: { 'application/json': { schema: ScheduleSchema } } }, ...standardErrors });
+
 export function scheduleRoutes(ctx: ServerContext): RouteDefinition[] {
   /** The caller's schedule, or 404 (also for another user's, under user isolation). */
   const load = async (c: Context<AppEnv>, id: string): Promise<StoredSchedule> => {
@@ -33,7 +35,6 @@ export function scheduleRoutes(ctx: ServerContext): RouteDefinition[] {
     const principal = c.get('principal');
     if (principal) ctx.auth.authorize(principal, 'POST', `/${target.kind}s/${target.id}/runs`, [`${target.kind}s:run`]);
   };
-  const one = (description: string) => ({ 200: { description, content: { 'application/json': { schema: ScheduleSchema } } }, ...standardErrors });
   const toggle = (enabled: boolean): RouteDefinition =>
     apiRoute(
       scoped('schedules:write'),
