@@ -321,9 +321,8 @@ export const MIGRATIONS: readonly Migration[] = [
   {
     version: 49,
     name: 'schedules',
-    // next_fire_ms: the next occurrence not yet handled (NULL while disabled), moved on with a
-    // compare-and-set by the runtime that fires; an occurrence row per (schedule, trigger, time)
-    // is the second guard against a double fire. enabled is 0/1.
+    // next_fire_ms (NULL while disabled) moves on by compare-and-set in the runtime that fires; a row
+    // per (schedule, trigger, occurrence) is the second guard against a double fire. enabled: 0/1.
     sql: `CREATE TABLE IF NOT EXISTS svc_schedules (
       schedule_id TEXT PRIMARY KEY,
       name TEXT NOT NULL,
