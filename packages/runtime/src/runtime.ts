@@ -84,6 +84,23 @@ function assertUniqueIds(kind: string, components: readonly HostedComponent[]): 
   }
 }
 
+/** A component's standing webhook needs a secret to sign with and an http(s) URL, checked at construction. */
+function assertComponentWebhooks(components: readonly HostedComponent[], signed: boolean): void {
+  for (const c of components) {
+    if (c.webhook === undefined) continue;
+    if (!signed) throw new ConfigurationError(`'${c.id}' declares a webhook: set WEBHOOK_SECRET (at least 16 characters) to sign its deliveries`);
+    let url: URL | undefined;
+    try {
+      url = new URL(c.webhook);
+    } catch {
+      url = undefined;
+    }
+    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.username || url.password) {
+      throw new ConfigurationError(`'${c.id}' declares the webhook "${c.webhook}", which is not an http(s) URL without credentials`);
+    }
+  }
+}
+
 /** Time left before a deadline, never negative. */
 function remaining(deadline: number): number {
   return Math.max(0, deadline - Date.now());
@@ -152,6 +169,7 @@ export class Runtime implements ServerContext {
     assertUniqueIds('team', this.teams);
     assertUniqueIds('workflow', this.workflows);
     assertUniqueIds('knowledge', this.knowledge);
+    assertComponentWebhooks([...this.agents, ...this.teams, ...this.workflows], this.settings.webhooks.secret !== undefined);
 
     this.authMode = resolveAuthMode({
       authorization: options.authorization,

@@ -6,7 +6,9 @@
  * a private receiver without WEBHOOK_ALLOW_PRIVATE_HOSTS (400).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Agent } from '../src/agent/agent.js';
 import { OpenAIChatModel } from '../src/providers/openai/chat.js';
+import { Runtime } from '../src/runtime.js';
 import { verifyWebhook } from '../src/webhooks/signature.js';
 import { testComponents } from './support/components.js';
 import { testDatabaseKinds, type TestDatabase } from './support/databases.js';
@@ -27,6 +29,7 @@ for (const kind of testDatabaseKinds) {
     let database: TestDatabase;
     let receiver: WebhookReceiver;
     let options: Record<string, unknown>;
+    let model: OpenAIChatModel;
     let rt: StartedRuntime;
     const others: StartedRuntime[] = [];
 
@@ -34,7 +37,7 @@ for (const kind of testDatabaseKinds) {
       fake = await startFakeLlm();
       receiver = await startWebhookReceiver();
       database = await kind.create();
-      const model = new OpenAIChatModel({ model: 'fake-model', baseURL: `${fake.url}/v1`, maxRetries: 0 });
+      model = new OpenAIChatModel({ model: 'fake-model', baseURL: `${fake.url}/v1`, maxRetries: 0 });
       const { agents, teams, workflows } = testComponents(model);
       options = { agents, teams, workflows };
       rt = await startRuntimeOn(database, { ...options, env: ENV });
@@ -141,6 +144,24 @@ for (const kind of testDatabaseKinds) {
       await eventually(() => (ids.every((id) => receiver.received.some((r) => r.json?.run?.run_id === id)) ? true : undefined), 15_000, 'every delivery');
       await new Promise((r) => setTimeout(r, 1500));
       for (const id of ids) expect(receiver.received.filter((r) => r.json?.run?.run_id === id)).toHaveLength(1);
+    });
+
+    it("posts every API run of a component that declares a webhook in code, besides the request's own", async () => {
+      const hooked = new Agent({ id: 'hooked', model, webhook: `${receiver.url}/standing` });
+      expect(() => new Runtime({ agents: [hooked], env: {} })).toThrow("'hooked' declares a webhook: set WEBHOOK_SECRET");
+      expect(() => new Runtime({ agents: [new Agent({ id: 'bad', model, webhook: 'file:///etc/passwd' })], env: ENV })).toThrow(/not an http\(s\) URL/);
+      const own = await startRuntimeOn(database, { agents: [hooked], env: ENV });
+      others.push(own);
+      const plain = await call(own.url, 'POST', '/agents/hooked/runs', { body: { message: 'standing order', stream: false } });
+      const both = await call(own.url, 'POST', '/agents/hooked/runs', { body: { message: 'two receivers', stream: false, webhook: `${receiver.url}/extra` } });
+      const paths = async (runId: string) => {
+        const d = (await call(own.url, 'GET', `/agents/hooked/runs/${runId}/webhooks`)).body as { url: string; state: string }[];
+        return d.every((x) => x.state === 'delivered') ? d.map((x) => new URL(x.url).pathname).sort() : undefined;
+      };
+      expect(await eventually(() => paths(plain.body.run_id), 10_000, 'the standing delivery')).toEqual(['/standing']);
+      expect(await eventually(() => paths(both.body.run_id), 10_000, 'both deliveries')).toEqual(['/extra', '/standing']);
+      const standing = receiver.received.filter((r) => r.path === '/standing').map((r) => r.json.run.input.message);
+      expect(standing).toEqual(expect.arrayContaining(['standing order', 'two receivers']));
     });
 
     it('refuses a private receiver without WEBHOOK_ALLOW_PRIVATE_HOSTS, and any webhook without WEBHOOK_SECRET, before running', async () => {

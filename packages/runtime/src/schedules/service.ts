@@ -122,7 +122,7 @@ export class ScheduleService {
     } else {
       try {
         const run = await runner.start({ component, message: schedule.input.message, sessionId: schedule.input.session_id, userId: schedule.userId ?? undefined });
-        if (schedule.webhook) await webhooks.register(run.runId, schedule.webhook);
+        for (const url of [schedule.webhook, component.webhook]) if (url) await webhooks.register(run.runId, url);
         void run.done.then(() => webhooks.nudge());
         outcome = { state: 'started', runId: run.runId, error: undefined };
       } catch (error) {

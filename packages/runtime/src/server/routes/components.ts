@@ -71,10 +71,11 @@ async function answerRun(c: Context<AppEnv>, run: StartedRun, stream: boolean | 
   }
   return streamSSE(c, (sse) => streamRun(sse, run));
 }
-/** Webhooks: the ended run goes to `url`; delivery looks at once when this run ends. */
-async function registerWebhook(ctx: ServerContext, run: StartedRun, url: string): Promise<void> {
-  await ctx.webhooks.register(run.runId, url);
-  void run.done.then(() => ctx.webhooks.nudge());
+/** Webhooks: the ended run goes to the request's URL and the component's; delivery looks at once when it ends. */
+async function registerWebhooks(ctx: ServerContext, run: StartedRun, urls: (string | undefined)[]): Promise<void> {
+  const given = urls.filter((u): u is string => u !== undefined);
+  for (const url of given) await ctx.webhooks.register(run.runId, url);
+  if (given.length > 0) void run.done.then(() => ctx.webhooks.nudge());
 }
 
 /** A run belongs to the user who started it: another identified user may not act on it. */
@@ -173,7 +174,7 @@ function routesFor(ctx: ServerContext, kind: Kind): RouteDefinition[] {
           userId,
           unconfined: ctx.auth.isAdmin(c.get('principal')),
         });
-        if (webhook) await registerWebhook(ctx, run, webhook);
+        await registerWebhooks(ctx, run, [webhook, component.webhook]);
         return answerRun(c, run, body.stream);
       },
     ),
