@@ -180,5 +180,19 @@ for (const kind of testDatabaseKinds) {
       expect(Date.parse((await call(rt.url, 'GET', `/schedules/${old.schedule_id}`)).body.next_run_at)).toBe(lastDaily + 86_400_000);
       await eventually(async () => ((await history(every.schedule_id))[0]?.run_status === 'COMPLETED' ? true : undefined), 10_000, 'the catch-up run');
     });
+
+    it('records an occurrence whose runtime died before starting its run as failed, without firing it again', async () => {
+      const s = (await create({ cron: '0 0 1 1 *', target: { kind: 'agent', id: 'writer' }, input: { message: 'orphan' } })).body as Json;
+      const taken = Date.now() - 5 * 60_000;
+      // What a runtime leaves when it dies between taking an occurrence and starting its run.
+      await rt.runtime.db.execute(
+        "INSERT INTO svc_schedule_occurrences (schedule_id, trigger, occurrence_ms, state, fired_by, recorded_ms) VALUES ($1, 'cron', $2, 'starting', 'gone', $2)",
+        [s.schedule_id, taken],
+      );
+      await new Scheduler({ service: rt.runtime.schedules, log: silentLogger, catchupMs: 0 }).runTick();
+      expect(await history(s.schedule_id)).toEqual([
+        expect.objectContaining({ occurrence_at: new Date(taken).toISOString(), state: 'failed', run_id: null, error: 'the runtime firing it stopped before its run started' }),
+      ]);
+    });
   });
 }

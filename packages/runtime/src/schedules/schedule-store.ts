@@ -165,6 +165,14 @@ export class ScheduleStore {
     ]);
   }
 
+  /** Occurrences left `starting` before `before` (their runtime died before the run started) become `failed`. */
+  async failAbandoned(before: number): Promise<number> {
+    return this.db.execute(
+      "UPDATE svc_schedule_occurrences SET state = 'failed', error = 'the runtime firing it stopped before its run started' WHERE state = 'starting' AND recorded_ms < $1",
+      [before],
+    );
+  }
+
   /** A schedule's occurrences, most recent first, with their runs' status now. */
   async occurrences(scheduleId: string, limit: number): Promise<Occurrence[]> {
     const rows = await this.db.query<{ trigger: OccurrenceTrigger; occurrence_ms: number | string; state: OccurrenceState; run_id: string | null; status: string | null; error: string | null; recorded_ms: number | string }>(

@@ -9,7 +9,9 @@
  * Missed occurrences (every runtime was down): only the most recent one may still run, if it is
  * at most SCHEDULE_CATCHUP_SECONDS old (an occurrence found within 30 s of its time is on time
  * whatever that says); every older one, and that one when it is older, is recorded as
- * `skipped` (the 100 most recent of them), so the history says what did not run.
+ * `skipped` (the 100 most recent of them), so the history says what did not run. An occurrence
+ * a runtime took and died before starting its run is recorded as `failed` a minute later (not
+ * fired again: another runtime cannot know whether the run started).
  */
 import type { Logger } from '../util/logger.js';
 import { parseCron } from './cron.js';
@@ -22,6 +24,9 @@ export const ON_TIME_MS = 30_000;
 /** Skipped occurrences recorded per catch-up; older ones are only counted in the log. */
 const MAX_SKIPPED_RECORDED = 100;
 const BATCH = 50;
+/** How often a runtime looks for occurrences left `starting` by a runtime that died, and how old they must be. */
+const SWEEP_EVERY_MS = 30_000;
+const ABANDONED_AFTER_MS = 60_000;
 
 export interface SchedulerOptions {
   service: ScheduleService;
@@ -34,6 +39,7 @@ export class Scheduler {
   private timer: NodeJS.Timeout | undefined;
   private running = false;
   private tick: Promise<void> | undefined;
+  private sweptAt = 0;
 
   constructor(private readonly options: SchedulerOptions) {}
 
@@ -66,6 +72,11 @@ export class Scheduler {
       for (const schedule of due) {
         if (!this.running && this.timer !== undefined) return;
         await this.handle(schedule, now).catch((error: unknown) => this.options.log.warn(`schedule ${schedule.id}: ${(error as Error).message}`));
+      }
+      if (now - this.sweptAt >= SWEEP_EVERY_MS) {
+        this.sweptAt = now;
+        const failed = await this.options.service.store.failAbandoned(now - ABANDONED_AFTER_MS);
+        if (failed > 0) this.options.log.warn(`scheduler: ${failed} occurrence(s) were taken by a runtime that stopped before starting their runs; recorded as failed`);
       }
     } catch (error) {
       this.options.log.warn(`scheduler: ${(error as Error).message}`);
