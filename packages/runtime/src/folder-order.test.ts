@@ -38,10 +38,12 @@ const FEATURES = {
   knowledge: [...BASE, 'settings', 'net', 'workers', 'storage', 'jobs', 'components', 'model', 'providers'],
   mcp: [...BASE, 'auth', 'components', 'run', 'sessions', 'memory'],
   traces: [...BASE, 'settings', 'net', 'storage', 'components', 'model'],
+  webhooks: [...BASE, 'settings', 'net', 'storage', 'sessions', 'run'],
+  schedules: [...BASE, 'storage', 'run', 'webhooks'],
 };
 /** The HTTP edge, then the assembly. */
 const EDGE = {
-  server: [...BASE, 'settings', 'storage', 'jobs', 'auth', 'components', 'sessions', 'run', 'knowledge', 'mcp', 'traces', 'memory'],
+  server: [...BASE, 'settings', 'storage', 'jobs', 'auth', 'components', 'sessions', 'run', 'knowledge', 'mcp', 'traces', 'memory', 'webhooks', 'schedules'],
   'runtime-options.ts': ['auth', 'components', 'settings', 'model', 'storage'],
   'runtime.ts': [...Object.keys(KITS), ...Object.keys(FEATURES), 'server', 'runtime-options.ts'],
   'serve-until-stopped.ts': [...BASE, 'runtime.ts'],

@@ -14,6 +14,7 @@ export { Team, type TeamOptions, type TeamMode } from './team/team.js';
 export { Workflow, type WorkflowOptions } from './workflow/workflow.js';
 export { step, parallel, condition, type Step, type StepInput, type StepFunction, type WorkflowStep } from './workflow/steps.js';
 export { tool, type FunctionTool, type AnyFunctionTool, type ToolContext } from './tools/function-tool.js';
+export { signWebhook, verifyWebhook, SIGNATURE_HEADER, type VerifyOptions } from './webhooks/signature.js';
 export type { Runnable, ExecutionContext, ExecutionResult } from './run/execution.js';
 export type { RunEvent } from './run/run-events.js';
 export type { RunRecord, SessionRecord, RunStatus, SessionType } from './sessions/types.js';

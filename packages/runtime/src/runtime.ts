@@ -44,6 +44,12 @@ import { Runner } from './run/runner.js';
 import { SessionStore } from './sessions/session-store.js';
 import { otlpSinkFromEnv } from './traces/otlp-export.js';
 import { Traces } from './traces/traces.js';
+import { ScheduleStore } from './schedules/schedule-store.js';
+import { Scheduler } from './schedules/scheduler.js';
+import { ScheduleService } from './schedules/service.js';
+import type { TargetKind } from './schedules/types.js';
+import type { Runnable } from './run/execution.js';
+import { Webhooks } from './webhooks/webhooks.js';
 
 export interface ServeOptions {
   /** Defaults to `PORT` or 7777; 0 picks a free port. */
@@ -91,6 +97,23 @@ function attachMemory(components: readonly HostedComponent[], services: MemorySe
   }
 }
 
+/** A component's standing webhook needs a secret to sign with and an http(s) URL, checked at construction. */
+function assertComponentWebhooks(components: readonly HostedComponent[], signed: boolean): void {
+  for (const c of components) {
+    if (c.webhook === undefined) continue;
+    if (!signed) throw new ConfigurationError(`'${c.id}' declares a webhook: set WEBHOOK_SECRET (at least 16 characters) to sign its deliveries`);
+    let url: URL | undefined;
+    try {
+      url = new URL(c.webhook);
+    } catch {
+      url = undefined;
+    }
+    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.username || url.password) {
+      throw new ConfigurationError(`'${c.id}' declares the webhook "${c.webhook}", which is not an http(s) URL without credentials`);
+    }
+  }
+}
+
 /** Time left before a deadline, never negative. */
 function remaining(deadline: number): number {
   return Math.max(0, deadline - Date.now());
@@ -128,6 +151,11 @@ export class Runtime implements ServerContext {
   readonly defaultModel: Model | undefined;
   readonly auth: Authenticator;
   readonly serviceAccountStore: ServiceAccountStore;
+  /** Ended runs posted to the URLs their requests named (signed, retried, recorded). */
+  readonly webhooks: Webhooks;
+  /** The /schedules routes' service; the scheduler fires occurrences through it. */
+  readonly schedules: ScheduleService;
+  private readonly scheduler: Scheduler;
   /** Keeps every runtime's token cache honest about revocations. */
   private readonly revocations: Revocations;
   protected readonly options: RuntimeOptions;
@@ -135,7 +163,7 @@ export class Runtime implements ServerContext {
   private migrated: Promise<void> | undefined;
   private closing: Promise<void> | undefined;
 
-  constructor(options: RuntimeOptions = {}, internals: { logger?: Logger; parts?: AppParts; runLeaseMs?: number } = {}) {
+  constructor(options: RuntimeOptions = {}, internals: { logger?: Logger; parts?: AppParts; runLeaseMs?: number; schedulerTickMs?: number } = {}) {
     const parsed = runtimeOptionsSchema.safeParse(options);
     if (!parsed.success) throw new ConfigurationError(`Invalid Runtime options: ${describeIssues(parsed.error)}`);
     this.options = options;
@@ -155,6 +183,7 @@ export class Runtime implements ServerContext {
     assertUniqueIds('team', this.teams);
     assertUniqueIds('workflow', this.workflows);
     assertUniqueIds('knowledge', this.knowledge);
+    assertComponentWebhooks([...this.agents, ...this.teams, ...this.workflows], this.settings.webhooks.secret !== undefined);
 
     this.authMode = resolveAuthMode({
       authorization: options.authorization,
@@ -218,6 +247,27 @@ export class Runtime implements ServerContext {
     this.jobs = new JobWorker({ store: new JobStore(this.db), log: this.log, leaseMs: internals.runLeaseMs ?? this.settings.runLeaseMs });
     this.content = new ContentService({ db: this.db, jobs: this.jobs, knowledge: this.knowledge, log: this.log });
     this.content.registerJobs();
+    this.webhooks = new Webhooks({ db: this.db, sessions: this.sessions, settings: this.settings.webhooks, log: this.log });
+    this.schedules = new ScheduleService({
+      store: new ScheduleStore(this.db),
+      runner: this.runner,
+      webhooks: this.webhooks,
+      target: (kind, id) => this.runnable(kind, id),
+      log: this.log,
+    });
+    this.scheduler = new Scheduler({
+      service: this.schedules,
+      log: this.log,
+      catchupMs: this.settings.scheduleCatchupMs,
+      ...(internals.schedulerTickMs ? { tickMs: internals.schedulerTickMs } : {}),
+    });
+  }
+
+  /** The hosted agent, team or workflow a schedule names, if it can run. */
+  private runnable(kind: TargetKind, id: string): Runnable | undefined {
+    const list = kind === 'agent' ? this.agents : kind === 'team' ? this.teams : this.workflows;
+    const found = list.find((c) => c.id === id) as Partial<Runnable> | undefined;
+    return typeof found?.execute === 'function' && found.kind === kind ? (found as Runnable) : undefined;
   }
 
   private readonly parts: AppParts;
@@ -253,6 +303,8 @@ export class Runtime implements ServerContext {
       const swept = await this.jobs.store.sweepDataFiles();
       if (swept > 0) this.log.warn(`removed ${swept} job input file(s) no job referenced`);
       this.jobs.start();
+      this.webhooks.start();
+      if (this.settings.schedulesEnabled) this.scheduler.start();
       await this.revocations.start();
     });
     return this.migrated;
@@ -273,8 +325,10 @@ export class Runtime implements ServerContext {
         // One bound for everything: runs are cancelled (and saved) first, so open event streams
         // end and the server can close; then jobs, background work and the database.
         const deadline = Date.now() + this.shutdownTimeoutMs;
-        stopped ??= this.runner
-          .shutdown(remaining(deadline))
+        // The scheduler stops first, so no occurrence is taken that this runtime cannot start.
+        stopped ??= this.scheduler
+          .stop()
+          .then(() => this.runner.shutdown(remaining(deadline)))
           .then(() => closeServer(listening.server, options.shutdownGraceMs ?? remaining(deadline)))
           .then(() => this.closeBy(deadline));
         return stopped;
@@ -295,9 +349,11 @@ export class Runtime implements ServerContext {
    * are recorded as interrupted, running jobs go back to the queue, and nothing waits past it.
    */
   private closeBy(deadline: number): Promise<void> {
-    this.closing ??= this.runner
-      .shutdown(remaining(deadline))
+    this.closing ??= this.scheduler
+      .stop()
+      .then(() => this.runner.shutdown(remaining(deadline)))
       .then(() => this.jobs.stop(remaining(deadline)))
+      .then(() => this.webhooks.stop(remaining(deadline)))
       .then(() => this.tasks.drain(remaining(deadline)))
       // After the runs have ended (their last spans are buffered), before the database closes.
       .then(() => this.traces.close())

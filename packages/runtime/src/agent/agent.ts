@@ -27,6 +27,8 @@ export interface AgentOptions {
   id: string;
   name?: string;
   description?: string;
+  /** Every run's end is also posted here (signed; needs WEBHOOK_SECRET), besides a request's own `webhook`. */
+  webhook?: string;
   /** Defaults to the runtime's model (from OPENAI_*, ANTHROPIC_API_KEY or OLLAMA_HOST). */
   model?: Model;
   instructions?: string;
@@ -50,6 +52,7 @@ export class Agent implements Runnable {
   readonly id: string;
   readonly name: string;
   readonly description: string | undefined;
+  readonly webhook: string | undefined;
   readonly model: Model | undefined;
   readonly instructions: string | undefined;
   readonly tools: readonly AnyFunctionTool[];
@@ -65,6 +68,7 @@ export class Agent implements Runnable {
     this.id = options.id;
     this.name = options.name ?? options.id;
     this.description = options.description;
+    this.webhook = options.webhook;
     this.model = options.model;
     this.instructions = options.instructions;
     this.knowledge = options.knowledge;

@@ -12,6 +12,17 @@ describe('ScopeMap', () => {
     expect(defaultScopeMap.required('POST', '/mcp')).toEqual([]);
     expect(defaultScopeMap.required('GET', '/mcp')).toEqual([]);
   });
+  it('maps the schedules routes and a run\'s webhook deliveries', () => {
+    expect(defaultScopeMap.required('POST', '/schedules')).toEqual(['schedules:write']);
+    expect(defaultScopeMap.required('GET', '/schedules')).toEqual(['schedules:read']);
+    expect(defaultScopeMap.required('GET', '/schedules/s1')).toEqual(['schedules:read']);
+    expect(defaultScopeMap.required('PATCH', '/schedules/s1')).toEqual(['schedules:write']);
+    expect(defaultScopeMap.required('POST', '/schedules/s1/trigger')).toEqual(['schedules:write']);
+    expect(defaultScopeMap.required('POST', '/schedules/s1/disable')).toEqual(['schedules:write']);
+    expect(defaultScopeMap.required('GET', '/schedules/s1/runs')).toEqual(['schedules:read']);
+    expect(defaultScopeMap.required('DELETE', '/schedules/s1')).toEqual(['schedules:delete']);
+    expect(defaultScopeMap.required('GET', '/teams/t1/runs/r1/webhooks')).toEqual(['teams:read']);
+  });
   it('reports unmapped routes as undefined', () => {
     expect(defaultScopeMap.required('GET', '/nowhere')).toBeUndefined();
     expect(defaultScopeMap.required('PUT', '/agents/a1')).toBeUndefined();

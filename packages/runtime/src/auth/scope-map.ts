@@ -79,6 +79,11 @@ export const DEFAULT_SCOPE_MAP: readonly Entry[] = [
   ['DELETE /service-accounts/{service_account_id}', ['service_accounts:delete']],
   // Authentication only: any accepted credential may ask who it is (the control panel's sign-in).
   ['GET /auth/whoami', []],
+  // Running a schedule now is writing to it; run history and the webhook attempts of a run are reads.
+  ['POST /schedules/{schedule_id}/trigger', ['schedules:write']],
+  ['POST /schedules/{schedule_id}/enable', ['schedules:write']],
+  ['POST /schedules/{schedule_id}/disable', ['schedules:write']],
+  ['GET /schedules/{schedule_id}/runs', ['schedules:read']],
   ...crudRows('schedules', '/schedules'),
   ...crudRows('approvals', '/approvals'),
   ['POST /databases/*', ['config:write']],

@@ -9,6 +9,8 @@ export interface HostedComponent {
   readonly id: string;
   readonly name?: string | undefined;
   readonly description?: string | undefined;
+  /** A runnable component's standing webhook: every run started through the API or a schedule is posted there when it ends. */
+  readonly webhook?: string | undefined;
   /** Extra fields for `/config` (model, mode, db id...). */
   describe?(): Record<string, unknown>;
 }

@@ -27,6 +27,8 @@ import { sessionRoutes } from './routes/sessions.js';
 import { traceRoutes } from './routes/traces.js';
 import { uiRoutes } from './routes/ui.js';
 import { whoamiRoutes } from './routes/whoami.js';
+import { runWebhookRoutes } from './routes/run-webhooks.js';
+import { scheduleRoutes } from './routes/schedules.js';
 import { knowledgeConfigRoutes } from './routes/knowledge/config.js';
 import { knowledgeContentRoutes } from './routes/knowledge/content.js';
 import { knowledgeRemoteContentRoutes } from './routes/knowledge/remote-content.js';
@@ -86,6 +88,8 @@ export function buildApp(ctx: ServerContext, parts: AppParts = {}): BuiltApp {
     ...knowledgeSourcesRoutes(ctx),
     ...knowledgeReindexRoutes(ctx),
     ...componentRoutes(ctx),
+    ...runWebhookRoutes(ctx),
+    ...scheduleRoutes(ctx),
     ...sessionRoutes(ctx),
     ...memoryRoutes(ctx),
     ...traceRoutes(ctx),

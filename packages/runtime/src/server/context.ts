@@ -18,6 +18,8 @@ import type { SessionStore } from '../sessions/session-store.js';
 import type { Traces } from '../traces/traces.js';
 import type { Db } from '../storage/db.js';
 import type { Logger } from '../util/logger.js';
+import type { ScheduleService } from '../schedules/service.js';
+import type { Webhooks } from '../webhooks/webhooks.js';
 
 export interface McpInfo {
   enabled: boolean;
@@ -58,6 +60,10 @@ export interface ServerContext {
   readonly mcpAllowedHosts: readonly string[];
   readonly auth: Authenticator;
   readonly serviceAccountStore: ServiceAccountStore;
+  /** Run webhooks: checked on run requests, delivered in the background (GET .../runs/{run_id}/webhooks). */
+  readonly webhooks: Webhooks;
+  /** The schedules (/schedules); every runtime's scheduler fires their occurrences. */
+  readonly schedules: ScheduleService;
 }
 
 /** Hono's per-request environment for our app. */

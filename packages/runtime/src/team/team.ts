@@ -25,6 +25,8 @@ export interface TeamOptions {
   id: string;
   name?: string;
   description?: string;
+  /** Every run's end is also posted here (signed; needs WEBHOOK_SECRET), besides a request's own `webhook`. */
+  webhook?: string;
   /** Agents or other teams. */
   members: Runnable[];
   mode?: TeamMode;
@@ -45,6 +47,7 @@ export class Team implements Runnable {
   readonly id: string;
   readonly name: string;
   readonly description: string | undefined;
+  readonly webhook: string | undefined;
   readonly members: readonly Runnable[];
   readonly mode: TeamMode;
   readonly model: Model | undefined;
@@ -60,6 +63,7 @@ export class Team implements Runnable {
     this.id = options.id;
     this.name = options.name ?? options.id;
     this.description = options.description;
+    this.webhook = options.webhook;
     this.members = [...options.members];
     this.mode = options.mode ?? 'coordinate';
     this.model = options.model;

@@ -20,6 +20,8 @@ export interface WorkflowOptions {
   id: string;
   name?: string;
   description?: string;
+  /** Every run's end is also posted here (signed; needs WEBHOOK_SECRET), besides a request's own `webhook`. */
+  webhook?: string;
   steps: WorkflowStep[];
   db?: Db;
 }
@@ -29,6 +31,7 @@ export class Workflow implements Runnable {
   readonly id: string;
   readonly name: string;
   readonly description: string | undefined;
+  readonly webhook: string | undefined;
   readonly steps: readonly WorkflowStep[];
   readonly db: Db | undefined;
 
@@ -40,6 +43,7 @@ export class Workflow implements Runnable {
     this.id = options.id;
     this.name = options.name ?? options.id;
     this.description = options.description;
+    this.webhook = options.webhook;
     this.steps = [...options.steps];
     this.db = options.db;
   }

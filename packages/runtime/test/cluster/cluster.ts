@@ -18,7 +18,7 @@ export interface Cluster {
 
 export async function startCluster(
   database: TestDatabase,
-  options: { size?: number; llmUrl: string; embeddingsUrl?: string; leaseSeconds?: number },
+  options: { size?: number; llmUrl: string; embeddingsUrl?: string; leaseSeconds?: number; env?: Record<string, string> },
 ): Promise<Cluster> {
   const runtimes: ChildRuntime[] = [];
   try {
@@ -31,6 +31,7 @@ export async function startCluster(
           OS_SECURITY_KEY: CLUSTER_KEY,
           RUN_LEASE_SECONDS: String(options.leaseSeconds ?? 2),
           PORT: String(await freePort()),
+          ...options.env,
         }),
       );
     }

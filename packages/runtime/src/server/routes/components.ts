@@ -71,6 +71,13 @@ async function answerRun(c: Context<AppEnv>, run: StartedRun, stream: boolean | 
   }
   return streamSSE(c, (sse) => streamRun(sse, run));
 }
+/** Webhooks: the ended run goes to the request's URL and the component's; delivery looks at once when it ends. */
+async function registerWebhooks(ctx: ServerContext, run: StartedRun, urls: (string | undefined)[]): Promise<void> {
+  const given = urls.filter((u): u is string => u !== undefined);
+  for (const url of given) await ctx.webhooks.register(run.runId, url);
+  if (given.length > 0) void run.done.then(() => ctx.webhooks.nudge());
+}
+
 /** A run belongs to the user who started it: another identified user may not act on it. */
 function assertRunOwner(run: RunRecord, userId: string | undefined): void {
   if (userId && run.user_id && run.user_id !== userId) throw new RuntimeError('FORBIDDEN', 'This run belongs to another user');
@@ -159,6 +166,7 @@ function routesFor(ctx: ServerContext, kind: Kind): RouteDefinition[] {
         }
         // An authenticated caller runs as itself, whatever user_id the body names.
         const userId = c.get('principal')?.userId ?? body.user_id;
+        const webhook = body.webhook === undefined ? undefined : await ctx.webhooks.check(body.webhook);
         const run = await ctx.runner.start({
           component,
           message: body.message,
@@ -166,6 +174,7 @@ function routesFor(ctx: ServerContext, kind: Kind): RouteDefinition[] {
           userId,
           unconfined: ctx.auth.isAdmin(c.get('principal')),
         });
+        await registerWebhooks(ctx, run, [webhook, component.webhook]);
         return answerRun(c, run, body.stream);
       },
     ),

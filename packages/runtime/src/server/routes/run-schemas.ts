@@ -13,6 +13,12 @@ export const RunRequestSchema = z
     stream: booleanish.optional().openapi({ type: 'boolean', description: 'Server-sent events (default true) or one JSON answer' }),
     session_id: z.string().trim().min(1).max(128).optional().openapi({ description: 'Continue this session; a new one is created when absent' }),
     user_id: z.string().trim().min(1).max(256).optional(),
+    // Webhooks (issue 22, point 5): kept on lines of their own.
+    webhook: z.string().trim().min(1).max(2048).optional().openapi({
+      description:
+        'Posts the ended run (COMPLETED, ERROR or CANCELLED) to this URL, signed: `X-Svc-Signature: t=<unix>,v1=<hex HMAC-SHA256 of "<t>.<body>" under WEBHOOK_SECRET>`. ' +
+        'Retried with backoff on a non-2xx answer; attempts are listed at .../runs/{run_id}/webhooks. 422 when WEBHOOK_SECRET is unset, 400 for a URL the SSRF guard refuses.',
+    }),
   })
   .openapi('RunRequest');
 

@@ -1,0 +1,121 @@
+/**
+ * @module storage/migrations-platform
+ * The schema's steps from 49 on: the platform around the runtime (memory, schedules, webhooks,
+ * evals, durable runs, ...). Appended to storage/migrations.ts's list, under the same rules:
+ * never edit a shipped step, add a new one at the end, versions strictly increasing.
+ */
+import type { Migration } from './db.js';
+
+export const PLATFORM_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 49,
+    name: 'memories',
+    // What agents remember about their users (memory/): one row per fact. Every read and write
+    // names user_id in its WHERE, so the (user_id, changed_ms) index serves them all. topic_keys
+    // holds the topics lowercased between bars (|food|travel|), so a topic filter is one LIKE on
+    // both stores. version grows by one on every change: updates compare it (no lost update
+    // when two runs change one memory at once). embedding: the vector (JSON) and the embedder
+    // that made it, for semantic recall; NULL without an embedder. changed_ms: the last change in
+    // milliseconds (created_at and updated_at are seconds, as everywhere in the API), the order
+    // recall reads a user's most recent memories in.
+    sql: `CREATE TABLE IF NOT EXISTS svc_memories (
+      memory_id TEXT PRIMARY KEY,
+      user_id TEXT NOT NULL,
+      memory TEXT NOT NULL,
+      topics TEXT NOT NULL,
+      topic_keys TEXT NOT NULL,
+      agent_id TEXT,
+      run_id TEXT,
+      embedding TEXT,
+      embedder TEXT,
+      version BIGINT NOT NULL,
+      created_at BIGINT NOT NULL,
+      updated_at BIGINT NOT NULL,
+      changed_ms BIGINT NOT NULL
+    )
+    --;;
+    CREATE INDEX IF NOT EXISTS svc_memories_by_user ON svc_memories (user_id, changed_ms)`,
+  },
+  {
+    version: 50,
+    name: 'session_summaries',
+    // A long session's older turns, summarised (memory/summaries): the prompt carries the summary
+    // in their place; the runs stay stored. through_ms: the start of the last run folded in,
+    // so a refresh folds only the runs after it. version: as in svc_memories.
+    sql: `CREATE TABLE IF NOT EXISTS svc_session_summaries (
+      session_id TEXT PRIMARY KEY,
+      summary TEXT NOT NULL,
+      through_ms BIGINT NOT NULL,
+      runs_summarised BIGINT NOT NULL,
+      version BIGINT NOT NULL,
+      updated_at BIGINT NOT NULL
+    )`,
+  },
+  {
+    version: 51,
+    name: 'schedules',
+    // next_fire_ms (NULL while disabled) moves on by compare-and-set in the runtime that fires; a row
+    // per (schedule, trigger, occurrence) is the second guard against a double fire. enabled: 0/1.
+    sql: `CREATE TABLE IF NOT EXISTS svc_schedules (
+      schedule_id TEXT PRIMARY KEY,
+      name TEXT NOT NULL,
+      cron TEXT NOT NULL,
+      timezone TEXT NOT NULL,
+      target_kind TEXT NOT NULL,
+      target_id TEXT NOT NULL,
+      input TEXT NOT NULL,
+      webhook TEXT,
+      enabled BIGINT NOT NULL,
+      user_id TEXT,
+      next_fire_ms BIGINT,
+      created_at BIGINT NOT NULL,
+      updated_at BIGINT NOT NULL
+    )
+    --;;
+    CREATE INDEX IF NOT EXISTS svc_schedules_due ON svc_schedules (next_fire_ms)
+    --;;
+    CREATE TABLE IF NOT EXISTS svc_schedule_occurrences (
+      schedule_id TEXT NOT NULL REFERENCES svc_schedules (schedule_id) ON DELETE CASCADE,
+      trigger TEXT NOT NULL,
+      occurrence_ms BIGINT NOT NULL,
+      state TEXT NOT NULL,
+      run_id TEXT,
+      error TEXT,
+      fired_by TEXT,
+      recorded_ms BIGINT NOT NULL,
+      PRIMARY KEY (schedule_id, trigger, occurrence_ms)
+    )
+    --;;
+    CREATE INDEX IF NOT EXISTS svc_schedule_occurrences_recent ON svc_schedule_occurrences (schedule_id, recorded_ms)`,
+  },
+  {
+    version: 52,
+    name: 'webhook_deliveries',
+    // One delivery per (run, URL), due once the run has ended, leased for one attempt at a time
+    // (one process sends each attempt; a restart loses nothing); an attempt row per attempt.
+    sql: `CREATE TABLE IF NOT EXISTS svc_webhook_deliveries (
+      delivery_id TEXT PRIMARY KEY,
+      run_id TEXT NOT NULL REFERENCES svc_runs (run_id) ON DELETE CASCADE,
+      url TEXT NOT NULL,
+      state TEXT NOT NULL,
+      attempts BIGINT NOT NULL,
+      next_attempt_ms BIGINT NOT NULL,
+      lease_owner TEXT,
+      lease_until_ms BIGINT,
+      created_ms BIGINT NOT NULL,
+      UNIQUE (run_id, url)
+    )
+    --;;
+    CREATE INDEX IF NOT EXISTS svc_webhook_deliveries_due ON svc_webhook_deliveries (state, next_attempt_ms)
+    --;;
+    CREATE TABLE IF NOT EXISTS svc_webhook_attempts (
+      delivery_id TEXT NOT NULL REFERENCES svc_webhook_deliveries (delivery_id) ON DELETE CASCADE,
+      attempt BIGINT NOT NULL,
+      status_code BIGINT,
+      error TEXT,
+      duration_ms BIGINT NOT NULL,
+      attempted_ms BIGINT NOT NULL,
+      PRIMARY KEY (delivery_id, attempt)
+    )`,
+  },
+];
