@@ -30,7 +30,8 @@ const FEATURES = {
   providers: [...BASE, 'settings', 'net', 'workers', 'model'],
   tools: [...BASE, 'components', 'model'],
   sessions: [...BASE, 'storage', 'model'],
-  run: [...BASE, 'auth', 'components', 'model', 'sessions'],
+  idempotency: [...BASE, 'storage'],
+  run: [...BASE, 'auth', 'components', 'model', 'sessions', 'jobs', 'idempotency'],
   agent: [...BASE, 'components', 'model', 'run', 'storage', 'tools'],
   team: [...BASE, 'components', 'model', 'run', 'storage', 'tools'],
   workflow: [...BASE, 'components', 'run', 'storage'],
@@ -40,7 +41,7 @@ const FEATURES = {
 };
 /** The HTTP edge, then the assembly. */
 const EDGE = {
-  server: [...BASE, 'settings', 'storage', 'jobs', 'auth', 'components', 'sessions', 'run', 'knowledge', 'mcp', 'traces'],
+  server: [...BASE, 'settings', 'storage', 'jobs', 'auth', 'components', 'sessions', 'idempotency', 'run', 'knowledge', 'mcp', 'traces'],
   'runtime-options.ts': ['auth', 'components', 'settings', 'model', 'storage'],
   'runtime.ts': [...Object.keys(KITS), ...Object.keys(FEATURES), 'server', 'runtime-options.ts'],
   'serve-until-stopped.ts': [...BASE, 'runtime.ts'],

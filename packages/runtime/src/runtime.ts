@@ -39,6 +39,9 @@ import { JobWorker } from './jobs/job-worker.js';
 import { checkKnowledgeEmbedders } from './knowledge/reindex/reindex-job.js';
 import { ContentService } from './knowledge/content/service.js';
 import { Runner } from './run/runner.js';
+import { DurableRuns } from './run/durable-runs.js';
+import type { Runnable } from './run/execution.js';
+import { IdempotencyStore } from './idempotency/idempotency-store.js';
 import { SessionStore } from './sessions/session-store.js';
 import { otlpSinkFromEnv } from './traces/otlp-export.js';
 import { Traces } from './traces/traces.js';
@@ -78,6 +81,13 @@ function assertUniqueIds(kind: string, components: readonly HostedComponent[]): 
   }
 }
 
+/** Background and queued runs this runtime executes at once (each mostly waits on its model). */
+const RUN_JOB_CONCURRENCY = 16;
+
+function isRunnable(component: HostedComponent): component is Runnable {
+  return typeof (component as Runnable).execute === 'function' && typeof (component as Runnable).kind === 'string';
+}
+
 /** Time left before a deadline, never negative. */
 function remaining(deadline: number): number {
   return Math.max(0, deadline - Date.now());
@@ -109,6 +119,10 @@ export class Runtime implements ServerContext {
   readonly traces: Traces;
   readonly tasks = new BackgroundTasks();
   readonly jobs: JobWorker;
+  /** The worker of background and queued runs' jobs: its own, so ingestion does not hold runs back. */
+  readonly runJobs: JobWorker;
+  readonly durable: DurableRuns;
+  readonly idempotency: IdempotencyStore;
   readonly content: ContentService;
   /** Used by components that have no model of their own. */
   readonly defaultModel: Model | undefined;
@@ -198,6 +212,11 @@ export class Runtime implements ServerContext {
       userIsolation: this.auth.userIsolation,
     });
     this.jobs = new JobWorker({ store: new JobStore(this.db), log: this.log, leaseMs: internals.runLeaseMs ?? this.settings.runLeaseMs });
+    // Same job table, own claims: up to RUN_JOB_CONCURRENCY queued runs execute here at once.
+    this.runJobs = new JobWorker({ store: this.jobs.store, log: this.log, leaseMs: internals.runLeaseMs ?? this.settings.runLeaseMs, concurrency: RUN_JOB_CONCURRENCY });
+    this.durable = new DurableRuns({ runner: this.runner, sessions: this.sessions, jobs: this.runJobs, log: this.log });
+    this.durable.register([...this.agents, ...this.teams, ...this.workflows].filter(isRunnable));
+    this.idempotency = new IdempotencyStore(this.db);
     this.content = new ContentService({ db: this.db, jobs: this.jobs, knowledge: this.knowledge, log: this.log });
     this.content.registerJobs();
   }
@@ -235,6 +254,7 @@ export class Runtime implements ServerContext {
       const swept = await this.jobs.store.sweepDataFiles();
       if (swept > 0) this.log.warn(`removed ${swept} job input file(s) no job referenced`);
       this.jobs.start();
+      this.runJobs.start();
       await this.revocations.start();
     });
     return this.migrated;
@@ -279,7 +299,7 @@ export class Runtime implements ServerContext {
   private closeBy(deadline: number): Promise<void> {
     this.closing ??= this.runner
       .shutdown(remaining(deadline))
-      .then(() => this.jobs.stop(remaining(deadline)))
+      .then(() => Promise.all([this.jobs.stop(remaining(deadline)), this.runJobs.stop(remaining(deadline))]))
       .then(() => this.tasks.drain(remaining(deadline)))
       // After the runs have ended (their last spans are buffered), before the database closes.
       .then(() => this.traces.close())

@@ -50,7 +50,7 @@ for (const kind of testDatabaseKinds) {
       expect(client.getServerVersion()?.name).toBe('MCP test');
       const { tools } = await client.listTools();
       expect(tools.map((t) => t.name).sort()).toEqual(
-        ['cancel_run', 'continue_run', 'get_agentos_config', 'get_session_runs', 'get_sessions', 'run_agent', 'run_team', 'run_workflow'].sort(),
+        ['cancel_run', 'continue_run', 'get_agentos_config', 'get_run', 'get_session_runs', 'get_sessions', 'run_agent', 'run_team', 'run_workflow'].sort(),
       );
       const runAgent = tools.find((t) => t.name === 'run_agent')!;
       expect(runAgent.inputSchema.required).toEqual(expect.arrayContaining(['agent_id', 'message']));

@@ -13,10 +13,23 @@ export const RunRequestSchema = z
     stream: booleanish.optional().openapi({ type: 'boolean', description: 'Server-sent events (default true) or one JSON answer' }),
     session_id: z.string().trim().min(1).max(128).optional().openapi({ description: 'Continue this session; a new one is created when absent' }),
     user_id: z.string().trim().min(1).max(256).optional(),
+    // Durable runs (docs/ARCHITECTURE.md, "Durable runs"):
+    background: booleanish.optional().openapi({
+      type: 'boolean',
+      description: 'Answer 202 with the run at once; it executes on any runtime sharing the database and outlives this request. Read it with the run and events routes',
+    }),
+    on_disconnect: z.enum(['cancel', 'continue']).optional().openapi({
+      description: 'What a client going away does to the run: cancel it (the default for a plain request) or let it finish (the default for a background run)',
+    }),
+    multitask_strategy: z.enum(['reject', 'enqueue', 'interrupt']).optional().openapi({
+      description:
+        'When the session has a run in progress: reject (409, the default), enqueue (run after it, in order, on any runtime), or interrupt (cancel it, then run)',
+    }),
   })
   .openapi('RunRequest');
 
 export type RunRequest = z.infer<typeof RunRequestSchema>;
+
 
 const DecisionSchema = z.object({
   tool_call_id: z.string().min(1),
