@@ -254,7 +254,7 @@ export class Runtime implements ServerContext {
       const swept = await this.jobs.store.sweepDataFiles();
       if (swept > 0) this.log.warn(`removed ${swept} job input file(s) no job referenced`);
       this.jobs.start();
-      this.runJobs.start();
+      this.durable.start();
       await this.revocations.start();
     });
     return this.migrated;

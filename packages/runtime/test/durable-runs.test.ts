@@ -7,6 +7,7 @@
  * MCP run tools start background runs and get_run reads them.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { IdempotencyStore } from '../src/idempotency/idempotency-store.js';
 import { OpenAIChatModel } from '../src/providers/openai/chat.js';
 import { testComponents, testKnowledge } from './support/components.js';
 import { testDatabaseKinds, type TestDatabase } from './support/databases.js';
@@ -217,6 +218,32 @@ for (const kind of testDatabaseKinds) {
       await finished(a.url, ((await first.json()) as Json).run_id);
       fake.setBehaviour({ chunkDelayMs: 0 });
       expect((await call(a.url, 'GET', `/agents/writer/runs/${queued.run_id}`)).body.status).toBe('CANCELLED');
+    });
+
+    it('expired idempotency keys are deleted by the run chores; a key is per principal', async () => {
+      const db = database.open();
+      try {
+        const now = Date.now();
+        await db.execute(
+          `INSERT INTO svc_idempotency_keys (principal, idem_key, fingerprint, created_ms, expires_ms) VALUES ('anonymous', 'old-key', 'f', $1, $2), ('anonymous', 'fresh-key', 'f', $1, $3)`,
+          [now - 25 * 3600_000, now - 3600_000, now + 3600_000],
+        );
+        // A runtime's chores sweep at start, then every half lease.
+        const c = await startRuntimeOn(database, {}, { runLeaseMs: 400 });
+        try {
+          await eventually(async () => ((await db.query('SELECT idem_key FROM svc_idempotency_keys WHERE idem_key = $1', ['old-key'])).length === 0 ? true : undefined), 5000, 'the expired key to go');
+        } finally {
+          await c.stop();
+        }
+        expect(await db.query('SELECT idem_key FROM svc_idempotency_keys WHERE idem_key = $1', ['fresh-key'])).toHaveLength(1);
+        const store = new IdempotencyStore(db);
+        expect(await store.claim({ principal: 'user:ann', key: 'k' }, 'one', null)).toEqual({ kind: 'new' });
+        expect(await store.claim({ principal: 'user:bob', key: 'k' }, 'two', null)).toEqual({ kind: 'new' });
+        expect(await store.claim({ principal: 'user:ann', key: 'k' }, 'two', null)).toEqual({ kind: 'mismatch' });
+        expect(await store.claim({ principal: 'user:ann', key: 'k' }, 'one', null)).toMatchObject({ kind: 'repeat' });
+      } finally {
+        await db.close();
+      }
     });
 
     it('run_agent on /mcp with background answers at once with the run id; get_run reads the result', async () => {

@@ -57,11 +57,16 @@ export class DurableRuns {
     },
   ) {}
 
-  /** Registers a job handler per runnable component, and wakes the worker when a session's line moves. */
+  /** Registers a job handler per runnable component. */
   register(components: readonly Runnable[]): void {
+    for (const component of components) this.options.jobs.register(runJobKind(component), this.handler(component));
+  }
+
+  /** Starts the worker (once the database is migrated), woken whenever a session's line moves. */
+  start(): void {
     const { jobs, sessions } = this.options;
-    for (const component of components) jobs.register(runJobKind(component), this.handler(component));
     sessions.db.notifications().subscribe(RUN_QUEUE_CHANNEL, () => jobs.wake());
+    jobs.start();
   }
 
   /** Starts, queues or refuses a run, as `background` and the session's policy say. */
