@@ -71,7 +71,7 @@ for (const kind of testDatabaseKinds) {
       await fake?.close();
     });
 
-    it('lists the eight tools, each with an output schema; run tools declare the answer in it', async () => {
+    it('lists the nine tools, each with an output schema; run tools declare the answer in it', async () => {
       const { tools } = await client.listTools();
       expect(tools.map((t) => t.name).sort()).toEqual(TOOLS);
       for (const t of tools) expect(t.outputSchema, t.name).toBeDefined();

@@ -46,7 +46,7 @@ for (const kind of testDatabaseKinds) {
     });
     afterEach(() => fake.setBehaviour({ chunkDelayMs: 0 }));
 
-    it('initializes and lists the eight tools', async () => {
+    it('initializes and lists the nine tools', async () => {
       expect(client.getServerVersion()?.name).toBe('MCP test');
       const { tools } = await client.listTools();
       expect(tools.map((t) => t.name).sort()).toEqual(

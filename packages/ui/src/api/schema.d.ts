@@ -286,7 +286,7 @@ export interface paths {
         put?: never;
         /**
          * Run an agent
-         * @description With `stream` true (the default) the answer is a stream of server-sent events, `event: <Name>` then a JSON `data:` line (RunStarted, RunContent, ToolCallStarted, ToolCallCompleted, RunCompleted, RunError, RunCancelled; Team* variants for teams; WorkflowStarted, StepStarted, StepCompleted, WorkflowCompleted, WorkflowError for workflows). Failures during a run arrive as an error event; the HTTP status stays 200. With `stream` false the finished run is returned. Closing the connection cancels the run.
+         * @description With `stream` true (the default) the answer is a stream of server-sent events, `event: <Name>` then a JSON `data:` line (RunStarted, RunContent, ToolCallStarted, ToolCallCompleted, RunCompleted, RunError, RunCancelled; Team* variants for teams; WorkflowStarted, StepStarted, StepCompleted, WorkflowCompleted, WorkflowError for workflows). Failures during a run arrive as an error event; the HTTP status stays 200. With `stream` false the finished run is returned. Each event has an `id`: after a lost connection, the run's events route with `Last-Event-ID` sends what was missed, from any runtime. Closing the connection cancels the run unless `on_disconnect` is `continue`. With `background` true the answer is 202 with the run (PENDING) at once. A message for a session with a run in progress follows `multitask_strategy`. An `Idempotency-Key` header makes a repeat within 24 hours answer the same run (header `Idempotent-Replayed: true`); the same key with another body is 409 IDEMPOTENCY_KEY_REUSED.
          */
         post: operations["runAgent"];
         delete?: never;
@@ -341,7 +341,7 @@ export interface paths {
         };
         /**
          * Follow the events of an agent run
-         * @description Server-sent events of the run as it streamed them, from any runtime sharing the database: the stored events first, then new ones as they are stored (within about a quarter second), ending when the run completes, fails, is cancelled or pauses. Each event has an `id`; reconnect with `Last-Event-ID` (or `?after=`) to resume. Text deltas may arrive merged. Unlike the run request, closing this stream does not cancel the run.
+         * @description Server-sent events of the run as it streamed them, from any runtime sharing the database: the stored events first, then new ones as they are stored (within about a quarter second), ending when the run completes, fails, is cancelled or pauses. Each event has an `id`; reconnect with `Last-Event-ID` (or `?after=`) to resume, on any runtime: every event is sent once, none missed. A text delta's id may be `<index>:<characters>` (the rest of that event follows). Text deltas may arrive merged. Unlike the run request, closing this stream does not cancel the run.
          */
         get: operations["followAgentRunEvents"];
         put?: never;
@@ -415,7 +415,7 @@ export interface paths {
         put?: never;
         /**
          * Run a team
-         * @description With `stream` true (the default) the answer is a stream of server-sent events, `event: <Name>` then a JSON `data:` line (RunStarted, RunContent, ToolCallStarted, ToolCallCompleted, RunCompleted, RunError, RunCancelled; Team* variants for teams; WorkflowStarted, StepStarted, StepCompleted, WorkflowCompleted, WorkflowError for workflows). Failures during a run arrive as an error event; the HTTP status stays 200. With `stream` false the finished run is returned. Closing the connection cancels the run.
+         * @description With `stream` true (the default) the answer is a stream of server-sent events, `event: <Name>` then a JSON `data:` line (RunStarted, RunContent, ToolCallStarted, ToolCallCompleted, RunCompleted, RunError, RunCancelled; Team* variants for teams; WorkflowStarted, StepStarted, StepCompleted, WorkflowCompleted, WorkflowError for workflows). Failures during a run arrive as an error event; the HTTP status stays 200. With `stream` false the finished run is returned. Each event has an `id`: after a lost connection, the run's events route with `Last-Event-ID` sends what was missed, from any runtime. Closing the connection cancels the run unless `on_disconnect` is `continue`. With `background` true the answer is 202 with the run (PENDING) at once. A message for a session with a run in progress follows `multitask_strategy`. An `Idempotency-Key` header makes a repeat within 24 hours answer the same run (header `Idempotent-Replayed: true`); the same key with another body is 409 IDEMPOTENCY_KEY_REUSED.
          */
         post: operations["runTeam"];
         delete?: never;
@@ -470,7 +470,7 @@ export interface paths {
         };
         /**
          * Follow the events of a team run
-         * @description Server-sent events of the run as it streamed them, from any runtime sharing the database: the stored events first, then new ones as they are stored (within about a quarter second), ending when the run completes, fails, is cancelled or pauses. Each event has an `id`; reconnect with `Last-Event-ID` (or `?after=`) to resume. Text deltas may arrive merged. Unlike the run request, closing this stream does not cancel the run.
+         * @description Server-sent events of the run as it streamed them, from any runtime sharing the database: the stored events first, then new ones as they are stored (within about a quarter second), ending when the run completes, fails, is cancelled or pauses. Each event has an `id`; reconnect with `Last-Event-ID` (or `?after=`) to resume, on any runtime: every event is sent once, none missed. A text delta's id may be `<index>:<characters>` (the rest of that event follows). Text deltas may arrive merged. Unlike the run request, closing this stream does not cancel the run.
          */
         get: operations["followTeamRunEvents"];
         put?: never;
@@ -544,7 +544,7 @@ export interface paths {
         put?: never;
         /**
          * Run a workflow
-         * @description With `stream` true (the default) the answer is a stream of server-sent events, `event: <Name>` then a JSON `data:` line (RunStarted, RunContent, ToolCallStarted, ToolCallCompleted, RunCompleted, RunError, RunCancelled; Team* variants for teams; WorkflowStarted, StepStarted, StepCompleted, WorkflowCompleted, WorkflowError for workflows). Failures during a run arrive as an error event; the HTTP status stays 200. With `stream` false the finished run is returned. Closing the connection cancels the run.
+         * @description With `stream` true (the default) the answer is a stream of server-sent events, `event: <Name>` then a JSON `data:` line (RunStarted, RunContent, ToolCallStarted, ToolCallCompleted, RunCompleted, RunError, RunCancelled; Team* variants for teams; WorkflowStarted, StepStarted, StepCompleted, WorkflowCompleted, WorkflowError for workflows). Failures during a run arrive as an error event; the HTTP status stays 200. With `stream` false the finished run is returned. Each event has an `id`: after a lost connection, the run's events route with `Last-Event-ID` sends what was missed, from any runtime. Closing the connection cancels the run unless `on_disconnect` is `continue`. With `background` true the answer is 202 with the run (PENDING) at once. A message for a session with a run in progress follows `multitask_strategy`. An `Idempotency-Key` header makes a repeat within 24 hours answer the same run (header `Idempotent-Replayed: true`); the same key with another body is 409 IDEMPOTENCY_KEY_REUSED.
          */
         post: operations["runWorkflow"];
         delete?: never;
@@ -599,7 +599,7 @@ export interface paths {
         };
         /**
          * Follow the events of a workflow run
-         * @description Server-sent events of the run as it streamed them, from any runtime sharing the database: the stored events first, then new ones as they are stored (within about a quarter second), ending when the run completes, fails, is cancelled or pauses. Each event has an `id`; reconnect with `Last-Event-ID` (or `?after=`) to resume. Text deltas may arrive merged. Unlike the run request, closing this stream does not cancel the run.
+         * @description Server-sent events of the run as it streamed them, from any runtime sharing the database: the stored events first, then new ones as they are stored (within about a quarter second), ending when the run completes, fails, is cancelled or pauses. Each event has an `id`; reconnect with `Last-Event-ID` (or `?after=`) to resume, on any runtime: every event is sent once, none missed. A text delta's id may be `<index>:<characters>` (the rest of that event follows). Text deltas may arrive merged. Unlike the run request, closing this stream does not cancel the run.
          */
         get: operations["followWorkflowRunEvents"];
         put?: never;
@@ -1149,6 +1149,18 @@ export interface components {
             /** @description Continue this session; a new one is created when absent */
             session_id?: string;
             user_id?: string;
+            /** @description Answer 202 with the run at once; it executes on any runtime sharing the database and outlives this request. Read it with the run and events routes */
+            background?: boolean;
+            /**
+             * @description What a client going away does to the run: cancel it (the default for a plain request) or let it finish (the default for a background run)
+             * @enum {string}
+             */
+            on_disconnect?: "cancel" | "continue";
+            /**
+             * @description When the session has a run in progress: reject (409, the default), enqueue (run after it, in order, on any runtime), or interrupt (cancel it, then run)
+             * @enum {string}
+             */
+            multitask_strategy?: "reject" | "enqueue" | "interrupt";
         };
         ContinueRequest: {
             /** @description A decision for every tool call the run waits on: `[{"tool_call_id": "...", "confirmed": true}]` (a JSON string in forms) */
@@ -1647,7 +1659,10 @@ export interface operations {
                 /** @description The database the knowledge base is stored in */
                 db_id?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Up to 255 printable ASCII characters. A repeat within 24 hours (on any runtime) answers what the first request made, with `Idempotent-Replayed: true`; the same key with another request is 409 IDEMPOTENCY_KEY_REUSED. Keys are per caller */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2992,7 +3007,10 @@ export interface operations {
     runAgent: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Up to 255 printable ASCII characters. A repeat within 24 hours (on any runtime) answers what the first request made, with `Idempotent-Replayed: true`; the same key with another request is 409 IDEMPOTENCY_KEY_REUSED. Keys are per caller */
+                "idempotency-key"?: string;
+            };
             path: {
                 agent_id: string;
             };
@@ -3014,6 +3032,15 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Run"];
                     "text/event-stream": string;
+                };
+            };
+            /** @description A background run, recorded and queued (status PENDING) */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Run"];
                 };
             };
             /** @description Bad request (BAD_REQUEST) */
@@ -3268,8 +3295,8 @@ export interface operations {
     followAgentRunEvents: {
         parameters: {
             query?: {
-                /** @description Send only events after this id */
-                after?: number | null;
+                /** @description Send only events after this id (as `Last-Event-ID`, which wins when both are sent) */
+                after?: string;
             };
             header?: never;
             path: {
@@ -3654,7 +3681,10 @@ export interface operations {
     runTeam: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Up to 255 printable ASCII characters. A repeat within 24 hours (on any runtime) answers what the first request made, with `Idempotent-Replayed: true`; the same key with another request is 409 IDEMPOTENCY_KEY_REUSED. Keys are per caller */
+                "idempotency-key"?: string;
+            };
             path: {
                 team_id: string;
             };
@@ -3676,6 +3706,15 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Run"];
                     "text/event-stream": string;
+                };
+            };
+            /** @description A background run, recorded and queued (status PENDING) */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Run"];
                 };
             };
             /** @description Bad request (BAD_REQUEST) */
@@ -3930,8 +3969,8 @@ export interface operations {
     followTeamRunEvents: {
         parameters: {
             query?: {
-                /** @description Send only events after this id */
-                after?: number | null;
+                /** @description Send only events after this id (as `Last-Event-ID`, which wins when both are sent) */
+                after?: string;
             };
             header?: never;
             path: {
@@ -4316,7 +4355,10 @@ export interface operations {
     runWorkflow: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Up to 255 printable ASCII characters. A repeat within 24 hours (on any runtime) answers what the first request made, with `Idempotent-Replayed: true`; the same key with another request is 409 IDEMPOTENCY_KEY_REUSED. Keys are per caller */
+                "idempotency-key"?: string;
+            };
             path: {
                 workflow_id: string;
             };
@@ -4338,6 +4380,15 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Run"];
                     "text/event-stream": string;
+                };
+            };
+            /** @description A background run, recorded and queued (status PENDING) */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Run"];
                 };
             };
             /** @description Bad request (BAD_REQUEST) */
@@ -4592,8 +4643,8 @@ export interface operations {
     followWorkflowRunEvents: {
         parameters: {
             query?: {
-                /** @description Send only events after this id */
-                after?: number | null;
+                /** @description Send only events after this id (as `Last-Event-ID`, which wins when both are sent) */
+                after?: string;
             };
             header?: never;
             path: {
