@@ -40,7 +40,7 @@ import { checkKnowledgeEmbedders } from './knowledge/reindex/reindex-job.js';
 import { ContentService } from './knowledge/content/service.js';
 import { Runner } from './run/runner.js';
 import { DurableRuns } from './run/durable-runs.js';
-import type { Runnable } from './run/execution.js';
+import { isRunnable } from './run/execution.js';
 import { IdempotencyStore } from './idempotency/idempotency-store.js';
 import { SessionStore } from './sessions/session-store.js';
 import { otlpSinkFromEnv } from './traces/otlp-export.js';
@@ -83,10 +83,6 @@ function assertUniqueIds(kind: string, components: readonly HostedComponent[]): 
 
 /** Background and queued runs this runtime executes at once (each mostly waits on its model). */
 const RUN_JOB_CONCURRENCY = 16;
-
-function isRunnable(component: HostedComponent): component is Runnable {
-  return typeof (component as Runnable).execute === 'function' && typeof (component as Runnable).kind === 'string';
-}
 
 /** Time left before a deadline, never negative. */
 function remaining(deadline: number): number {

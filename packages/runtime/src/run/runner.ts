@@ -20,7 +20,7 @@ import { epochSeconds, type RunRecord, type RunStatus, type ToolExecution } from
 import { cancelRun, requestCancel, type CancelOutcome } from './cancellation.js';
 import { RunChores, describeError, type ActiveRun } from './chores.js';
 import type { ExecutionContext, Runnable } from './execution.js';
-import { LIFECYCLE, RunEventLog, describeModel, identityFields, type RunEvent } from './run-events.js';
+import { LIFECYCLE, RunEventLog, describeModel, identityFields } from './run-events.js';
 import { checkContinue, describeFailure, newRunRecord, SessionBusyError } from './run-records.js';
 import type { ContinueRunInput, RunnerOptions, StartedRun, StartRunInput } from './runner-types.js';
 import { cancelQueued, RUN_QUEUE_CHANNEL } from './run-queue.js';

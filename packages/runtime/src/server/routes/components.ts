@@ -7,7 +7,7 @@ import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import type { HostedComponent } from '../../components/component.js';
 import { RuntimeError } from '../../errors.js';
-import type { Runnable } from '../../run/execution.js';
+import { isRunnable } from '../../run/execution.js';
 import type { RunRecord, SessionType } from '../../sessions/types.js';
 import type { AppEnv, ServerContext } from '../context.js';
 import { validationError, toFieldErrors } from '../errors.js';
@@ -42,10 +42,6 @@ const ComponentSchema = z
   .openapi('Component');
 
 const JSON_AND_FORMS = ['application/json', 'multipart/form-data', 'application/x-www-form-urlencoded'] as const;
-
-function isRunnable(component: HostedComponent): component is Runnable {
-  return typeof (component as Runnable).execute === 'function' && typeof (component as Runnable).kind === 'string';
-}
 
 function summary(component: HostedComponent): z.infer<typeof ComponentSchema> {
   const details = (component as { details?: () => Record<string, unknown> }).details?.() ?? component.describe?.() ?? {};
