@@ -45,11 +45,11 @@ for (const kind of testDatabaseKinds) {
       embeddings = await startFakeEmbeddings();
       database = await kind.create();
       const model = new OpenAIChatModel({ model: 'fake-model', baseURL: `${fake.url}/v1`, maxRetries: 0 });
-      const { agents } = testComponents(model);
+      const { agents, teams, workflows } = testComponents(model);
       const knowledgePath = kind.kind === 'sqlite' ? `${database.url}.knowledge.db` : undefined;
       const knowledge = () => [testKnowledge(embeddings.url, knowledgePath, kind.kind === 'postgres' ? database.url : undefined)];
-      a = await startRuntimeOn(database, { agents, knowledge: knowledge(), mcp_server: true });
-      b = await startRuntimeOn(database, { agents, knowledge: knowledge(), mcp_server: true });
+      a = await startRuntimeOn(database, { agents, teams, workflows, knowledge: knowledge(), mcp_server: true });
+      b = await startRuntimeOn(database, { agents, teams, workflows, knowledge: knowledge(), mcp_server: true });
     }, 60_000);
     afterAll(async () => {
       await a?.stop();
@@ -76,6 +76,23 @@ for (const kind of testDatabaseKinds) {
       expect(events[0]).toMatchObject({ id: '1', event: 'RunStarted' });
       expect(events.at(-1)!.event).toBe('RunCompleted');
       expect(textOf(events)).toBe(`You said: ${message}`);
+    });
+
+    it('teams and workflows run in the background too', async () => {
+      const team = await call(a.url, 'POST', '/teams/coordinator/runs', { body: { message: 'team work', background: true } });
+      const workflow = await call(b.url, 'POST', '/workflows/pipeline/runs', { body: { message: 'flow work', background: true } });
+      expect([team.status, workflow.status]).toEqual([202, 202]);
+      expect(team.body).toMatchObject({ team_id: 'coordinator', status: 'PENDING' });
+      const ended = (path: string) =>
+        eventually(async () => {
+          const run = (await call(a.url, 'GET', path)).body as Json;
+          return ['COMPLETED', 'ERROR', 'CANCELLED'].includes(run.status) ? run : undefined;
+        }, 20_000, path);
+      expect(await ended(`/teams/coordinator/runs/${team.body.run_id}`)).toMatchObject({ status: 'COMPLETED' });
+      expect(await ended(`/workflows/pipeline/runs/${workflow.body.run_id}`)).toMatchObject({ status: 'COMPLETED', content: expect.stringContaining('final: ') });
+      // Read at once after the run ended: its final events were stored before its final status.
+      const events = await readEvents(await fetch(`${b.url}/workflows/pipeline/runs/${workflow.body.run_id}/events`));
+      expect([events[0]!.event, events.at(-1)!.event]).toEqual(['WorkflowStarted', 'WorkflowCompleted']);
     });
 
     it('a stream dropped mid-way resumes on the other runtime with Last-Event-ID: every event once, nothing missed', async () => {
@@ -174,7 +191,8 @@ for (const kind of testDatabaseKinds) {
       expect(await rejected.json()).toMatchObject({ error_code: 'CONFLICT', detail: expect.stringContaining('multitask_strategy') });
       const requestsBefore = fake.requests.length;
       const second = post(b.url, '/agents/writer/runs', { message: 'second', session_id: session, stream: false, multitask_strategy: 'enqueue' });
-      await new Promise((r) => setTimeout(r, 50));
+      // In order of admission: the second is queued before the third is sent.
+      await eventually(async () => ((await call(a.url, 'GET', `/agents/writer/runs?session_id=${session}&status=PENDING`)).body.length === 1 ? true : undefined), 5000, 'the second to be queued');
       const third = await post(a.url, '/agents/writer/runs', { message: 'third', session_id: session, background: true, multitask_strategy: 'enqueue' });
       expect(third.status).toBe(202);
       const thirdRun = (await third.json()) as Json;

@@ -41,6 +41,8 @@ export type Submitted = { kind: 'started'; run: StartedRun } | { kind: 'queued';
 
 /** How long a queued run's job waits before looking again (a bus message wakes it sooner). */
 const WAIT_MS = 250;
+/** How long a job refused by a runtime that is shutting down waits before another may take it. */
+const SHUTDOWN_RETRY_MS = 1000;
 
 export function runJobKind(component: Runnable): string {
   return `run:${component.kind}:${component.id}`;
@@ -115,7 +117,14 @@ export class DurableRuns {
     return {
       run: async (job: Job) => {
         const runId = String(job.payload.run_id);
-        const started = await runner.startQueued(component, runId, job.payload.unconfined === true);
+        let started: Awaited<ReturnType<Runner['startQueued']>>;
+        try {
+          started = await runner.startQueued(component, runId, job.payload.unconfined === true);
+        } catch (error) {
+          // This runtime is shutting down: the job goes back, uncounted, for a runtime that is not.
+          if (RuntimeError.isInstance(error) && error.code === 'SERVICE_UNAVAILABLE') return { retryAfterMs: SHUTDOWN_RETRY_MS };
+          throw error;
+        }
         if (started === 'wait') return { retryAfterMs: WAIT_MS };
         // Not queued any more: cancelled, or started by a runtime that died (the lease sweep ends it).
         if (started === 'gone') return;

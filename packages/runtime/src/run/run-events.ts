@@ -59,6 +59,14 @@ export class RunEventLog {
   private readonly ids = new WeakMap<RunEvent, string>();
 
   send(event: string, fields: Record<string, unknown> = {}): void {
+    this.stream.push(this.record(event, fields));
+  }
+
+  /**
+   * Records an event to be stored, without streaming it yet (`stream.push` it later): a run's
+   * final event is stored before its final status, and streamed after it.
+   */
+  record(event: string, fields: Record<string, unknown> = {}): RunEvent {
     const payload: RunEvent = { event, created_at: epochSeconds(), run_id: this.runId, session_id: this.sessionId, ...this.identity, ...fields };
     const last = this.unstored.at(-1);
     const text = CONTENT_EVENTS.has(event) && typeof payload.content === 'string';
@@ -68,13 +76,12 @@ export class RunEventLog {
         merged.content += payload.content as string;
         last.data = JSON.stringify(merged);
         this.ids.set(payload, textEventId(last.seq, merged.content.length));
-        this.stream.push(payload);
-        return;
+        return payload;
       }
     }
     this.unstored.push({ seq: ++this.seq, event, data: JSON.stringify(payload) });
     this.ids.set(payload, text ? textEventId(this.seq, (payload.content as string).length) : String(this.seq));
-    this.stream.push(payload);
+    return payload;
   }
 
   /** The SSE id of an event this log streamed. */

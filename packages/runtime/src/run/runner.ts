@@ -219,18 +219,28 @@ export class Runner {
       trace,
     };
 
-    const finish = async (status: RunStatus, content: string | null, error: string | null): Promise<RunRecord> => {
+    /**
+     * Ends the run: its final event is stored before its final status is saved (a follower that
+     * reads an ended status finds every event), and streamed after (a client that reads the
+     * final event finds the run ended).
+     */
+    const finish = async (status: RunStatus, content: string | null, error: string | null, final: (saved: RunRecord) => [string, Record<string, unknown>]): Promise<RunRecord> => {
       record.status = status;
       record.content = content;
       record.error = error;
       record.metrics.duration = previousDuration + (Date.now() - startedMs) / 1000;
       record.updated_at = epochSeconds();
       trace.finish(status, error);
+      const last = log.record(...final(record));
+      // After a store the chores may have under way, so the events land in order before the status.
+      await this.chores.idle();
+      await this.chores.storeEvents(runId, log.unstored).catch((e: unknown) => this.log.warn(`could not store the events of run ${runId}: ${describeError(e)}`));
       try {
         await this.store.saveRun(record);
       } catch (e) {
         this.log.error(`could not save run ${runId}`, e);
       }
+      log.stream.push(last);
       return record;
     };
 
@@ -240,28 +250,21 @@ export class Runner {
         const result = await component.execute(context);
         if (controller.signal.aborted) throw controller.signal.reason;
         if (result.paused) {
-          const saved = await finish('PAUSED', result.content || null, null);
-          log.send(`${names.prefix}RunPaused`, { content: saved.content, tools: result.paused.tools });
-          return saved;
+          const tools = result.paused.tools;
+          return await finish('PAUSED', result.content || null, null, (saved) => [`${names.prefix}RunPaused`, { content: saved.content, tools }]);
         }
-        const saved = await finish('COMPLETED', result.content, null);
-        log.send(names.completed, { content: result.content, content_type: 'str', metrics: saved.metrics });
-        return saved;
+        return await finish('COMPLETED', result.content, null, (saved) => [names.completed, { content: result.content, content_type: 'str', metrics: saved.metrics }]);
       } catch (error) {
         if (controller.signal.aborted) {
           const reason = String(controller.signal.reason ?? 'cancelled');
-          const saved = await finish('CANCELLED', streamed || null, null);
-          log.send(names.cancelled, { reason, content: saved.content });
-          return saved;
+          return await finish('CANCELLED', streamed || null, null, (saved) => [names.cancelled, { reason, content: saved.content }]);
         }
         const { message, type } = describeFailure(error);
         if (type === 'InternalError') this.log.error(`run ${runId} of ${component.kind} ${component.id} failed`, error);
-        const saved = await finish('ERROR', streamed || null, message);
         const errorFields = component.kind === 'workflow' ? { error: message } : { content: message, error_type: type };
-        log.send(names.error, errorFields);
-        return saved;
+        return await finish('ERROR', streamed || null, message, () => [names.error, errorFields]);
       } finally {
-        // The last events (the final one included) are stored before the run counts as ended.
+        // Whatever finish could not store (it failed) gets another try before the run counts as ended.
         await this.chores.storeEvents(runId, log.unstored).catch((e: unknown) => this.log.warn(`could not store the events of run ${runId}: ${describeError(e)}`));
         this.active.delete(runId);
         if (this.active.size === 0) this.chores.stopProgress();
