@@ -223,6 +223,19 @@ for (const kind of testDatabaseKinds) {
       expect(runs.map((r) => r.status)).toEqual(['COMPLETED', 'COMPLETED', 'COMPLETED', 'CANCELLED', 'COMPLETED']);
     });
 
+    it('a streamed message queued behind a busy session streams the queued run once it runs, with event ids', async () => {
+      fake.setBehaviour({ chunkDelayMs: 20 });
+      const session = `queued-stream-${kind.kind}`;
+      const first = (await (await post(a.url, '/agents/writer/runs', { message: words(15, 'q'), session_id: session, background: true })).json()) as Json;
+      await eventually(async () => ((await call(a.url, 'GET', `/agents/writer/runs/${first.run_id}`)).body.status === 'RUNNING' ? true : undefined), 5000, 'the first run to start');
+      const events = await readEvents(await post(b.url, '/agents/writer/runs', { message: 'queued and streamed', session_id: session, multitask_strategy: 'enqueue' }));
+      fake.setBehaviour({ chunkDelayMs: 0 });
+      expect(events[0]).toMatchObject({ id: '1', event: 'RunStarted' });
+      expect(events.at(-1)).toMatchObject({ event: 'RunCompleted' });
+      expect(textOf(events)).toBe('You said: queued and streamed');
+      expect((await call(a.url, 'GET', `/agents/writer/runs/${first.run_id}`)).body.status).toBe('COMPLETED');
+    });
+
     it('a queued run can be cancelled before it starts, and its followers see the end', async () => {
       fake.setBehaviour({ chunkDelayMs: 30 });
       const session = `cancel-queued-${kind.kind}`;
