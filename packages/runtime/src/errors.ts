@@ -18,6 +18,10 @@ export const ERROR_CODES = {
   RATE_LIMITED: 429,
   INTERNAL_SERVER_ERROR: 500,
   SERVICE_UNAVAILABLE: 503,
+  /** An `Idempotency-Key` reused with another request (method, path or body). */
+  IDEMPOTENCY_KEY_REUSED: 409,
+  /** The request first sent with this `Idempotency-Key` has not finished making its record. */
+  IDEMPOTENCY_KEY_IN_USE: 409,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -30,7 +30,8 @@ const FEATURES = {
   providers: [...BASE, 'settings', 'net', 'workers', 'model'],
   tools: [...BASE, 'components', 'model'],
   sessions: [...BASE, 'storage', 'model'],
-  run: [...BASE, 'auth', 'components', 'model', 'sessions'],
+  idempotency: [...BASE, 'storage'],
+  run: [...BASE, 'auth', 'components', 'model', 'sessions', 'jobs', 'idempotency'],
   memory: [...BASE, 'storage', 'components', 'model', 'tools', 'sessions', 'run'],
   agent: [...BASE, 'components', 'model', 'run', 'storage', 'tools', 'memory'],
   team: [...BASE, 'components', 'model', 'run', 'storage', 'tools'],
@@ -43,7 +44,7 @@ const FEATURES = {
 };
 /** The HTTP edge, then the assembly. */
 const EDGE = {
-  server: [...BASE, 'settings', 'storage', 'jobs', 'auth', 'components', 'sessions', 'run', 'knowledge', 'mcp', 'traces', 'memory', 'webhooks', 'schedules'],
+  server: [...BASE, 'settings', 'storage', 'jobs', 'auth', 'components', 'sessions', 'idempotency', 'run', 'knowledge', 'mcp', 'traces', 'memory', 'webhooks', 'schedules'],
   'runtime-options.ts': ['auth', 'components', 'settings', 'model', 'storage'],
   'runtime.ts': [...Object.keys(KITS), ...Object.keys(FEATURES), 'server', 'runtime-options.ts'],
   'serve-until-stopped.ts': [...BASE, 'runtime.ts'],

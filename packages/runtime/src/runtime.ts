@@ -41,6 +41,9 @@ import { ContentService } from './knowledge/content/service.js';
 import type { MemoryServices } from './memory/agent-memory.js';
 import { MemoryStore } from './memory/memory-store.js';
 import { Runner } from './run/runner.js';
+import { DurableRuns } from './run/durable-runs.js';
+import { isRunnable } from './run/execution.js';
+import { IdempotencyStore } from './idempotency/idempotency-store.js';
 import { SessionStore } from './sessions/session-store.js';
 import { otlpSinkFromEnv } from './traces/otlp-export.js';
 import { Traces } from './traces/traces.js';
@@ -114,6 +117,9 @@ function assertComponentWebhooks(components: readonly HostedComponent[], signed:
   }
 }
 
+/** Background and queued runs this runtime executes at once (each mostly waits on its model). */
+const RUN_JOB_CONCURRENCY = 16;
+
 /** Time left before a deadline, never negative. */
 function remaining(deadline: number): number {
   return Math.max(0, deadline - Date.now());
@@ -146,6 +152,10 @@ export class Runtime implements ServerContext {
   readonly traces: Traces;
   readonly tasks = new BackgroundTasks();
   readonly jobs: JobWorker;
+  /** The worker of background and queued runs' jobs: its own, so ingestion does not hold runs back. */
+  readonly runJobs: JobWorker;
+  readonly durable: DurableRuns;
+  readonly idempotency: IdempotencyStore;
   readonly content: ContentService;
   /** Used by components that have no model of their own. */
   readonly defaultModel: Model | undefined;
@@ -245,6 +255,11 @@ export class Runtime implements ServerContext {
       userIsolation: this.auth.userIsolation,
     });
     this.jobs = new JobWorker({ store: new JobStore(this.db), log: this.log, leaseMs: internals.runLeaseMs ?? this.settings.runLeaseMs });
+    // Same job table, own claims: up to RUN_JOB_CONCURRENCY queued runs execute here at once.
+    this.runJobs = new JobWorker({ store: this.jobs.store, log: this.log, leaseMs: internals.runLeaseMs ?? this.settings.runLeaseMs, concurrency: RUN_JOB_CONCURRENCY });
+    this.durable = new DurableRuns({ runner: this.runner, sessions: this.sessions, jobs: this.runJobs, log: this.log });
+    this.durable.register([...this.agents, ...this.teams, ...this.workflows].filter(isRunnable));
+    this.idempotency = new IdempotencyStore(this.db);
     this.content = new ContentService({ db: this.db, jobs: this.jobs, knowledge: this.knowledge, log: this.log });
     this.content.registerJobs();
     this.webhooks = new Webhooks({ db: this.db, sessions: this.sessions, settings: this.settings.webhooks, log: this.log });
@@ -305,6 +320,7 @@ export class Runtime implements ServerContext {
       this.jobs.start();
       this.webhooks.start();
       if (this.settings.schedulesEnabled) this.scheduler.start();
+      this.durable.start();
       await this.revocations.start();
     });
     return this.migrated;
@@ -352,7 +368,8 @@ export class Runtime implements ServerContext {
     this.closing ??= this.scheduler
       .stop()
       .then(() => this.runner.shutdown(remaining(deadline)))
-      .then(() => this.jobs.stop(remaining(deadline)))
+      .then(() => Promise.all([this.jobs.stop(remaining(deadline)), this.runJobs.stop(remaining(deadline))]))
+      // After every run has ended, so their deliveries are due and recorded.
       .then(() => this.webhooks.stop(remaining(deadline)))
       .then(() => this.tasks.drain(remaining(deadline)))
       // After the runs have ended (their last spans are buffered), before the database closes.

@@ -127,6 +127,24 @@ for (const kind of testDatabaseKinds) {
       await worker.stop();
     });
 
+    it('a job that must wait is handed back for later without counting an attempt, however often it waits', async () => {
+      const worker = new JobWorker({ store, log: silentLogger, pollMs: 20, retryBaseMs: 50 });
+      const seen: { attempts: number; at: number }[] = [];
+      worker.register('waits', {
+        run: async (job) => {
+          seen.push({ attempts: job.attempts, at: Date.now() });
+          // Waits four times (more than its two attempts), then runs.
+          return seen.length <= 4 ? { retryAfterMs: 60 } : undefined;
+        },
+      });
+      worker.start();
+      const id = await store.enqueue({ kind: 'waits', payload: {}, maxAttempts: 2 });
+      await eventually(async () => ((await store.get(id)) === undefined ? true : undefined), 5000, 'the waiting job to finish');
+      await worker.stop();
+      expect(seen.map((s) => s.attempts)).toEqual([1, 1, 1, 1, 1]);
+      for (let i = 1; i < seen.length; i++) expect(seen[i]!.at - seen[i - 1]!.at).toBeGreaterThanOrEqual(55);
+    });
+
     it('a stack overflow fails the job at once, with a message that says so, like bad input', async () => {
       const worker = new JobWorker({ store, log: silentLogger, pollMs: 20, retryBaseMs: 50 });
       const calls: number[] = [];

@@ -73,7 +73,7 @@ for (const kind of testDatabaseKinds) {
 
     it('gates each tool by the scopes of its REST twin and runs as the token subject', async () => {
       const client = await open(await jwt(['agents:writer:run'], 'dora'));
-      expect((await client.listTools()).tools).toHaveLength(12);
+      expect((await client.listTools()).tools).toHaveLength(13);
       expect(errorText(await client.callTool({ name: 'get_agentos_config', arguments: {} }))).toBe('Insufficient permissions. Required scope(s): config:read');
       expect(errorText(await client.callTool({ name: 'run_agent', arguments: { agent_id: 'weather', message: 'x' } }))).toBe(
         'Insufficient permissions. Required scope(s): agents:weather:run',

@@ -19,7 +19,7 @@ import { startRuntime, type StartedRuntime } from './support/runtime.js';
 
 type Json = Record<string, any>;
 
-const TOOLS = ['add_memory', 'cancel_run', 'continue_run', 'delete_memory', 'get_agentos_config', 'get_memories', 'get_session_runs', 'get_sessions', 'run_agent', 'run_team', 'run_workflow', 'update_memory'];
+const TOOLS = ['add_memory', 'cancel_run', 'continue_run', 'delete_memory', 'get_agentos_config', 'get_memories', 'get_run', 'get_session_runs', 'get_sessions', 'run_agent', 'run_team', 'run_workflow', 'update_memory'];
 
 /**
  * Fails when a text block says something the structured result does not: each text must be the
@@ -71,7 +71,7 @@ for (const kind of testDatabaseKinds) {
       await fake?.close();
     });
 
-    it('lists the eight tools, each with an output schema; run tools declare the answer in it', async () => {
+    it('lists the thirteen tools, each with an output schema; run tools declare the answer in it', async () => {
       const { tools } = await client.listTools();
       expect(tools.map((t) => t.name).sort()).toEqual(TOOLS);
       for (const t of tools) expect(t.outputSchema, t.name).toBeDefined();

@@ -1,7 +1,7 @@
 /**
  * Run webhooks end to end, on SQLite and PostgreSQL: the ended run reaches a loopback receiver
  * signed (the signature verifies), a failing receiver (500, then 200) is retried and every
- * attempt is readable, a delivery outlives the runtime that registered it, two runtimes on one
+ * attempt is readable, a background run is delivered once it has run, a delivery outlives the runtime that registered it, two runtimes on one
  * database send each delivery once, and requests are refused without WEBHOOK_SECRET (422) or for
  * a private receiver without WEBHOOK_ALLOW_PRIVATE_HOSTS (400).
  */
@@ -74,6 +74,17 @@ for (const kind of testDatabaseKinds) {
       expect(deliveries).toEqual([
         expect.objectContaining({ run_id: runId, url: `${receiver.url}/ok`, state: 'delivered', next_attempt_at: null, attempts: [expect.objectContaining({ attempt: 1, status_code: 200, error: null })] }),
       ]);
+    });
+
+    it('a background run (202 at once) is delivered once it has run, with the request queued before it', async () => {
+      const started = await call(rt.url, 'POST', '/agents/writer/runs', { body: { message: 'hook in the background', background: true, webhook: `${receiver.url}/bg` } });
+      expect([started.status, started.body.status]).toEqual([202, 'PENDING']);
+      const runId = started.body.run_id as string;
+      const hit = await eventually(() => receiver.received.find((r) => r.json?.run?.run_id === runId), 15_000, "the background run's delivery");
+      expect(hit.path).toBe('/bg');
+      expect(verifyWebhook(SECRET, hit.body, hit.headers['x-svc-signature'] as string)).toBe(true);
+      expect(hit.json).toMatchObject({ event: 'run.completed', run: { run_id: runId, status: 'COMPLETED', content: 'You said: hook in the background' } });
+      expect(receiver.received.filter((r) => r.json?.run?.run_id === runId)).toHaveLength(1);
     });
 
     it('retries a receiver that answers 500, with backoff, until it answers 200; every attempt is readable', async () => {

@@ -306,12 +306,16 @@ export class JobStore {
     return changed === 1;
   }
 
-  /** Hands a job back unfinished (shutdown): it runs again, and this attempt does not count. */
-  async release(id: string, owner: string): Promise<boolean> {
+  /**
+   * Hands a job back unfinished (shutdown, or a job that must wait): it runs again (not before
+   * `runAfterMs` when given), and this attempt does not count.
+   */
+  async release(id: string, owner: string, runAfterMs?: number): Promise<boolean> {
     const changed = await this.db.execute(
-      `UPDATE svc_jobs SET status = 'queued', lease_owner = NULL, lease_expires_ms = NULL, attempts = attempts - 1, updated_ms = $1
+      `UPDATE svc_jobs SET status = 'queued', lease_owner = NULL, lease_expires_ms = NULL, attempts = attempts - 1, updated_ms = $1,
+         run_after_ms = COALESCE($4, run_after_ms)
        WHERE id = $2 AND lease_owner = $3 AND status = 'running'`,
-      [Date.now(), id, owner],
+      [Date.now(), id, owner, runAfterMs ?? null],
     );
     return changed === 1;
   }

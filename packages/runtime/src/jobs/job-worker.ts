@@ -11,9 +11,17 @@ import { isStackOverflow, RuntimeError } from '../errors.js';
 import type { Logger } from '../util/logger.js';
 import type { Job, JobStore } from './job-store.js';
 
+/** A job that cannot start yet (it waits for another): queued again, the attempt not counted. */
+export interface JobDeferral {
+  retryAfterMs: number;
+}
+
 export interface JobHandler {
-  /** Does the work. Throwing retries the job, unless the error says the input is bad (a 4xx). */
-  run(job: Job, signal: AbortSignal): Promise<void>;
+  /**
+   * Does the work. Throwing retries the job, unless the error says the input is bad (a 4xx);
+   * answering a deferral hands it back to run again later.
+   */
+  run(job: Job, signal: AbortSignal): Promise<void | JobDeferral>;
   /** Called once when the job fails for good (a 4xx, or its last attempt failed). */
   failed?(job: Job, message: string): Promise<void>;
 }
@@ -176,7 +184,11 @@ export class JobWorker {
         await this.giveUp(job, handler, job.lastError ?? `Gave up after ${job.maxAttempts} attempts`);
         return;
       }
-      await handler.run(job, signal);
+      const deferral = await handler.run(job, signal);
+      if (deferral) {
+        await this.store.release(job.id, this.owner, Date.now() + deferral.retryAfterMs);
+        return;
+      }
       if (!(await this.store.complete(job.id, this.owner))) this.log.warn(`job ${job.id} (${job.kind}) finished after its lease was taken over`);
     } catch (error) {
       if (signal.aborted) {

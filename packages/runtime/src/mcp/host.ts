@@ -5,6 +5,7 @@
  */
 import type { HostedComponent } from '../components/component.js';
 import type { Runner } from '../run/runner.js';
+import type { DurableRuns } from '../run/durable-runs.js';
 import type { SessionStore } from '../sessions/session-store.js';
 
 export interface McpHost {
@@ -18,5 +19,7 @@ export interface McpHost {
   readonly teams: readonly HostedComponent[];
   readonly workflows: readonly HostedComponent[];
   readonly runner: Pick<Runner, 'start' | 'cancel' | 'continue' | 'cancelMcpRequest'>;
+  /** Background runs (run tools with `background`). */
+  readonly durable: Pick<DurableRuns, 'submit'>;
   readonly sessions: Pick<SessionStore, 'getRun' | 'getSession' | 'listRuns' | 'listSessions'>;
 }

@@ -1,6 +1,6 @@
 /**
  * @module mcp/mcp-tools
- * The eight built-in MCP tools (the memory tools are in memory-tools.ts): configuration, running agents, teams and workflows (with
+ * The built-in MCP tools (the memory tools are in memory-tools.ts, get_run in get-run-tool.ts): configuration, running agents, teams and workflows (with
  * progress notifications), cancelling and continuing runs, and reading sessions.
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -36,7 +36,7 @@ type Extra = {
 
 const DECISIONS = z.array(z.object({ tool_call_id: z.string().min(1), confirmed: z.boolean() }));
 
-const PLURAL: Record<SessionType, 'agents' | 'teams' | 'workflows'> = { agent: 'agents', team: 'teams', workflow: 'workflows' };
+export const PLURAL: Record<SessionType, 'agents' | 'teams' | 'workflows'> = { agent: 'agents', team: 'teams', workflow: 'workflows' };
 const LABEL: Record<SessionType, string> = { agent: 'Agent', team: 'Team', workflow: 'Workflow' };
 
 function json(value: unknown): CallToolResult {
@@ -48,7 +48,7 @@ function failure(message: string): CallToolResult {
 }
 
 /** Runs a tool body; refusals and typed errors become tool errors the client can show. */
-async function guarded(body: () => Promise<CallToolResult>): Promise<CallToolResult> {
+export async function guarded(body: () => Promise<CallToolResult>): Promise<CallToolResult> {
   try {
     return await body();
   } catch (error) {
@@ -58,11 +58,11 @@ async function guarded(body: () => Promise<CallToolResult>): Promise<CallToolRes
 }
 
 /** A run belongs to the user who started it: another identified user may not act on it. */
-function assertRunOwner(run: RunRecord, userId: string | undefined): void {
+export function assertRunOwner(run: RunRecord, userId: string | undefined): void {
   if (userId && run.user_id && run.user_id !== userId) throw new RuntimeError('FORBIDDEN', 'This run belongs to another user');
 }
 
-function deny(caller: McpCaller, method: string, path: string): void {
+export function deny(caller: McpCaller, method: string, path: string): void {
   const reason = caller.gate(method, path);
   if (reason) throw new RuntimeError('FORBIDDEN', reason);
 }
@@ -120,24 +120,28 @@ export function registerTools(server: McpServer, ctx: McpHost, tools: ToolContex
     server.registerTool(
       `run_${type}`,
       {
-        description: `Run ${type === 'agent' ? 'an' : 'a'} ${type} with a message and return its answer (content). Pass session_id to continue a conversation.`,
+        description:
+          `Run ${type === 'agent' ? 'an' : 'a'} ${type} with a message and return its answer (content). Pass session_id to continue a conversation. ` +
+          'With background true it answers at once with the run_id (status PENDING) and the run goes on without this call; read it with get_run.',
         outputSchema: RUN_OUTPUT,
         inputSchema: {
           [idKey]: z.string().min(1).describe(`Id of the ${type} (see get_agentos_config)`),
           message: z.string().min(1).describe('The message or task'),
           user_id: z.string().optional(),
           session_id: z.string().optional().describe('Continue this session; a new one is created when omitted'),
+          background: z.boolean().optional().describe('Return at once with the run_id; the run continues on the server (read it with get_run)'),
         },
         annotations: { readOnlyHint: false, openWorldHint: true },
       },
-      (args: Record<string, string | undefined>, extra: Extra) =>
+      (args: Record<string, string | boolean | undefined>, extra: Extra) =>
         guarded(async () => {
-          const id = args[idKey]!;
+          const id = args[idKey] as string;
           deny(caller, 'POST', `/${PLURAL[type]}/${encodeURIComponent(id)}/runs`);
           const component = ctx[PLURAL[type]].find((c) => c.id === id);
           if (!component) throw new RuntimeError('NOT_FOUND', `${LABEL[type]} ${id} not found`);
           if (typeof (component as Runnable).execute !== 'function') throw new RuntimeError('BAD_REQUEST', `${LABEL[type]} ${id} cannot be run`);
-          return runWithProgress(ctx, component as Runnable, args, tools, extra);
+          if (args.background === true) return startInBackground(ctx, component as Runnable, args as Record<string, string | undefined>, tools);
+          return runWithProgress(ctx, component as Runnable, args as Record<string, string | undefined>, tools, extra);
         }),
     );
   }
@@ -296,6 +300,19 @@ async function runWithProgress(
     mcpRequest: requestDigest(tools.connection, extra.requestId),
   });
   return followRun(component, run, tools, extra);
+}
+
+/** Records a background run and answers its id at once (runResult of a PENDING run). */
+async function startInBackground(ctx: McpHost, component: Runnable, args: Record<string, string | undefined>, tools: ToolContext): Promise<CallToolResult> {
+  const submitted = await ctx.durable.submit({
+    component,
+    message: args.message!,
+    sessionId: args.session_id,
+    userId: tools.caller.userId ?? args.user_id,
+    unconfined: tools.caller.admin === true,
+    background: true,
+  });
+  return runResult(submitted.kind === 'queued' ? submitted.record : await submitted.run.done);
 }
 
 /**

@@ -53,6 +53,10 @@ export function runResult(record: RunRecord): CallToolResult {
     const message = `Run ${record.run_id} was cancelled` + (record.content ? '; content holds the output produced before it stopped' : '');
     return withText({ ...base, message }, message, true);
   }
+  if (record.status === 'PENDING' || record.status === 'RUNNING') {
+    const message = `Run ${record.run_id} is ${record.status}; call get_run with its run_id to read the result`;
+    return withText({ ...base, message }, message, false);
+  }
   return withText(base, record.content ?? '', false);
 }
 

@@ -56,6 +56,11 @@ export async function cancelRun(stores: CancelStores, local: LocalRun | undefine
     if (FINAL.has(record.status)) {
       return { cancelled: requested && record.status === 'CANCELLED', status: record.status, alreadyFinished: !requested };
     }
+    if (record.status === 'PENDING') {
+      // Queued, not started: ended here (run/run-queue.ts's cancelQueued also stores its event).
+      if (await store.transitionRun(runId, 'PENDING', 'CANCELLED')) return { cancelled: true, status: 'CANCELLED', alreadyFinished: false };
+      continue;
+    }
     if (record.status === 'PAUSED') {
       if (await store.transitionRun(runId, 'PAUSED', 'CANCELLED')) return { cancelled: true, status: 'CANCELLED', alreadyFinished: false };
       continue; // continued or cancelled meanwhile: look again

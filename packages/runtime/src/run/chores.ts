@@ -4,8 +4,9 @@
  * "Runs carry a lease"): while runs are active, storing their streamed events (often: followers
  * on other runtimes wait on them) and partial output, renewing this process's leases, and acting
  * on cancel requests other runtimes left; while the runtime lives, sweeping runs whose lease ran
- * out.
+ * out, and deleting expired idempotency keys.
  */
+import { IdempotencyStore } from '../idempotency/idempotency-store.js';
 import { RUN_EVENTS_CHANNEL, type RunEventStore, type StoredRunEvent } from '../sessions/run-event-store.js';
 import type { RunLease, RunLeaseStore } from '../sessions/run-lease-store.js';
 import type { SessionStore } from '../sessions/session-store.js';
@@ -39,6 +40,9 @@ export interface RunChoresOptions {
   cancelLocal: (runId: string, reason: string) => boolean;
 }
 
+/** How often expired idempotency keys are deleted. */
+const KEY_SWEEP_MS = 60_000;
+
 export class RunChores {
   private node: string | null = null;
   private progressDueAt = 0;
@@ -46,8 +50,12 @@ export class RunChores {
   private sweepTimer: NodeJS.Timeout | undefined;
   private renewAt = 0;
   private chores: Promise<void> = Promise.resolve();
+  private readonly idempotency: IdempotencyStore;
+  private keysSweptAt = 0;
 
-  constructor(private readonly options: RunChoresOptions) {}
+  constructor(private readonly options: RunChoresOptions) {
+    this.idempotency = new IdempotencyStore(options.store.db);
+  }
 
   /** The lease a run of this process is saved with. */
   lease(mcpRequest?: string): RunLease {
@@ -89,6 +97,11 @@ export class RunChores {
   private async sweep(): Promise<void> {
     const interrupted = await this.options.leases.interruptOrphans({ node: this.node, self: this.options.owner });
     if (interrupted.length) this.options.log.warn(`marked ${interrupted.length} interrupted run(s) as ERROR: ${interrupted.join(', ')}`);
+    // Idempotency keys past their 24 hours, at most once a minute (one indexed DELETE).
+    if (Date.now() - this.keysSweptAt >= KEY_SWEEP_MS) {
+      this.keysSweptAt = Date.now();
+      await this.idempotency.deleteExpired();
+    }
   }
 
   /** Starts the progress chores when a run starts (a no-op while they run). */

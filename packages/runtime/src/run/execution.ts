@@ -74,6 +74,11 @@ export interface Runnable extends HostedComponent {
   execute(context: ExecutionContext): Promise<ExecutionResult>;
 }
 
+/** Whether a hosted component can be run (agents, teams and workflows that implement `execute`). */
+export function isRunnable(component: HostedComponent): component is Runnable {
+  return typeof (component as Runnable).execute === 'function' && typeof (component as Runnable).kind === 'string';
+}
+
 /** A run that could not complete for a reason the caller should read (not a crash). */
 export class RunFailure extends Error {
   readonly errorType: string;

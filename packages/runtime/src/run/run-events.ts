@@ -52,18 +52,62 @@ export class RunEventLog {
     this.seq = lastSeq;
   }
 
+  /**
+   * Each streamed event's SSE id (see `eventId`): the index of the stored event it is, or is
+   * part of, with the text stored in that event up to and including it for text deltas.
+   */
+  private readonly ids = new WeakMap<RunEvent, string>();
+
   send(event: string, fields: Record<string, unknown> = {}): void {
+    this.stream.push(this.record(event, fields));
+  }
+
+  /**
+   * Records an event to be stored, without streaming it yet (`stream.push` it later): a run's
+   * final event is stored before its final status, and streamed after it.
+   */
+  record(event: string, fields: Record<string, unknown> = {}): RunEvent {
     const payload: RunEvent = { event, created_at: epochSeconds(), run_id: this.runId, session_id: this.sessionId, ...this.identity, ...fields };
-    this.stream.push(payload);
     const last = this.unstored.at(-1);
-    if (last && CONTENT_EVENTS.has(event) && last.event === event && typeof payload.content === 'string') {
+    const text = CONTENT_EVENTS.has(event) && typeof payload.content === 'string';
+    if (last && text && last.event === event) {
       const merged = JSON.parse(last.data) as RunEvent;
       if (typeof merged.content === 'string') {
-        merged.content += payload.content;
+        merged.content += payload.content as string;
         last.data = JSON.stringify(merged);
-        return;
+        this.ids.set(payload, textEventId(last.seq, merged.content.length));
+        return payload;
       }
     }
     this.unstored.push({ seq: ++this.seq, event, data: JSON.stringify(payload) });
+    this.ids.set(payload, text ? textEventId(this.seq, (payload.content as string).length) : String(this.seq));
+    return payload;
   }
+
+  /** The SSE id of an event this log streamed. */
+  eventId(event: RunEvent): string | undefined {
+    return this.ids.get(event);
+  }
+}
+
+/**
+ * A text delta's id: the stored event it is merged into, and how much of that event's text the
+ * client has with it (`<index>:<characters>`), so a reconnect resumes mid-event without a gap
+ * or a repeat. Other events' ids are the plain index.
+ */
+export function textEventId(seq: number, chars: number): string {
+  return `${seq}:${chars}`;
+}
+
+/** Where a client resumes: after event `seq`, or inside it after `chars` characters of its text. */
+export interface ResumePoint {
+  seq: number;
+  chars?: number | undefined;
+}
+
+/** Reads a `Last-Event-ID` or `after` value (`12` or `12:340`); undefined when it is neither. */
+export function parseEventId(value: string | undefined | null): ResumePoint | undefined {
+  const match = /^(\d{1,15})(?::(\d{1,15}))?$/.exec(value?.trim() ?? '');
+  if (!match) return undefined;
+  return match[2] === undefined ? { seq: Number(match[1]) } : { seq: Number(match[1]), chars: Number(match[2]) };
 }

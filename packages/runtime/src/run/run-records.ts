@@ -10,10 +10,10 @@ import { emptyMetrics, epochSeconds, isWaitingForDecision, type RunRecord, type 
 import { RunFailure, type Runnable } from './execution.js';
 
 /** The record of a run about to start, RUNNING with the user's message. */
-export function newRunRecord(component: Runnable, sessionId: string, userId: string | undefined, message: string): RunRecord {
+export function newRunRecord(component: Runnable, sessionId: string, userId: string | undefined, message: string, runId?: string): RunRecord {
   const startedMs = Date.now();
   return {
-    run_id: timeOrderedId(),
+    run_id: runId ?? timeOrderedId(),
     session_id: sessionId,
     session_type: component.kind,
     component_id: component.id,
@@ -29,6 +29,17 @@ export function newRunRecord(component: Runnable, sessionId: string, userId: str
     created_at: epochSeconds(startedMs),
     updated_at: epochSeconds(startedMs),
   };
+}
+
+/** A message for a session that has a run in progress, under the `reject` policy (409 CONFLICT). */
+export class SessionBusyError extends RuntimeError {
+  constructor(sessionId: string, inProgress: readonly { run_id: string; status: string }[]) {
+    const runs = inProgress.map((r) => `${r.run_id} (${r.status})`).join(', ');
+    super(
+      'CONFLICT',
+      `Session ${sessionId} has a run in progress: ${runs}. Send multitask_strategy "enqueue" to run after it, or "interrupt" to cancel it first`,
+    );
+  }
 }
 
 /** What continuing a paused run asks for. */

@@ -14,68 +14,25 @@ import type { ChatMessage, Model, Usage } from '../model/model.js';
 import type { Logger } from '../util/logger.js';
 import { RunEventStore } from '../sessions/run-event-store.js';
 import { RunLeaseStore, SHUTDOWN_MESSAGE } from '../sessions/run-lease-store.js';
+import { RunQueueStore, type Alongside } from '../sessions/run-queue-store.js';
 import type { SessionStore } from '../sessions/session-store.js';
 import { epochSeconds, type RunRecord, type RunStatus, type ToolExecution } from '../sessions/types.js';
 import { cancelRun, requestCancel, type CancelOutcome } from './cancellation.js';
 import { RunChores, describeError, type ActiveRun } from './chores.js';
 import type { ExecutionContext, Runnable } from './execution.js';
-import { LIFECYCLE, RunEventLog, describeModel, identityFields, type RunEvent } from './run-events.js';
-import { checkContinue, describeFailure, newRunRecord, type ContinueRequest } from './run-records.js';
+import { LIFECYCLE, RunEventLog, describeModel, identityFields } from './run-events.js';
+import { checkContinue, describeFailure, newRunRecord, SessionBusyError } from './run-records.js';
+import type { ContinueRunInput, RunnerOptions, StartedRun, StartRunInput } from './runner-types.js';
+import { cancelQueued, RUN_QUEUE_CHANNEL } from './run-queue.js';
 import { runScope } from '../auth/user-scope.js';
 
-export interface StartRunInput {
-  component: Runnable;
-  message: string;
-  sessionId?: string | undefined;
-  userId?: string | undefined;
-  /** Started by an admin: its data reads are not confined to its user (see auth/user-scope.ts). */
-  unconfined?: boolean | undefined;
-  /** Digest of the MCP client session and request id, so a cancel notification can find the run. */
-  mcpRequest?: string | undefined;
-}
-
-export interface ContinueRunInput extends ContinueRequest {
-  runId: string;
-  /** Continued by an admin: as on start. */
-  unconfined?: boolean | undefined;
-  mcpRequest?: string | undefined;
-}
-
-export interface StartedRun {
-  runId: string;
-  sessionId: string;
-  /** Every event of the run, ending after the final (Completed/Error/Cancelled) one. */
-  events: AsyncIterable<RunEvent>;
-  /** Resolves with the stored run once it has ended and been saved; never rejects. */
-  done: Promise<RunRecord>;
-  cancel(reason?: string): void;
-}
-
-export interface RunnerOptions {
-  store: SessionStore;
-  defaultModel: Model | undefined;
-  log: Logger;
-  /** How many earlier completed runs of a session are replayed to the model. */
-  historyRuns?: number;
-  /**
-   * How long a process's claim on a run lasts without renewal (default 30 s): after a crash,
-   * other runtimes finalise its runs this long after its last renewal.
-   */
-  leaseMs?: number;
-  /** How often partial output is stored and cancel requests are read (default 1 s). */
-  progressIntervalMs?: number;
-  /** How often streamed events are stored for clients following from elsewhere (default 250 ms). */
-  eventsIntervalMs?: number;
-  /** User isolation: a run with a user reaches only that user's data and shared data (its knowledge searches). */
-  userIsolation?: boolean;
-  /** Where runs record their spans (traces/); none: runs are not traced. */
-  tracer?: Tracer;
-}
+export type { ContinueRunInput, RunnerOptions, StartedRun, StartRunInput } from './runner-types.js';
 
 export class Runner {
   private readonly active = new Map<string, ActiveRun>();
   private readonly store: SessionStore;
   private readonly leases: RunLeaseStore;
+  readonly queue: RunQueueStore;
   readonly events: RunEventStore;
   /** This process, as the owner of the runs it executes. */
   readonly owner = randomUUID();
@@ -96,6 +53,7 @@ export class Runner {
     this.tracer = options.tracer ?? noTracer;
     this.leases = new RunLeaseStore(options.store.db);
     this.events = new RunEventStore(options.store.db);
+    this.queue = new RunQueueStore(options.store.db);
     const progressIntervalMs = options.progressIntervalMs ?? 1000;
     this.chores = new RunChores({
       store: this.store,
@@ -116,6 +74,34 @@ export class Runner {
    * the request (a session owned by another component or user) reject here, before any event.
    */
   async start(input: StartRunInput): Promise<StartedRun> {
+    const record = await this.prepare(input);
+    const history = await this.history(record.session_id);
+    // One run at a time per session (sessions/run-queue-store.ts): a busy session refuses.
+    const admission = await this.queue.admit(record, { lease: this.chores.lease(input.mcpRequest), queue: false });
+    if (!admission.admitted) throw new SessionBusyError(record.session_id, admission.inProgress);
+    return this.launch(input.component, record, {
+      message: input.message,
+      history,
+      userId: record.user_id ?? undefined,
+      unconfined: input.unconfined === true,
+      started: LIFECYCLE[input.component.kind].started,
+      lastSeq: 0,
+    });
+  }
+
+  /**
+   * Records a run PENDING, to be started by `startQueued` when it is first in its session's line;
+   * `alongside` writes in the same transaction (the job that will start it).
+   */
+  async enqueue(input: StartRunInput, alongside: Alongside): Promise<RunRecord> {
+    const record = await this.prepare(input);
+    record.status = 'PENDING';
+    await this.queue.admit(record, { queue: true, alongside });
+    return record;
+  }
+
+  /** The session (created on first use) and the record of a new run, not stored yet. */
+  private async prepare(input: StartRunInput): Promise<RunRecord> {
     if (this.shuttingDown) throw new RuntimeError('SERVICE_UNAVAILABLE', 'The runtime is shutting down');
     const { component } = input;
     const sessionId = input.sessionId?.trim() || timeOrderedId();
@@ -127,15 +113,24 @@ export class Runner {
       user_id: userId ?? null,
       session_name: input.message.slice(0, 80),
     });
-    const history = await this.history(sessionId);
+    return newRunRecord(component, sessionId, userId, input.message, input.runId);
+  }
 
-    const record = newRunRecord(component, sessionId, userId, input.message);
-    await this.store.saveRun(record, this.chores.lease(input.mcpRequest));
+  /**
+   * Starts a queued run here when it is first in its session's line: 'wait' when a run before it
+   * is in progress, 'gone' when it is no longer queued (cancelled, or started elsewhere).
+   */
+  async startQueued(component: Runnable, runId: string, unconfined: boolean): Promise<StartedRun | 'wait' | 'gone'> {
+    if (this.shuttingDown) throw new RuntimeError('SERVICE_UNAVAILABLE', 'The runtime is shutting down');
+    const outcome = await this.queue.startNext(runId, this.chores.lease());
+    if (outcome !== 'started') return outcome;
+    const record = await this.store.getRun(runId);
+    if (!record) return 'gone';
     return this.launch(component, record, {
-      message: input.message,
-      history,
-      userId,
-      unconfined: input.unconfined === true,
+      message: record.input.message,
+      history: await this.history(record.session_id),
+      userId: record.user_id ?? undefined,
+      unconfined,
       started: LIFECYCLE[component.kind].started,
       lastSeq: 0,
     });
@@ -224,18 +219,28 @@ export class Runner {
       trace,
     };
 
-    const finish = async (status: RunStatus, content: string | null, error: string | null): Promise<RunRecord> => {
+    /**
+     * Ends the run: its final event is stored before its final status is saved (a follower that
+     * reads an ended status finds every event), and streamed after (a client that reads the
+     * final event finds the run ended).
+     */
+    const finish = async (status: RunStatus, content: string | null, error: string | null, final: (saved: RunRecord) => [string, Record<string, unknown>]): Promise<RunRecord> => {
       record.status = status;
       record.content = content;
       record.error = error;
       record.metrics.duration = previousDuration + (Date.now() - startedMs) / 1000;
       record.updated_at = epochSeconds();
       trace.finish(status, error);
+      const last = log.record(...final(record));
+      // After a store the chores may have under way, so the events land in order before the status.
+      await this.chores.idle();
+      await this.chores.storeEvents(runId, log.unstored).catch((e: unknown) => this.log.warn(`could not store the events of run ${runId}: ${describeError(e)}`));
       try {
         await this.store.saveRun(record);
       } catch (e) {
         this.log.error(`could not save run ${runId}`, e);
       }
+      log.stream.push(last);
       return record;
     };
 
@@ -245,32 +250,27 @@ export class Runner {
         const result = await component.execute(context);
         if (controller.signal.aborted) throw controller.signal.reason;
         if (result.paused) {
-          const saved = await finish('PAUSED', result.content || null, null);
-          log.send(`${names.prefix}RunPaused`, { content: saved.content, tools: result.paused.tools });
-          return saved;
+          const tools = result.paused.tools;
+          return await finish('PAUSED', result.content || null, null, (saved) => [`${names.prefix}RunPaused`, { content: saved.content, tools }]);
         }
-        const saved = await finish('COMPLETED', result.content, null);
-        log.send(names.completed, { content: result.content, content_type: 'str', metrics: saved.metrics });
-        return saved;
+        return await finish('COMPLETED', result.content, null, (saved) => [names.completed, { content: result.content, content_type: 'str', metrics: saved.metrics }]);
       } catch (error) {
         if (controller.signal.aborted) {
           const reason = String(controller.signal.reason ?? 'cancelled');
-          const saved = await finish('CANCELLED', streamed || null, null);
-          log.send(names.cancelled, { reason, content: saved.content });
-          return saved;
+          return await finish('CANCELLED', streamed || null, null, (saved) => [names.cancelled, { reason, content: saved.content }]);
         }
         const { message, type } = describeFailure(error);
         if (type === 'InternalError') this.log.error(`run ${runId} of ${component.kind} ${component.id} failed`, error);
-        const saved = await finish('ERROR', streamed || null, message);
         const errorFields = component.kind === 'workflow' ? { error: message } : { content: message, error_type: type };
-        log.send(names.error, errorFields);
-        return saved;
+        return await finish('ERROR', streamed || null, message, () => [names.error, errorFields]);
       } finally {
-        // The last events (the final one included) are stored before the run counts as ended.
+        // Whatever finish could not store (it failed) gets another try before the run counts as ended.
         await this.chores.storeEvents(runId, log.unstored).catch((e: unknown) => this.log.warn(`could not store the events of run ${runId}: ${describeError(e)}`));
         this.active.delete(runId);
         if (this.active.size === 0) this.chores.stopProgress();
         log.stream.close();
+        // Runs queued behind this one may start now, on whichever runtime holds their jobs.
+        await this.store.db.notifications().publish(RUN_QUEUE_CHANNEL, sessionId).catch(() => undefined);
       }
     })();
 
@@ -279,7 +279,7 @@ export class Runner {
     };
     this.active.set(runId, { cancel, done, streamed: () => streamed, storedLength: 0, unstored: log.unstored, endTrace: (error) => trace.finish('ERROR', error) });
     this.chores.startProgress();
-    return { runId, sessionId, events: log.stream, done, cancel };
+    return { runId, sessionId, events: log.stream, done, cancel, eventId: (event) => log.eventId(event) };
   }
 
   /**
@@ -288,6 +288,9 @@ export class Runner {
    * run whose process died, or one paused for a decision, is ended here. Partial output is kept.
    */
   async cancel(runId: string, reason = 'cancelled by request', waitMs = 10_000): Promise<CancelOutcome> {
+    if (!this.active.has(runId) && (await cancelQueued(this.store, this.events, runId, reason))) {
+      return { cancelled: true, status: 'CANCELLED', alreadyFinished: false };
+    }
     return cancelRun({ store: this.store, leases: this.leases }, this.active.get(runId), runId, reason, waitMs);
   }
 

@@ -14,6 +14,8 @@ import type { JobWorker } from '../jobs/job-worker.js';
 import type { ContentService } from '../knowledge/content/service.js';
 import type { MemoryStore } from '../memory/memory-store.js';
 import type { Runner } from '../run/runner.js';
+import type { DurableRuns } from '../run/durable-runs.js';
+import type { IdempotencyStore } from '../idempotency/idempotency-store.js';
 import type { SessionStore } from '../sessions/session-store.js';
 import type { Traces } from '../traces/traces.js';
 import type { Db } from '../storage/db.js';
@@ -48,6 +50,10 @@ export interface ServerContext {
   /** What agents remember about their users (GET /memories). */
   readonly memories: MemoryStore;
   readonly runner: Runner;
+  /** Background and queued runs, and the per-session concurrency policy. */
+  readonly durable: DurableRuns;
+  /** `Idempotency-Key`s of run and content POSTs. */
+  readonly idempotency: IdempotencyStore;
   /** Runs' traces and usage metrics (GET /traces, /metrics). */
   readonly traces: Traces;
   /** Work requests start without waiting for it; shutdown drains it. */

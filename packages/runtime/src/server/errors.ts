@@ -42,8 +42,11 @@ export function errorResponse(
   });
 }
 
+/** The general code of each status (the first listed: CONFLICT, not an idempotency code, for 409). */
 const STATUS_TO_CODE: Record<number, ErrorCode> = Object.fromEntries(
-  Object.entries(ERROR_CODES).map(([code, status]) => [status, code as ErrorCode]),
+  Object.entries(ERROR_CODES)
+    .toReversed()
+    .map(([code, status]) => [status, code as ErrorCode]),
 );
 
 /** The longest `detail` sent; longer ones are cut. */

@@ -246,7 +246,8 @@ export class SessionStore {
   }
 }
 
-async function upsertRun(tx: SqlClient, run: RunRecord, lease: RunLease | undefined): Promise<void> {
+/** Inserts or replaces a run (with the lease of the process executing it, when given). */
+export async function upsertRun(tx: SqlClient, run: RunRecord, lease: RunLease | undefined): Promise<void> {
   const values: SqlValue[] = [
     run.run_id,
     run.session_id,

@@ -118,4 +118,29 @@ export const PLATFORM_MIGRATIONS: readonly Migration[] = [
       PRIMARY KEY (delivery_id, attempt)
     )`,
   },
+  {
+    version: 53,
+    name: 'durable_runs',
+    // Runs that outlive their request (docs/ARCHITECTURE.md, "Durable runs"). The index finds a
+    // session's runs in progress (RUNNING, or PENDING: queued behind another) for the
+    // per-session concurrency policy. svc_idempotency_keys: one row per (principal, key) for 24 h;
+    // the primary key makes concurrent repeats on any runtimes create one run or record.
+    // fingerprint: SHA-256 of the method, path and canonical body; resource_id: the run or record
+    // made; response_status/_body: the answer replayed for records (runs are re-read instead).
+    sql: `CREATE INDEX IF NOT EXISTS svc_runs_in_progress ON svc_runs (session_id, started_ms) WHERE status IN ('RUNNING', 'PENDING')
+    --;;
+    CREATE TABLE IF NOT EXISTS svc_idempotency_keys (
+      principal TEXT NOT NULL,
+      idem_key TEXT NOT NULL,
+      fingerprint TEXT NOT NULL,
+      resource_id TEXT,
+      response_status INTEGER,
+      response_body TEXT,
+      created_ms BIGINT NOT NULL,
+      expires_ms BIGINT NOT NULL,
+      PRIMARY KEY (principal, idem_key)
+    )
+    --;;
+    CREATE INDEX IF NOT EXISTS svc_idempotency_keys_expiry ON svc_idempotency_keys (expires_ms)`,
+  },
 ];

@@ -286,7 +286,7 @@ export interface paths {
         put?: never;
         /**
          * Run an agent
-         * @description With `stream` true (the default) the answer is a stream of server-sent events, `event: <Name>` then a JSON `data:` line (RunStarted, RunContent, ToolCallStarted, ToolCallCompleted, RunCompleted, RunError, RunCancelled; Team* variants for teams; WorkflowStarted, StepStarted, StepCompleted, WorkflowCompleted, WorkflowError for workflows). Failures during a run arrive as an error event; the HTTP status stays 200. With `stream` false the finished run is returned. Closing the connection cancels the run.
+         * @description With `stream` true (the default) the answer is a stream of server-sent events, `event: <Name>` then a JSON `data:` line (RunStarted, RunContent, ToolCallStarted, ToolCallCompleted, RunCompleted, RunError, RunCancelled; Team* variants for teams; WorkflowStarted, StepStarted, StepCompleted, WorkflowCompleted, WorkflowError for workflows). Failures during a run arrive as an error event; the HTTP status stays 200. With `stream` false the finished run is returned. Each event has an `id`: after a lost connection, the run's events route with `Last-Event-ID` sends what was missed, from any runtime. Closing the connection cancels the run unless `on_disconnect` is `continue`. With `background` true the answer is 202 with the run (PENDING) at once. A message for a session with a run in progress follows `multitask_strategy`. An `Idempotency-Key` header makes a repeat within 24 hours answer the same run (header `Idempotent-Replayed: true`); the same key with another body is 409 IDEMPOTENCY_KEY_REUSED.
          */
         post: operations["runAgent"];
         delete?: never;
@@ -341,7 +341,7 @@ export interface paths {
         };
         /**
          * Follow the events of an agent run
-         * @description Server-sent events of the run as it streamed them, from any runtime sharing the database: the stored events first, then new ones as they are stored (within about a quarter second), ending when the run completes, fails, is cancelled or pauses. Each event has an `id`; reconnect with `Last-Event-ID` (or `?after=`) to resume. Text deltas may arrive merged. Unlike the run request, closing this stream does not cancel the run.
+         * @description Server-sent events of the run as it streamed them, from any runtime sharing the database: the stored events first, then new ones as they are stored (within about a quarter second), ending when the run completes, fails, is cancelled or pauses. Each event has an `id`; reconnect with `Last-Event-ID` (or `?after=`) to resume, on any runtime: every event is sent once, none missed. A text delta's id may be `<index>:<characters>` (the rest of that event follows). Text deltas may arrive merged. Unlike the run request, closing this stream does not cancel the run.
          */
         get: operations["followAgentRunEvents"];
         put?: never;
@@ -415,7 +415,7 @@ export interface paths {
         put?: never;
         /**
          * Run a team
-         * @description With `stream` true (the default) the answer is a stream of server-sent events, `event: <Name>` then a JSON `data:` line (RunStarted, RunContent, ToolCallStarted, ToolCallCompleted, RunCompleted, RunError, RunCancelled; Team* variants for teams; WorkflowStarted, StepStarted, StepCompleted, WorkflowCompleted, WorkflowError for workflows). Failures during a run arrive as an error event; the HTTP status stays 200. With `stream` false the finished run is returned. Closing the connection cancels the run.
+         * @description With `stream` true (the default) the answer is a stream of server-sent events, `event: <Name>` then a JSON `data:` line (RunStarted, RunContent, ToolCallStarted, ToolCallCompleted, RunCompleted, RunError, RunCancelled; Team* variants for teams; WorkflowStarted, StepStarted, StepCompleted, WorkflowCompleted, WorkflowError for workflows). Failures during a run arrive as an error event; the HTTP status stays 200. With `stream` false the finished run is returned. Each event has an `id`: after a lost connection, the run's events route with `Last-Event-ID` sends what was missed, from any runtime. Closing the connection cancels the run unless `on_disconnect` is `continue`. With `background` true the answer is 202 with the run (PENDING) at once. A message for a session with a run in progress follows `multitask_strategy`. An `Idempotency-Key` header makes a repeat within 24 hours answer the same run (header `Idempotent-Replayed: true`); the same key with another body is 409 IDEMPOTENCY_KEY_REUSED.
          */
         post: operations["runTeam"];
         delete?: never;
@@ -470,7 +470,7 @@ export interface paths {
         };
         /**
          * Follow the events of a team run
-         * @description Server-sent events of the run as it streamed them, from any runtime sharing the database: the stored events first, then new ones as they are stored (within about a quarter second), ending when the run completes, fails, is cancelled or pauses. Each event has an `id`; reconnect with `Last-Event-ID` (or `?after=`) to resume. Text deltas may arrive merged. Unlike the run request, closing this stream does not cancel the run.
+         * @description Server-sent events of the run as it streamed them, from any runtime sharing the database: the stored events first, then new ones as they are stored (within about a quarter second), ending when the run completes, fails, is cancelled or pauses. Each event has an `id`; reconnect with `Last-Event-ID` (or `?after=`) to resume, on any runtime: every event is sent once, none missed. A text delta's id may be `<index>:<characters>` (the rest of that event follows). Text deltas may arrive merged. Unlike the run request, closing this stream does not cancel the run.
          */
         get: operations["followTeamRunEvents"];
         put?: never;
@@ -544,7 +544,7 @@ export interface paths {
         put?: never;
         /**
          * Run a workflow
-         * @description With `stream` true (the default) the answer is a stream of server-sent events, `event: <Name>` then a JSON `data:` line (RunStarted, RunContent, ToolCallStarted, ToolCallCompleted, RunCompleted, RunError, RunCancelled; Team* variants for teams; WorkflowStarted, StepStarted, StepCompleted, WorkflowCompleted, WorkflowError for workflows). Failures during a run arrive as an error event; the HTTP status stays 200. With `stream` false the finished run is returned. Closing the connection cancels the run.
+         * @description With `stream` true (the default) the answer is a stream of server-sent events, `event: <Name>` then a JSON `data:` line (RunStarted, RunContent, ToolCallStarted, ToolCallCompleted, RunCompleted, RunError, RunCancelled; Team* variants for teams; WorkflowStarted, StepStarted, StepCompleted, WorkflowCompleted, WorkflowError for workflows). Failures during a run arrive as an error event; the HTTP status stays 200. With `stream` false the finished run is returned. Each event has an `id`: after a lost connection, the run's events route with `Last-Event-ID` sends what was missed, from any runtime. Closing the connection cancels the run unless `on_disconnect` is `continue`. With `background` true the answer is 202 with the run (PENDING) at once. A message for a session with a run in progress follows `multitask_strategy`. An `Idempotency-Key` header makes a repeat within 24 hours answer the same run (header `Idempotent-Replayed: true`); the same key with another body is 409 IDEMPOTENCY_KEY_REUSED.
          */
         post: operations["runWorkflow"];
         delete?: never;
@@ -599,7 +599,7 @@ export interface paths {
         };
         /**
          * Follow the events of a workflow run
-         * @description Server-sent events of the run as it streamed them, from any runtime sharing the database: the stored events first, then new ones as they are stored (within about a quarter second), ending when the run completes, fails, is cancelled or pauses. Each event has an `id`; reconnect with `Last-Event-ID` (or `?after=`) to resume. Text deltas may arrive merged. Unlike the run request, closing this stream does not cancel the run.
+         * @description Server-sent events of the run as it streamed them, from any runtime sharing the database: the stored events first, then new ones as they are stored (within about a quarter second), ending when the run completes, fails, is cancelled or pauses. Each event has an `id`; reconnect with `Last-Event-ID` (or `?after=`) to resume, on any runtime: every event is sent once, none missed. A text delta's id may be `<index>:<characters>` (the rest of that event follows). Text deltas may arrive merged. Unlike the run request, closing this stream does not cancel the run.
          */
         get: operations["followWorkflowRunEvents"];
         put?: never;
@@ -1380,6 +1380,18 @@ export interface components {
             user_id?: string;
             /** @description Posts the ended run (COMPLETED, ERROR or CANCELLED) to this URL, signed: `X-Svc-Signature: t=<unix>,v1=<hex HMAC-SHA256 of "<t>.<body>" under WEBHOOK_SECRET>`. Retried with backoff on a non-2xx answer; attempts are listed at .../runs/{run_id}/webhooks. 422 when WEBHOOK_SECRET is unset, 400 for a URL the SSRF guard refuses. */
             webhook?: string;
+            /** @description Answer 202 with the run at once; it executes on any runtime sharing the database and outlives this request. Read it with the run and events routes */
+            background?: boolean;
+            /**
+             * @description What a client going away does to the run: cancel it (the default for a plain request) or let it finish (the default for a background run)
+             * @enum {string}
+             */
+            on_disconnect?: "cancel" | "continue";
+            /**
+             * @description When the session has a run in progress: reject (409, the default), enqueue (run after it, in order, on any runtime), or interrupt (cancel it, then run)
+             * @enum {string}
+             */
+            multitask_strategy?: "reject" | "enqueue" | "interrupt";
         };
         ContinueRequest: {
             /** @description A decision for every tool call the run waits on: `[{"tool_call_id": "...", "confirmed": true}]` (a JSON string in forms) */
@@ -1996,7 +2008,10 @@ export interface operations {
                 /** @description The database the knowledge base is stored in */
                 db_id?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Up to 255 printable ASCII characters. A repeat within 24 hours (on any runtime) answers what the first request made, with `Idempotent-Replayed: true`; the same key with another request is 409 IDEMPOTENCY_KEY_REUSED. Keys are per caller */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3341,7 +3356,10 @@ export interface operations {
     runAgent: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Up to 255 printable ASCII characters. A repeat within 24 hours (on any runtime) answers what the first request made, with `Idempotent-Replayed: true`; the same key with another request is 409 IDEMPOTENCY_KEY_REUSED. Keys are per caller */
+                "idempotency-key"?: string;
+            };
             path: {
                 agent_id: string;
             };
@@ -3363,6 +3381,15 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Run"];
                     "text/event-stream": string;
+                };
+            };
+            /** @description A background run, recorded and queued (status PENDING) */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Run"];
                 };
             };
             /** @description Bad request (BAD_REQUEST) */
@@ -3617,8 +3644,8 @@ export interface operations {
     followAgentRunEvents: {
         parameters: {
             query?: {
-                /** @description Send only events after this id */
-                after?: number | null;
+                /** @description Send only events after this id (as `Last-Event-ID`, which wins when both are sent) */
+                after?: string;
             };
             header?: never;
             path: {
@@ -4003,7 +4030,10 @@ export interface operations {
     runTeam: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Up to 255 printable ASCII characters. A repeat within 24 hours (on any runtime) answers what the first request made, with `Idempotent-Replayed: true`; the same key with another request is 409 IDEMPOTENCY_KEY_REUSED. Keys are per caller */
+                "idempotency-key"?: string;
+            };
             path: {
                 team_id: string;
             };
@@ -4025,6 +4055,15 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Run"];
                     "text/event-stream": string;
+                };
+            };
+            /** @description A background run, recorded and queued (status PENDING) */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Run"];
                 };
             };
             /** @description Bad request (BAD_REQUEST) */
@@ -4279,8 +4318,8 @@ export interface operations {
     followTeamRunEvents: {
         parameters: {
             query?: {
-                /** @description Send only events after this id */
-                after?: number | null;
+                /** @description Send only events after this id (as `Last-Event-ID`, which wins when both are sent) */
+                after?: string;
             };
             header?: never;
             path: {
@@ -4665,7 +4704,10 @@ export interface operations {
     runWorkflow: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Up to 255 printable ASCII characters. A repeat within 24 hours (on any runtime) answers what the first request made, with `Idempotent-Replayed: true`; the same key with another request is 409 IDEMPOTENCY_KEY_REUSED. Keys are per caller */
+                "idempotency-key"?: string;
+            };
             path: {
                 workflow_id: string;
             };
@@ -4687,6 +4729,15 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Run"];
                     "text/event-stream": string;
+                };
+            };
+            /** @description A background run, recorded and queued (status PENDING) */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Run"];
                 };
             };
             /** @description Bad request (BAD_REQUEST) */
@@ -4941,8 +4992,8 @@ export interface operations {
     followWorkflowRunEvents: {
         parameters: {
             query?: {
-                /** @description Send only events after this id */
-                after?: number | null;
+                /** @description Send only events after this id (as `Last-Event-ID`, which wins when both are sent) */
+                after?: string;
             };
             header?: never;
             path: {

@@ -7,17 +7,18 @@ import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import type { HostedComponent } from '../../components/component.js';
 import { RuntimeError } from '../../errors.js';
-import type { Runnable } from '../../run/execution.js';
+import { isRunnable } from '../../run/execution.js';
 import type { RunRecord, SessionType } from '../../sessions/types.js';
 import type { AppEnv, ServerContext } from '../context.js';
 import { validationError, toFieldErrors } from '../errors.js';
 import { apiRoute, listing, scoped, type RouteDefinition } from '../route.js';
 import { standardErrors } from '../standard-errors.js';
-import type { StartedRun } from '../../run/runner.js';
 import { ContinueRequestSchema, RunRequestSchema, RunSchema } from './run-schemas.js';
+import { IdempotencyHeaders } from '../idempotency.js';
 import { toRunResponse } from '../../run/run-response.js';
 import { followRun } from './follow-run.js';
-import { streamRun } from './stream-run.js';
+import { answerRun, submitRun } from './submit-run.js';
+import { parseEventId } from '../../run/run-events.js';
 
 interface Kind {
   type: SessionType;
@@ -42,10 +43,6 @@ const ComponentSchema = z
 
 const JSON_AND_FORMS = ['application/json', 'multipart/form-data', 'application/x-www-form-urlencoded'] as const;
 
-function isRunnable(component: HostedComponent): component is Runnable {
-  return typeof (component as Runnable).execute === 'function' && typeof (component as Runnable).kind === 'string';
-}
-
 function summary(component: HostedComponent): z.infer<typeof ComponentSchema> {
   const details = (component as { details?: () => Record<string, unknown> }).details?.() ?? component.describe?.() ?? {};
   return { ...details, id: component.id, name: component.name ?? component.id, description: component.description ?? null };
@@ -60,22 +57,6 @@ function readBody<T>(c: Context<AppEnv>, schema: z.ZodType<T>): T {
   const parsed = schema.safeParse({});
   if (!parsed.success) throw validationError(toFieldErrors('body', parsed.error));
   return parsed.data;
-}
-
-/** Answers a started (or continued) run: its events, or the finished run when not streaming. */
-async function answerRun(c: Context<AppEnv>, run: StartedRun, stream: boolean | undefined): Promise<Response> {
-  if (stream === false) {
-    // The caller waits for the whole answer; if it hangs up, the run is cancelled, as in streaming.
-    c.req.raw.signal.addEventListener('abort', () => run.cancel('client disconnected'), { once: true });
-    return c.json(toRunResponse(await run.done), 200);
-  }
-  return streamSSE(c, (sse) => streamRun(sse, run));
-}
-/** Webhooks: the ended run goes to the request's URL and the component's; delivery looks at once when it ends. */
-async function registerWebhooks(ctx: ServerContext, run: StartedRun, urls: (string | undefined)[]): Promise<void> {
-  const given = urls.filter((u): u is string => u !== undefined);
-  for (const url of given) await ctx.webhooks.register(run.runId, url);
-  if (given.length > 0) void run.done.then(() => ctx.webhooks.nudge());
 }
 
 /** A run belongs to the user who started it: another identified user may not act on it. */
@@ -142,9 +123,14 @@ function routesFor(ctx: ServerContext, kind: Kind): RouteDefinition[] {
           'With `stream` true (the default) the answer is a stream of server-sent events, `event: <Name>` then a JSON `data:` line ' +
           '(RunStarted, RunContent, ToolCallStarted, ToolCallCompleted, RunCompleted, RunError, RunCancelled; Team* variants for teams; ' +
           'WorkflowStarted, StepStarted, StepCompleted, WorkflowCompleted, WorkflowError for workflows). Failures during a run arrive as ' +
-          'an error event; the HTTP status stays 200. With `stream` false the finished run is returned. Closing the connection cancels the run.',
+          'an error event; the HTTP status stays 200. With `stream` false the finished run is returned. Each event has an `id`: after a ' +
+          'lost connection, the run\'s events route with `Last-Event-ID` sends what was missed, from any runtime. Closing the connection ' +
+          'cancels the run unless `on_disconnect` is `continue`. With `background` true the answer is 202 with the run (PENDING) at once. ' +
+          'A message for a session with a run in progress follows `multitask_strategy`. An `Idempotency-Key` header makes a repeat within ' +
+          '24 hours answer the same run (header `Idempotent-Replayed: true`); the same key with another body is 409 IDEMPOTENCY_KEY_REUSED.',
         request: {
           params: idParam,
+          headers: IdempotencyHeaders,
           // Not `required`: the validator then checks only the content type that was sent.
           body: { required: false, content: Object.fromEntries(JSON_AND_FORMS.map((t) => [t, { schema: RunRequestSchema }])) },
         },
@@ -153,6 +139,7 @@ function routesFor(ctx: ServerContext, kind: Kind): RouteDefinition[] {
             description: 'The run (stream=false) or its events (stream=true)',
             content: { 'application/json': { schema: RunSchema }, 'text/event-stream': { schema: z.string() } },
           },
+          202: { description: 'A background run, recorded and queued (status PENDING)', content: { 'application/json': { schema: RunSchema } } },
           409: standardErrors[400],
           415: standardErrors[400],
           ...standardErrors,
@@ -164,18 +151,7 @@ function routesFor(ctx: ServerContext, kind: Kind): RouteDefinition[] {
         if (!isRunnable(component)) {
           throw new RuntimeError('BAD_REQUEST', `${kind.label} '${component.id}' cannot be run: it is not a runnable ${kind.type}`);
         }
-        // An authenticated caller runs as itself, whatever user_id the body names.
-        const userId = c.get('principal')?.userId ?? body.user_id;
-        const webhook = body.webhook === undefined ? undefined : await ctx.webhooks.check(body.webhook);
-        const run = await ctx.runner.start({
-          component,
-          message: body.message,
-          sessionId: body.session_id,
-          userId,
-          unconfined: ctx.auth.isAdmin(c.get('principal')),
-        });
-        await registerWebhooks(ctx, run, [webhook, component.webhook]);
-        return answerRun(c, run, body.stream);
+        return submitRun(c, ctx, component, body);
       },
     ),
     apiRoute(
@@ -215,7 +191,7 @@ function routesFor(ctx: ServerContext, kind: Kind): RouteDefinition[] {
           unconfined: ctx.auth.isAdmin(c.get('principal')),
           decisions: body.tools,
         });
-        return answerRun(c, run, body.stream);
+        return answerRun(c, run, body.stream !== false, 'cancel');
       },
     ),
     apiRoute(
@@ -291,11 +267,18 @@ function routesFor(ctx: ServerContext, kind: Kind): RouteDefinition[] {
         description:
           'Server-sent events of the run as it streamed them, from any runtime sharing the database: the stored events first, ' +
           'then new ones as they are stored (within about a quarter second), ending when the run completes, fails, is cancelled ' +
-          'or pauses. Each event has an `id`; reconnect with `Last-Event-ID` (or `?after=`) to resume. Text deltas may arrive merged. ' +
+          'or pauses. Each event has an `id`; reconnect with `Last-Event-ID` (or `?after=`) to resume, on any runtime: every event is ' +
+          'sent once, none missed. A text delta\'s id may be `<index>:<characters>` (the rest of that event follows). Text deltas may arrive merged. ' +
           'Unlike the run request, closing this stream does not cancel the run.',
         request: {
           params: runParams,
-          query: z.object({ after: z.coerce.number().int().min(0).optional().openapi({ description: 'Send only events after this id' }) }),
+          query: z.object({
+            after: z
+              .string()
+              .regex(/^\d{1,15}(:\d{1,15})?$/, 'an event id: a number, or <number>:<characters> for a text event')
+              .optional()
+              .openapi({ description: 'Send only events after this id (as `Last-Event-ID`, which wins when both are sent)' }),
+          }),
         },
         responses: {
           200: { description: 'The events', content: { 'text/event-stream': { schema: z.string() } } },
@@ -307,8 +290,7 @@ function routesFor(ctx: ServerContext, kind: Kind): RouteDefinition[] {
         const runId = c.req.param('run_id')!;
         const run = await ctx.sessions.getRun(runId);
         if (!run || run.session_type !== kind.type || run.component_id !== component.id) throw new RuntimeError('NOT_FOUND', 'Run not found');
-        const lastEventId = Number(c.req.header('last-event-id'));
-        const after = Number.isInteger(lastEventId) && lastEventId > 0 ? lastEventId : (c.req.valid('query').after ?? 0);
+        const after = parseEventId(c.req.header('last-event-id')) ?? parseEventId(c.req.valid('query').after) ?? { seq: 0 };
         return streamSSE(c, (sse) => followRun(sse, { runId, after, events: ctx.runner.events, sessions: ctx.sessions, bus: ctx.db.notifications() }));
       },
     ),

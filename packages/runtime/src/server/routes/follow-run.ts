@@ -5,6 +5,7 @@
  * lost message), until the run ends or pauses.
  */
 import type { SSEStreamingApi } from 'hono/streaming';
+import type { ResumePoint } from '../../run/run-events.js';
 import { RUN_EVENTS_CHANNEL, type RunEventStore } from '../../sessions/run-event-store.js';
 import type { SessionStore } from '../../sessions/session-store.js';
 import type { NotificationBus } from '../../storage/notifications.js';
@@ -15,8 +16,8 @@ const POLL_MS = 1000;
 
 export interface FollowInputs {
   runId: string;
-  /** The last event id the client has (0 for everything). */
-  after: number;
+  /** The last event id the client has (seq 0 for everything); `chars` inside a text event. */
+  after: ResumePoint;
   events: RunEventStore;
   sessions: SessionStore;
   bus: NotificationBus;
@@ -24,7 +25,9 @@ export interface FollowInputs {
 
 export async function followRun(stream: SSEStreamingApi, inputs: FollowInputs): Promise<void> {
   const { runId, events, sessions, bus } = inputs;
-  let seq = inputs.after;
+  // A client that has part of a text event gets the rest of it, under the event's own id.
+  const partial = inputs.after.chars !== undefined ? inputs.after : undefined;
+  let seq = partial ? partial.seq - 1 : inputs.after.seq;
   let wake: (() => void) | undefined;
   const off = bus.subscribe(RUN_EVENTS_CHANNEL, (payload) => {
     if (payload === runId) wake?.();
@@ -40,7 +43,8 @@ export async function followRun(stream: SSEStreamingApi, inputs: FollowInputs): 
         const batch = await events.after(runId, seq);
         for (const e of batch) {
           if (stream.aborted) return;
-          await stream.writeSSE({ id: String(e.seq), event: e.event, data: e.data });
+          const data = partial && e.seq === partial.seq ? remainder(e.data, partial.chars ?? 0) : e.data;
+          if (data !== undefined) await stream.writeSSE({ id: String(e.seq), event: e.event, data });
           seq = e.seq;
           lastWrite = Date.now();
         }
@@ -63,4 +67,12 @@ export async function followRun(stream: SSEStreamingApi, inputs: FollowInputs): 
   } finally {
     off();
   }
+}
+
+/** A stored text event without its first `chars` characters; undefined when nothing is left. */
+function remainder(data: string, chars: number): string | undefined {
+  const event = JSON.parse(data) as { content?: unknown };
+  if (typeof event.content !== 'string') return chars > 0 ? undefined : data;
+  if (event.content.length <= chars) return undefined;
+  return JSON.stringify({ ...event, content: event.content.slice(chars) });
 }

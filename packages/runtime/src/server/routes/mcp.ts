@@ -16,6 +16,7 @@ import { callerFor } from '../../mcp/caller.js';
 import { connectionKey, InFlightCalls, requestDigest } from '../../mcp/in-flight.js';
 import { registerMemoryTools } from '../../mcp/memory-tools.js';
 import { registerTools } from '../../mcp/mcp-tools.js';
+import { registerGetRun } from '../../mcp/get-run-tool.js';
 import type { McpCaller } from '../../mcp/tool-gate.js';
 
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
@@ -98,6 +99,7 @@ export function mcpRoutes(ctx: ServerContext, options: McpRouteOptions = {}): Ro
     const caller = options.caller?.(c) ?? callerFor(ctx.auth, principal, { alwaysEnforce: ctx.mcp.oauth !== null });
     registerTools(server, ctx, { caller, connection, inFlight, httpSignal: c.req.raw.signal });
     registerMemoryTools(server, ctx.memories, caller);
+    registerGetRun(server, ctx, caller);
     server.server.setNotificationHandler(CancelledNotificationSchema, async (notification) => {
       const { requestId, reason } = notification.params;
       if (requestId === undefined) return;

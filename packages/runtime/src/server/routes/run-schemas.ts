@@ -19,10 +19,23 @@ export const RunRequestSchema = z
         'Posts the ended run (COMPLETED, ERROR or CANCELLED) to this URL, signed: `X-Svc-Signature: t=<unix>,v1=<hex HMAC-SHA256 of "<t>.<body>" under WEBHOOK_SECRET>`. ' +
         'Retried with backoff on a non-2xx answer; attempts are listed at .../runs/{run_id}/webhooks. 422 when WEBHOOK_SECRET is unset, 400 for a URL the SSRF guard refuses.',
     }),
+    // Durable runs (docs/ARCHITECTURE.md, "Durable runs"):
+    background: booleanish.optional().openapi({
+      type: 'boolean',
+      description: 'Answer 202 with the run at once; it executes on any runtime sharing the database and outlives this request. Read it with the run and events routes',
+    }),
+    on_disconnect: z.enum(['cancel', 'continue']).optional().openapi({
+      description: 'What a client going away does to the run: cancel it (the default for a plain request) or let it finish (the default for a background run)',
+    }),
+    multitask_strategy: z.enum(['reject', 'enqueue', 'interrupt']).optional().openapi({
+      description:
+        'When the session has a run in progress: reject (409, the default), enqueue (run after it, in order, on any runtime), or interrupt (cancel it, then run)',
+    }),
   })
   .openapi('RunRequest');
 
 export type RunRequest = z.infer<typeof RunRequestSchema>;
+
 
 const DecisionSchema = z.object({
   tool_call_id: z.string().min(1),

@@ -13,6 +13,7 @@ import { upload } from '../../../knowledge/content/upload.js';
 import { parseMetadata } from '../../../knowledge/content/upload-fields.js';
 import type { AppEnv, ServerContext } from '../../context.js';
 import { checkJsonText } from '../../input-guard.js';
+import { comparableFields, IdempotencyHeaders, idempotencyKey, idempotent } from '../../idempotency.js';
 import { apiRoute, scoped, type RouteDefinition } from '../../route.js';
 import { standardErrors } from '../../standard-errors.js';
 import {
@@ -61,6 +62,7 @@ export function knowledgeContentRoutes(ctx: ServerContext): RouteDefinition[] {
           '(a website, a folder) is not versioned by name.',
         request: {
           query: SelectQuery,
+          headers: IdempotencyHeaders,
           body: {
             content: {
               'multipart/form-data': { schema: FormUploadSchema },
@@ -84,10 +86,17 @@ export function knowledgeContentRoutes(ctx: ServerContext): RouteDefinition[] {
       async (c) => {
         const q = c.req.valid('query');
         const request = readUpload(c as unknown as Context<AppEnv>);
-        const knowledge = await service.select(q.knowledge_id, q.db_id);
-        const made = await upload(service, knowledge, request, () => contentCaller(ctx, c));
-        if (made.kind === 'many') return c.json(made.outcomes.map((o) => accepted(o.record)), 202);
-        return c.json(accepted(made.outcome.record), made.outcome.queued ? 202 : 200);
+        const make = async () => {
+          const knowledge = await service.select(q.knowledge_id, q.db_id);
+          const made = await upload(service, knowledge, request, () => contentCaller(ctx, c));
+          if (made.kind === 'many') return c.json(made.outcomes.map((o) => accepted(o.record)), 202);
+          return c.json(accepted(made.outcome.record), made.outcome.queued ? 202 : 200);
+        };
+        const key = idempotencyKey(c as unknown as Context<AppEnv>);
+        if (key === undefined) return make();
+        const body = { query: q, fields: await comparableFields(request as unknown as Record<string, unknown>) };
+        // A replay answers the first request's status and body, which `make` typed.
+        return (await idempotent(c as unknown as Context<AppEnv>, { store: ctx.idempotency, key, body, create: make })) as Awaited<ReturnType<typeof make>>;
       },
     ),
     apiRoute(

@@ -1,0 +1,66 @@
+/**
+ * @module run/runner-types
+ * What the runner takes and gives: a run to start or continue, the run it started, and its
+ * options.
+ */
+import type { Model } from '../model/model.js';
+import type { Tracer } from '../components/tracer.js';
+import type { RunRecord } from '../sessions/types.js';
+import type { SessionStore } from '../sessions/session-store.js';
+import type { Logger } from '../util/logger.js';
+import type { Runnable } from './execution.js';
+import type { RunEvent } from './run-events.js';
+import type { ContinueRequest } from './run-records.js';
+
+export interface StartRunInput {
+  component: Runnable;
+  message: string;
+  sessionId?: string | undefined;
+  userId?: string | undefined;
+  /** Started by an admin: its data reads are not confined to its user (see auth/user-scope.ts). */
+  unconfined?: boolean | undefined;
+  /** Digest of the MCP client session and request id, so a cancel notification can find the run. */
+  mcpRequest?: string | undefined;
+  /** The new run's id, when the caller chose it (an idempotency key names it first). */
+  runId?: string | undefined;
+}
+
+export interface ContinueRunInput extends ContinueRequest {
+  runId: string;
+  /** Continued by an admin: as on start. */
+  unconfined?: boolean | undefined;
+  mcpRequest?: string | undefined;
+}
+
+export interface StartedRun {
+  runId: string;
+  sessionId: string;
+  /** Every event of the run, ending after the final (Completed/Error/Cancelled) one. */
+  events: AsyncIterable<RunEvent>;
+  /** Resolves with the stored run once it has ended and been saved; never rejects. */
+  done: Promise<RunRecord>;
+  cancel(reason?: string): void;
+  /** An event's SSE id: the stored event it is (or, for a text delta, is part of). */
+  eventId(event: RunEvent): string | undefined;
+}
+
+export interface RunnerOptions {
+  store: SessionStore;
+  defaultModel: Model | undefined;
+  log: Logger;
+  /** How many earlier completed runs of a session are replayed to the model. */
+  historyRuns?: number;
+  /**
+   * How long a process's claim on a run lasts without renewal (default 30 s): after a crash,
+   * other runtimes finalise its runs this long after its last renewal.
+   */
+  leaseMs?: number;
+  /** How often partial output is stored and cancel requests are read (default 1 s). */
+  progressIntervalMs?: number;
+  /** How often streamed events are stored for clients following from elsewhere (default 250 ms). */
+  eventsIntervalMs?: number;
+  /** User isolation: a run with a user reaches only that user's data and shared data (its knowledge searches). */
+  userIsolation?: boolean;
+  /** Where runs record their spans (traces/); none: runs are not traced. */
+  tracer?: Tracer;
+}
