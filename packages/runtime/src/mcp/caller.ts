@@ -18,12 +18,13 @@ export function callerFor(auth: Authenticator, principal: Principal | undefined,
   if (!principal) return OPEN_CALLER;
   const enforce = principal.enforceScopes || (options.alwaysEnforce === true && principal.kind === 'jwt');
   const admin = auth.isAdmin(principal);
-  if (!enforce) return { userId: principal.userId, admin, gate: () => undefined };
+  if (!enforce) return { userId: principal.userId, admin, principal, gate: () => undefined };
   const effective: Principal = { ...principal, enforceScopes: true };
   const map = options.scopeMap ?? defaultScopeMap;
   return {
     userId: principal.userId,
     admin,
+    principal,
     gate: (method, path) => {
       const required = map.required(method, path);
       // Fail closed: a tool whose twin is unmapped is a bug, not a free pass.

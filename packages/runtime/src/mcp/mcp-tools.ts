@@ -201,6 +201,7 @@ export function registerTools(server: McpServer, ctx: McpHost, tools: ToolContex
           sessionId: run.session_id,
           userId: caller.userId ?? (args.user_id as string | undefined),
           unconfined: caller.admin === true,
+          principal: caller.principal,
           decisions: decisions.data,
           mcpRequest: requestDigest(tools.connection, extra.requestId),
         });
@@ -293,6 +294,7 @@ async function runWithProgress(
     // An authenticated caller cannot act as someone else.
     userId: tools.caller.userId ?? args.user_id,
     unconfined: tools.caller.admin === true,
+    principal: tools.caller.principal,
     mcpRequest: requestDigest(tools.connection, extra.requestId),
   });
   return followRun(component, run, tools, extra);

@@ -22,6 +22,7 @@ import type { ExecutionContext, Runnable } from './execution.js';
 import { LIFECYCLE, RunEventLog, describeModel, identityFields, type RunEvent } from './run-events.js';
 import { checkContinue, describeFailure, newRunRecord, type ContinueRequest } from './run-records.js';
 import { runScope } from '../auth/user-scope.js';
+import type { RunCaller } from '../components/caller.js';
 
 export interface StartRunInput {
   component: Runnable;
@@ -30,6 +31,8 @@ export interface StartRunInput {
   userId?: string | undefined;
   /** Started by an admin: its data reads are not confined to its user (see auth/user-scope.ts). */
   unconfined?: boolean | undefined;
+  /** Who asked for the run (the request's principal), handed to tool sources as the run's caller. */
+  principal?: RunCaller | undefined;
   /** Digest of the MCP client session and request id, so a cancel notification can find the run. */
   mcpRequest?: string | undefined;
 }
@@ -38,6 +41,7 @@ export interface ContinueRunInput extends ContinueRequest {
   runId: string;
   /** Continued by an admin: as on start. */
   unconfined?: boolean | undefined;
+  principal?: RunCaller | undefined;
   mcpRequest?: string | undefined;
 }
 
@@ -136,6 +140,7 @@ export class Runner {
       history,
       userId,
       unconfined: input.unconfined === true,
+      principal: input.principal,
       started: LIFECYCLE[component.kind].started,
       lastSeq: 0,
     });
@@ -162,6 +167,7 @@ export class Runner {
       history,
       userId: record.user_id ?? undefined,
       unconfined: input.unconfined === true,
+      principal: input.principal,
       started: `${LIFECYCLE[component.kind].prefix}RunContinued`,
       resume: { messages: record.messages, decisions },
     });
@@ -177,6 +183,7 @@ export class Runner {
       userId: string | undefined;
       /** Started or continued by an admin, whose runs read every user's data. */
       unconfined: boolean;
+      principal: RunCaller | undefined;
       started: string;
       resume?: ExecutionContext['resume'];
       /** Events of this run stored before (a continued run goes on numbering them). */
@@ -201,6 +208,7 @@ export class Runner {
       userId: options.userId,
       // The run acts for its user, so its knowledge searches see what that user may (user-scope.ts).
       scopedUserId: options.unconfined ? undefined : runScope(options.userId, this.userIsolation),
+      principal: options.principal,
       message: options.message,
       history: options.history,
       signal: controller.signal,

@@ -165,6 +165,7 @@ function routesFor(ctx: ServerContext, kind: Kind): RouteDefinition[] {
           sessionId: body.session_id,
           userId,
           unconfined: ctx.auth.isAdmin(c.get('principal')),
+          principal: c.get('principal'),
         });
         return answerRun(c, run, body.stream);
       },
@@ -204,6 +205,7 @@ function routesFor(ctx: ServerContext, kind: Kind): RouteDefinition[] {
           sessionId: body.session_id,
           userId: c.get('principal')?.userId ?? body.user_id,
           unconfined: ctx.auth.isAdmin(c.get('principal')),
+          principal: c.get('principal'),
           decisions: body.tools,
         });
         return answerRun(c, run, body.stream);
