@@ -37,6 +37,7 @@ const FEATURES = {
   knowledge: [...BASE, 'settings', 'net', 'workers', 'storage', 'jobs', 'components', 'model', 'providers'],
   mcp: [...BASE, 'auth', 'components', 'run', 'sessions'],
   traces: [...BASE, 'settings', 'net', 'storage', 'components', 'model'],
+  'mcp-client': [...BASE, 'version.ts', 'net', 'components', 'tools'],
 };
 /** The HTTP edge, then the assembly. */
 const EDGE = {

@@ -42,6 +42,8 @@ import { Runner } from './run/runner.js';
 import { SessionStore } from './sessions/session-store.js';
 import { otlpSinkFromEnv } from './traces/otlp-export.js';
 import { Traces } from './traces/traces.js';
+import { toolSourcesOf } from './mcp-client/hosted.js';
+import type { ToolSource } from './tools/tool-source.js';
 
 export interface ServeOptions {
   /** Defaults to `PORT` or 7777; 0 picks a free port. */
@@ -114,6 +116,8 @@ export class Runtime implements ServerContext {
   readonly defaultModel: Model | undefined;
   readonly auth: Authenticator;
   readonly serviceAccountStore: ServiceAccountStore;
+  /** Every tool source (MCP server) of the hosted agents, team members included; closed last. */
+  readonly toolSources: readonly ToolSource[];
   /** Keeps every runtime's token cache honest about revocations. */
   private readonly revocations: Revocations;
   protected readonly options: RuntimeOptions;
@@ -200,6 +204,7 @@ export class Runtime implements ServerContext {
     this.jobs = new JobWorker({ store: new JobStore(this.db), log: this.log, leaseMs: internals.runLeaseMs ?? this.settings.runLeaseMs });
     this.content = new ContentService({ db: this.db, jobs: this.jobs, knowledge: this.knowledge, log: this.log });
     this.content.registerJobs();
+    this.toolSources = toolSourcesOf([...this.agents, ...this.teams], { env: this.settings.env, log: this.log });
   }
 
   private readonly parts: AppParts;
@@ -281,6 +286,8 @@ export class Runtime implements ServerContext {
       .shutdown(remaining(deadline))
       .then(() => this.jobs.stop(remaining(deadline)))
       .then(() => this.tasks.drain(remaining(deadline)))
+      // After the runs: no call is left for the MCP servers, whose processes end here.
+      .then(() => Promise.all(this.toolSources.map((s) => s.close().catch((e: unknown) => this.log.warn(`closing MCP server ${s.id}: ${String(e)}`)))))
       // After the runs have ended (their last spans are buffered), before the database closes.
       .then(() => this.traces.close())
       .then(() => this.revocations.stop())

@@ -18,7 +18,8 @@ import type { ChatMessage, Model, StreamPart, ToolCall } from '../model/model.js
 import { ModelCallSpan } from '../run/model-call.js';
 import { requireModel, RunFailure, type ExecutionContext, type ExecutionResult, type Runnable } from '../run/execution.js';
 import type { Db } from '../storage/db.js';
-import { executeToolCall, tool, toToolSpec, type AnyFunctionTool } from '../tools/function-tool.js';
+import { executeToolCall, tool, toToolSpec, type AnyFunctionTool, type ToolProgress } from '../tools/function-tool.js';
+import { isToolSource, type ToolSource } from '../tools/tool-source.js';
 
 /** Knowledge an agent can search; `Knowledge` implements it. */
 export interface AgentOptions {
@@ -28,7 +29,8 @@ export interface AgentOptions {
   /** Defaults to the runtime's model (from OPENAI_*, ANTHROPIC_API_KEY or OLLAMA_HOST). */
   model?: Model;
   instructions?: string;
-  tools?: AnyFunctionTool[];
+  /** Function tools, and sources of tools found at run time (`mcpServer(...)`). */
+  tools?: (AnyFunctionTool | ToolSource)[];
   knowledge?: SearchableKnowledge;
   /** Where this agent's sessions live; defaults to the runtime's database. */
   db?: Db;
@@ -45,7 +47,10 @@ export class Agent implements Runnable {
   readonly description: string | undefined;
   readonly model: Model | undefined;
   readonly instructions: string | undefined;
+  /** The function tools written in code (the knowledge search included). */
   readonly tools: readonly AnyFunctionTool[];
+  /** Where the rest of its tools come from, asked at the start of each run. */
+  readonly toolSources: readonly ToolSource[];
   readonly knowledge: SearchableKnowledge | undefined;
   readonly db: Db | undefined;
   readonly maxModelCalls: number;
@@ -62,20 +67,23 @@ export class Agent implements Runnable {
     this.knowledge = options.knowledge;
     this.db = options.db;
     this.maxModelCalls = options.maxModelCalls ?? 10;
-    const tools: AnyFunctionTool[] = [...(options.tools ?? [])];
+    const tools: AnyFunctionTool[] = (options.tools ?? []).filter((t): t is AnyFunctionTool => !isToolSource(t));
+    const sources = (options.tools ?? []).filter(isToolSource);
     if (options.knowledge) tools.push(knowledgeTool(options.knowledge));
     const names = new Set<string>();
-    for (const t of tools) {
+    for (const t of [...tools, ...sources.map((s) => ({ name: `source ${s.id}` }))]) {
       if (names.has(t.name)) throw new TypeError(`Agent "${options.id}" has two tools named "${t.name}"`);
       names.add(t.name);
     }
     this.tools = tools;
+    this.toolSources = sources;
   }
 
   describe(): Record<string, unknown> {
     return {
       ...(this.model ? { model: { name: this.model.id, model: this.model.id, provider: this.model.provider } } : {}),
       tools: this.tools.map((t) => t.name),
+      ...(this.toolSources.length ? { mcp_servers: this.toolSources.map((s) => s.describe()) } : {}),
       ...(this.knowledge ? { knowledge: { id: this.knowledge.id, name: this.knowledge.name ?? this.knowledge.id } } : {}),
       ...(this.db ? { db_id: this.db.id } : {}),
     };
@@ -95,8 +103,9 @@ export class Agent implements Runnable {
 
   async execute(context: ExecutionContext): Promise<ExecutionResult> {
     const model = requireModel(this.model, context, `Agent "${this.name}"`);
-    const specs = this.tools.map(toToolSpec);
-    const byName = new Map(this.tools.map((t) => [t.name, t]));
+    const runTools = await this.runTools(context);
+    const specs = runTools.map(toToolSpec);
+    const byName = new Map(runTools.map((t) => [t.name, t]));
     const system: ChatMessage[] = this.instructions ? [{ role: 'system', content: this.instructions }] : [];
     let turn: ChatMessage[];
     let content = '';
@@ -155,6 +164,19 @@ export class Agent implements Runnable {
   }
 
   /**
+   * This run's tools: those written in code, then each source's for this run (a name already
+   * taken keeps its first owner).
+   */
+  private async runTools(context: ExecutionContext): Promise<AnyFunctionTool[]> {
+    if (this.toolSources.length === 0) return [...this.tools];
+    const asked = { runId: context.runId, sessionId: context.sessionId, userId: context.userId, principal: context.principal, signal: context.signal };
+    const found = await Promise.all(this.toolSources.map((s) => s.tools(asked)));
+    const byName = new Map(this.tools.map((t) => [t.name, t]));
+    for (const t of found.flat()) if (!byName.has(t.name)) byName.set(t.name, t);
+    return [...byName.values()];
+  }
+
+  /**
    * Runs one tool call and appends its result to the turn. `decision` is a person's answer for
    * a tool that needs confirmation; anything but `true` declines the call.
    */
@@ -165,10 +187,18 @@ export class Agent implements Runnable {
     turn: ChatMessage[],
     decision: boolean | undefined,
   ): Promise<void> {
-    context.emit('ToolCallStarted', { tool: { tool_call_id: toolCall.id, tool_name: toolCall.name, tool_args: toolCall.arguments } });
-    const span = context.trace?.child('tool', toolCall.name, { tool_call_id: toolCall.id, arguments: toolArguments(toolCall.arguments) });
     const target = byName.get(toolCall.name);
     const confirmation = target?.requiresConfirmation ? { requires_confirmation: true, confirmed: decision === true } : {};
+    const called = { tool_call_id: toolCall.id, tool_name: toolCall.name };
+    context.emit('ToolCallStarted', { tool: { ...called, tool_args: toolCall.arguments, ...confirmation } });
+    const span = context.trace?.child('tool', toolCall.name, { tool_call_id: toolCall.id, arguments: toolArguments(toolCall.arguments) });
+    const reports: ToolProgress[] = [];
+    const progress = (update: ToolProgress) => {
+      context.emit('ToolCallProgress', { tool: called, progress: update.progress, total: update.total ?? null, message: update.message ?? null });
+      // The span keeps the last 20 reports, each with when it came (ms since the epoch).
+      reports.push({ ...update, at: Date.now() } as ToolProgress);
+      span?.set({ progress: reports.slice(-20) });
+    };
     let outcome: { ok: true; result: string } | { ok: false; error: string };
     if (!target) {
       outcome = { ok: false, error: `Unknown tool "${toolCall.name}"; available: ${[...byName.keys()].join(', ') || 'none'}` };
@@ -181,6 +211,7 @@ export class Agent implements Runnable {
         userId: context.userId,
         scopedUserId: context.scopedUserId,
         signal: context.signal,
+        progress,
         ...(span ? { trace: span } : {}),
       });
     }
