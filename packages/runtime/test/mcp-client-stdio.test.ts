@@ -9,6 +9,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Agent } from '../src/agent/agent.js';
 import { mcpServer, type McpServerSource } from '../src/mcp-client/mcp-server.js';
@@ -29,6 +30,7 @@ describe('agents using MCP servers over stdio', () => {
   let folder: string;
   let everything: McpServerSource;
   let files: McpServerSource;
+  let changing: McpServerSource;
 
   beforeAll(async () => {
     folder = await mkdtemp(join(tmpdir(), 'mcp-fs-'));
@@ -42,7 +44,10 @@ describe('agents using MCP servers over stdio', () => {
       requiresConfirmation: ['get-sum'],
     });
     files = mcpServer({ id: 'files', ...filesystemStdio(folder), prefix: 'fs_', exclude: ['write_file', 'edit_file', 'move_file'] });
-    rt = await startRuntime(sqliteTestDatabase, { agents: [new Agent({ id: 'helper', instructions: 'Help.', tools: [everything, files], model })] });
+    changing = mcpServer({ id: 'changing', command: process.execPath, args: ['--import', 'tsx', fileURLToPath(new URL('./support/changing-mcp-server.ts', import.meta.url))] });
+    rt = await startRuntime(sqliteTestDatabase, {
+      agents: [new Agent({ id: 'helper', instructions: 'Help.', tools: [everything, files], model }), new Agent({ id: 'changing', tools: [changing], model })],
+    });
   }, 60_000);
   afterAll(async () => {
     await rt?.stop();
@@ -173,14 +178,33 @@ describe('agents using MCP servers over stdio', () => {
     expect(listed.body.data.map((s: Json) => [s.agent_id, s.id])).toEqual([
       ['helper', 'everything'],
       ['helper', 'files'],
+      ['changing', 'changing'],
     ]);
   });
 
   it('restarts a crashed server and shows the crash to the model as a tool error, not a failed run', async () => {
+    if (everything.pids().length === 0) {
+      fake.script({ kind: 'text', text: 'warm' });
+      await run('connect first');
+    }
     const [watchdog] = everything.pids();
     expect(watchdog).toBeDefined();
     const server = (await descendants(watchdog!))[0]!;
+    fake.script({ kind: 'tool-call', name: 'trigger-long-running-operation', arguments: { duration: 20, steps: 20 } }, { kind: 'text', text: 'It broke.' });
+    const calling = fake.requests.length;
+    const res = await fetch(`${rt.url}/agents/helper/runs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: 'long one' }) });
+    const reader = res.body!.getReader();
+    let seen = '';
+    while (!seen.includes('ToolCallProgress')) seen += new TextDecoder().decode((await reader.read()).value);
+    // The server dies in the middle of the call.
     process.kill(server, 'SIGKILL');
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      seen += new TextDecoder().decode(value);
+    }
+    expect(parseSse(seen).at(-1)!.event).toBe('RunCompleted');
+    expect(fake.requests[calling + 1]!.conversation.toolResults.at(-1)).toMatch(/^Tool trigger-long-running-operation failed: MCP server "everything" stopped during the call/);
     // The watchdog exits with the server; the connection restarts it.
     await eventually(() => !alive(watchdog!) || undefined, 10_000, 'the watchdog to exit');
     await eventually(() => (everything.pids()[0] !== undefined && everything.pids()[0] !== watchdog) || undefined, 15_000, 'a new server');
@@ -189,5 +213,18 @@ describe('agents using MCP servers over stdio', () => {
     const done = await run('echo back');
     expect(done.status).toBe('COMPLETED');
     expect(fake.requests[before + 1]!.conversation.toolResults.at(-1)).toContain('back');
+  });
+
+  it('offers a tool the server added, after its notifications/tools/list_changed', async () => {
+    fake.script({ kind: 'tool-call', name: 'add_tool', arguments: {} }, { kind: 'text', text: 'Added.' });
+    const first = fake.requests.length;
+    expect((await call(rt.url, 'POST', '/agents/changing/runs', { body: { message: 'add one', stream: false } })).body.status).toBe('COMPLETED');
+    expect(toolsOffered(first).map((t) => t.name)).toEqual(['add_tool']);
+    await eventually(() => (changing.describe().tools as Json[] | null)?.some((t) => t.name === 'added') || undefined, 10_000, 'the new list');
+    fake.script({ kind: 'tool-call', name: 'added', arguments: { word: 'hello' } }, { kind: 'text', text: 'Used it.' });
+    const second = fake.requests.length;
+    expect((await call(rt.url, 'POST', '/agents/changing/runs', { body: { message: 'use it', stream: false } })).body.status).toBe('COMPLETED');
+    expect(toolsOffered(second).map((t) => t.name)).toEqual(['add_tool', 'added']);
+    expect(fake.requests[second + 1]!.conversation.toolResults.at(-1)).toBe('added says hello');
   });
 });

@@ -76,7 +76,8 @@ export class McpServerSource implements ToolSource {
       // Its calls then fail as tool errors that name the server, rather than the model not knowing of it.
       listed = connection.tools;
     }
-    return (listed ?? []).filter((t) => this.offered(t.name)).map((t) =>
+    // A tool that runs only as a task (the protocol's experimental tasks) cannot be called here.
+    return (listed ?? []).filter((t) => this.offered(t.name) && t.execution?.taskSupport !== 'required').map((t) =>
       toFunctionTool(t, {
         prefix: this.options.prefix ?? '',
         requiresConfirmation: this.needsConfirmation(t.name),
