@@ -46,11 +46,13 @@ describe('stdio MCP servers after the runtime ends', () => {
   it('leaves no server process behind after kill -9 of the runtime', async () => {
     const { child, pids } = await runtimeWithServers();
     await child.kill();
+    const killed = Date.now();
     const left = await eventually(() => {
       const living = pids.filter(alive);
       return living.length === 0 ? living : undefined;
     }, 10_000, `the servers ${pids.join(', ')} to end`);
     expect(left).toEqual([]);
+    process.stdout.write(`stdio servers gone ${Date.now() - killed} ms after kill -9 of the runtime\n`);
   }, 60_000);
 
   it('ends the servers when the runtime shuts down', async () => {

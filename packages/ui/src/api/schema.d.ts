@@ -76,6 +76,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/mcp-servers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The MCP servers the agents use, with connection status and tools */
+        get: operations["listMcpServers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/knowledge/config": {
         parameters: {
             query?: never;
@@ -896,6 +913,29 @@ export interface components {
                 type: string;
             }[];
         };
+        McpServerStatus: {
+            /** @description The agent that uses it */
+            agent_id: string;
+            id: string;
+            /** @enum {string} */
+            transport: "stdio" | "streamable-http";
+            /** @description Origin and path (streamable HTTP) */
+            url?: string;
+            /** @description The command (stdio), without its arguments */
+            command?: string;
+            /** @enum {string} */
+            status: "idle" | "connecting" | "connected" | "failed" | "closed";
+            /** @description Each user has a connection of their own (headers(ctx)) */
+            per_user: boolean;
+            connections: number;
+            /** @description The tools offered to the model; null until first listed */
+            tools: {
+                name: string;
+                requires_confirmation: boolean;
+            }[] | null;
+            /** @description The last failure, naming the server */
+            error?: string;
+        };
         KnowledgeConfigResponse: {
             readers?: {
                 [key: string]: components["schemas"]["KnowledgeReader"];
@@ -1406,6 +1446,82 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ConfigResponse"];
+                };
+            };
+            /** @description Bad request (BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid credentials (UNAUTHENTICATED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The credentials lack a required scope (FORBIDDEN) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not found (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation error (VALIDATION_ERROR), with field paths in `errors` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Internal error (INTERNAL_SERVER_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listMcpServers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description MCP servers */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["McpServerStatus"][];
+                    };
                 };
             };
             /** @description Bad request (BAD_REQUEST) */

@@ -15,6 +15,7 @@ import { rawRoute, scoped, type RouteDefinition } from '../route.js';
 import { callerFor } from '../../mcp/caller.js';
 import { connectionKey, InFlightCalls, requestDigest } from '../../mcp/in-flight.js';
 import { registerTools } from '../../mcp/mcp-tools.js';
+import { plainToolListing } from '../../mcp/tool-listing.js';
 import type { McpCaller } from '../../mcp/tool-gate.js';
 
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
@@ -96,6 +97,7 @@ export function mcpRoutes(ctx: ServerContext, options: McpRouteOptions = {}): Ro
     const server = new McpServer({ name: ctx.name, version: ctx.version }, { capabilities: { tools: {} } });
     const caller = options.caller?.(c) ?? callerFor(ctx.auth, principal, { alwaysEnforce: ctx.mcp.oauth !== null });
     registerTools(server, ctx, { caller, connection, inFlight, httpSignal: c.req.raw.signal });
+    plainToolListing(server);
     server.server.setNotificationHandler(CancelledNotificationSchema, async (notification) => {
       const { requestId, reason } = notification.params;
       if (requestId === undefined) return;
