@@ -19,6 +19,12 @@ type Json = Record<string, any>;
 const KEY_A = 'first-runtime-security-key';
 const KEY_B = 'second-runtime-security-key';
 
+async function mint(rt: StartedRuntime, key: string, name: string, scopes: string[]): Promise<string> {
+  const res = await call(rt.url, 'POST', '/service-accounts', { token: key, body: { name, scopes: scopes.map((scope) => ({ scope })) } });
+  expect(res.status).toBe(201);
+  return res.body.token as string;
+}
+
 for (const kind of testDatabaseKinds) {
   describe.skipIf(!kind.available)(`an agent calling another runtime's MCP endpoint as its user, second runtime on ${kind.kind}`, () => {
     let fake: FakeLlm;
@@ -27,12 +33,6 @@ for (const kind of testDatabaseKinds) {
     /** Each user's token on the first runtime, and (the vault headers(ctx) reads) on the second. */
     const onFirst = new Map<string, string>();
     const onSecond = new Map<string, string>();
-
-    const mint = async (rt: StartedRuntime, key: string, name: string, scopes: string[]) => {
-      const res = await call(rt.url, 'POST', '/service-accounts', { token: key, body: { name, scopes: scopes.map((scope) => ({ scope })) } });
-      expect(res.status).toBe(201);
-      return res.body.token as string;
-    };
 
     beforeAll(async () => {
       fake = await startFakeLlm();

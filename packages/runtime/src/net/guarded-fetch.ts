@@ -35,8 +35,11 @@ export function guardedFetch(options: GuardedFetchOptions = {}): (input: string 
     };
     const headers: Record<string, string> = {};
     new Headers(init.headers).forEach((value, name) => (headers[name] = value));
-    const body = typeof init.body === 'string' ? Buffer.from(init.body, 'utf8') : init.body instanceof Uint8Array ? init.body : undefined;
-    if (init.body !== null && init.body !== undefined && body === undefined) throw new TypeError('guardedFetch sends only string or byte bodies');
+    // A form (an OAuth token request) is sent as fetch sends it.
+    if (init.body instanceof URLSearchParams && !('content-type' in headers)) headers['content-type'] = 'application/x-www-form-urlencoded;charset=UTF-8';
+    const text = typeof init.body === 'string' ? init.body : init.body instanceof URLSearchParams ? init.body.toString() : undefined;
+    const body = text !== undefined ? Buffer.from(text, 'utf8') : init.body instanceof Uint8Array ? init.body : init.body instanceof ArrayBuffer ? new Uint8Array(init.body) : undefined;
+    if (init.body !== null && init.body !== undefined && body === undefined) throw new TypeError('guardedFetch sends only text, form or byte bodies');
     if (body) headers['content-length'] = String(body.byteLength);
     const response = await new Promise<IncomingMessage>((resolve, reject) => {
       const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
