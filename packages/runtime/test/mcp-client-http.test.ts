@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Agent } from '../src/agent/agent.js';
 import { mcpServer } from '../src/mcp-client/mcp-server.js';
+import type { McpHeadersContext } from '../src/mcp-client/options.js';
 import { OpenAIChatModel } from '../src/providers/openai/chat.js';
 import { sqliteTestDatabase } from './support/databases.js';
 import { eventually } from './support/eventually.js';
@@ -67,7 +68,8 @@ describe('agents using an MCP server over streamable HTTP', () => {
   });
 
   it('sends notifications/cancelled for the call in flight when the run is cancelled', async () => {
-    fake.script({ kind: 'tool-call', name: 'trigger-long-running-operation', arguments: { duration: 30, steps: 30 } }, { kind: 'text', text: 'never' });
+    // No answer after the call is scripted: the run is cancelled during it.
+    fake.script({ kind: 'tool-call', name: 'trigger-long-running-operation', arguments: { duration: 30, steps: 30 } });
     const controller = new AbortController();
     const res = await fetch(`${rt.url}/agents/remote/runs`, {
       method: 'POST',
@@ -94,6 +96,25 @@ describe('agents using an MCP server over streamable HTTP', () => {
     expect(stored.status).toBe('CANCELLED');
   });
 
+  it('hands headers(ctx) the run’s principal and a JWT’s claims', async () => {
+    const seen: McpHeadersContext[] = [];
+    const source = mcpServer({
+      id: 'claims',
+      url: proxy.url,
+      allowPrivateHosts: ['127.0.0.1'],
+      headers: (ctx) => {
+        seen.push(ctx);
+        return { authorization: `Bearer for-${String(ctx.claims.tenant)}` };
+      },
+    });
+    const principal = { kind: 'jwt', userId: 'u-1', scopes: ['agents:run'], claims: { sub: 'u-1', tenant: 'acme' } };
+    const tools = await source.tools({ runId: 'r1', sessionId: 's1', userId: 'u-1', principal, signal: new AbortController().signal });
+    expect(tools.map((t) => t.name)).toContain('echo');
+    expect(seen).toEqual([{ runId: 'r1', sessionId: 's1', userId: 'u-1', principal, claims: { sub: 'u-1', tenant: 'acme' } }]);
+    expect(proxy.requests.at(-1)!.authorization).toBe('Bearer for-acme');
+    await source.close();
+  });
+
   it('refuses a server on an internal address unless allowed, and says so without failing the run', async () => {
     const before = proxy.messages.length;
     fake.script({ kind: 'text', text: 'no tools' });
@@ -107,5 +128,18 @@ describe('agents using an MCP server over streamable HTTP', () => {
     const remote = listed.body.data.find((s: Json) => s.id === 'remote');
     expect(remote).toMatchObject({ transport: 'streamable-http', per_user: true, connections: 2, status: 'connected' });
     expect(JSON.stringify(listed.body)).not.toContain('token-of-');
+  });
+  it('connects again after the server restarted and forgot the session, the failed call a tool error', async () => {
+    await server.close();
+    server = await startEverythingHttp();
+    proxy.retarget(server.url);
+    const before = fake.requests.length;
+    fake.script({ kind: 'tool-call', name: 'echo', arguments: { message: 'lost' } }, { kind: 'text', text: 'It failed.' });
+    expect((await run('remote', 'say it', 'ann')).status).toBe('COMPLETED');
+    expect(fake.requests[before + 1]!.conversation.toolResults.at(-1)).toMatch(/^Tool echo failed: MCP server "remote" failed: .*No valid session ID/);
+    fake.script({ kind: 'tool-call', name: 'echo', arguments: { message: 'back again' } }, { kind: 'text', text: 'ok' });
+    const again = fake.requests.length;
+    expect((await run('remote', 'say it', 'ann')).status).toBe('COMPLETED');
+    expect(fake.requests[again + 1]!.conversation.toolResults.at(-1)).toContain('back again');
   });
 });

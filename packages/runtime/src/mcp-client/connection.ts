@@ -75,6 +75,19 @@ export class McpConnection {
     return tools;
   }
 
+  /**
+   * The connection broke under a call (an HTTP server that restarted and forgot the session, a
+   * refused connection): it is dropped, and the next use connects again after the backoff.
+   */
+  async drop(message: string): Promise<void> {
+    const client = this.client;
+    if (!client || this.status === 'closed') return;
+    this.client = undefined;
+    this.tools = undefined;
+    this.failed(message);
+    await client.close().catch(() => {});
+  }
+
   /** A call went through: the backoff starts over. */
   succeeded(): void {
     this.failures = 0;

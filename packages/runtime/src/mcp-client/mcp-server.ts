@@ -20,9 +20,9 @@
  */
 import { ClientCredentialsProvider } from '@modelcontextprotocol/sdk/client/auth-extensions.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { guardedFetch } from '../net/guarded-fetch.js';
 import { parseUrl } from '../net/safe-fetch.js';
 import type { AnyFunctionTool, ToolContext } from '../tools/function-tool.js';
@@ -195,7 +195,9 @@ export class McpServerSource implements ToolSource {
       return 'content' in result ? (result as CallToolResult) : { content: [{ type: 'text' as const, text: JSON.stringify(result.toolResult) }] };
     } catch (error) {
       if (context.signal.aborted) throw error;
-      throw new Error(describeMcpError(this.id, error), { cause: error });
+      const message = describeMcpError(this.id, error);
+      if (brokenConnection(error)) await connection.drop(message);
+      throw new Error(message, { cause: error });
     }
   }
 }
@@ -238,6 +240,16 @@ function httpTransport(options: HttpMcpServerOptions, perUser: () => McpHeaders,
         }
       : {}),
   });
+}
+
+/**
+ * Whether a failed call says the connection itself is broken (so it is made again), rather than
+ * the server answering with an error: an HTTP status from the transport (404: the server forgot
+ * the session), a request that could not be sent, a closed connection.
+ */
+function brokenConnection(error: unknown): boolean {
+  if (error instanceof StreamableHTTPError || error instanceof TypeError) return true;
+  return error instanceof McpError && error.code === ErrorCode.ConnectionClosed;
 }
 
 function urlWithoutSecrets(text: string): string {

@@ -44,6 +44,8 @@ export interface RecordingProxy {
   url: string;
   /** The JSON-RPC messages clients POSTed, in order. */
   messages: Record<string, any>[];
+  /** Sends later requests to another server (one that replaced the first on another port). */
+  retarget(target: string): void;
   /** Each request's Authorization and Mcp-Session-Id headers, in order. */
   requests: { authorization: string | undefined; session: string | undefined }[];
   close(): Promise<void>;
@@ -51,7 +53,7 @@ export interface RecordingProxy {
 
 /** A reverse proxy to `target` (same path) that records each POSTed JSON-RPC message. */
 export async function startRecordingProxy(target: string): Promise<RecordingProxy> {
-  const to = new URL(target);
+  let to = new URL(target);
   const messages: Record<string, any>[] = [];
   const requests: RecordingProxy['requests'] = [];
   const server: Server = createServer((req, res) => {
@@ -88,6 +90,9 @@ export async function startRecordingProxy(target: string): Promise<RecordingProx
     url: `http://127.0.0.1:${port}${to.pathname}`,
     messages,
     requests,
+    retarget: (next) => {
+      to = new URL(next);
+    },
     close: () => {
       server.closeAllConnections();
       return new Promise((r) => server.close(() => r()));
