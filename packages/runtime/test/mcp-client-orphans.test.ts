@@ -31,6 +31,8 @@ describe('stdio MCP servers after the runtime ends', () => {
     const child = await startChildRuntime(
       { DATABASE_URL: `sqlite:///${join(folder, `rt-${Date.now()}.db`)}`, PORT: String(await freePort()), FAKE_LLM_URL: fake.url, MCP_FOLDER: folder },
       new URL('./support/mcp-runtime-process.ts', import.meta.url),
+      // tsx compiles the whole runtime in the child: slow on a loaded machine.
+      60_000,
     );
     fake.script({ kind: 'text', text: 'ready' });
     const run = await call(child.url, 'POST', '/agents/helper/runs', { body: { message: 'start', stream: false } });
@@ -53,7 +55,7 @@ describe('stdio MCP servers after the runtime ends', () => {
     }, 10_000, `the servers ${pids.join(', ')} to end`);
     expect(left).toEqual([]);
     process.stdout.write(`stdio servers gone ${Date.now() - killed} ms after kill -9 of the runtime\n`);
-  }, 60_000);
+  }, 120_000);
 
   it('ends the servers when the runtime shuts down', async () => {
     const { child, pids } = await runtimeWithServers();
@@ -61,5 +63,5 @@ describe('stdio MCP servers after the runtime ends', () => {
     child.process.kill('SIGTERM');
     await exited;
     expect(pids.filter(alive)).toEqual([]);
-  }, 60_000);
+  }, 120_000);
 });

@@ -303,7 +303,7 @@ export interface paths {
         put?: never;
         /**
          * Run an agent
-         * @description With `stream` true (the default) the answer is a stream of server-sent events, `event: <Name>` then a JSON `data:` line (RunStarted, RunContent, ToolCallStarted, ToolCallCompleted, RunCompleted, RunError, RunCancelled; Team* variants for teams; WorkflowStarted, StepStarted, StepCompleted, WorkflowCompleted, WorkflowError for workflows). Failures during a run arrive as an error event; the HTTP status stays 200. With `stream` false the finished run is returned. Closing the connection cancels the run.
+         * @description With `stream` true (the default) the answer is a stream of server-sent events, `event: <Name>` then a JSON `data:` line (RunStarted, RunContent, ToolCallStarted, ToolCallProgress (an MCP tool reporting progress), ToolCallCompleted, RunCompleted, RunError, RunCancelled; Team* variants for teams; WorkflowStarted, StepStarted, StepCompleted, WorkflowCompleted, WorkflowError for workflows). Failures during a run arrive as an error event; the HTTP status stays 200. With `stream` false the finished run is returned. Closing the connection cancels the run.
          */
         post: operations["runAgent"];
         delete?: never;
@@ -432,7 +432,7 @@ export interface paths {
         put?: never;
         /**
          * Run a team
-         * @description With `stream` true (the default) the answer is a stream of server-sent events, `event: <Name>` then a JSON `data:` line (RunStarted, RunContent, ToolCallStarted, ToolCallCompleted, RunCompleted, RunError, RunCancelled; Team* variants for teams; WorkflowStarted, StepStarted, StepCompleted, WorkflowCompleted, WorkflowError for workflows). Failures during a run arrive as an error event; the HTTP status stays 200. With `stream` false the finished run is returned. Closing the connection cancels the run.
+         * @description With `stream` true (the default) the answer is a stream of server-sent events, `event: <Name>` then a JSON `data:` line (RunStarted, RunContent, ToolCallStarted, ToolCallProgress (an MCP tool reporting progress), ToolCallCompleted, RunCompleted, RunError, RunCancelled; Team* variants for teams; WorkflowStarted, StepStarted, StepCompleted, WorkflowCompleted, WorkflowError for workflows). Failures during a run arrive as an error event; the HTTP status stays 200. With `stream` false the finished run is returned. Closing the connection cancels the run.
          */
         post: operations["runTeam"];
         delete?: never;
@@ -561,7 +561,7 @@ export interface paths {
         put?: never;
         /**
          * Run a workflow
-         * @description With `stream` true (the default) the answer is a stream of server-sent events, `event: <Name>` then a JSON `data:` line (RunStarted, RunContent, ToolCallStarted, ToolCallCompleted, RunCompleted, RunError, RunCancelled; Team* variants for teams; WorkflowStarted, StepStarted, StepCompleted, WorkflowCompleted, WorkflowError for workflows). Failures during a run arrive as an error event; the HTTP status stays 200. With `stream` false the finished run is returned. Closing the connection cancels the run.
+         * @description With `stream` true (the default) the answer is a stream of server-sent events, `event: <Name>` then a JSON `data:` line (RunStarted, RunContent, ToolCallStarted, ToolCallProgress (an MCP tool reporting progress), ToolCallCompleted, RunCompleted, RunError, RunCancelled; Team* variants for teams; WorkflowStarted, StepStarted, StepCompleted, WorkflowCompleted, WorkflowError for workflows). Failures during a run arrive as an error event; the HTTP status stays 200. With `stream` false the finished run is returned. Closing the connection cancels the run.
          */
         post: operations["runWorkflow"];
         delete?: never;

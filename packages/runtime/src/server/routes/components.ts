@@ -133,7 +133,7 @@ function routesFor(ctx: ServerContext, kind: Kind): RouteDefinition[] {
         summary: `Run ${kind.aType}`,
         description:
           'With `stream` true (the default) the answer is a stream of server-sent events, `event: <Name>` then a JSON `data:` line ' +
-          '(RunStarted, RunContent, ToolCallStarted, ToolCallCompleted, RunCompleted, RunError, RunCancelled; Team* variants for teams; ' +
+          '(RunStarted, RunContent, ToolCallStarted, ToolCallProgress (an MCP tool reporting progress), ToolCallCompleted, RunCompleted, RunError, RunCancelled; Team* variants for teams; ' +
           'WorkflowStarted, StepStarted, StepCompleted, WorkflowCompleted, WorkflowError for workflows). Failures during a run arrive as ' +
           'an error event; the HTTP status stays 200. With `stream` false the finished run is returned. Closing the connection cancels the run.',
         request: {
