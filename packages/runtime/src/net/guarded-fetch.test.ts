@@ -30,14 +30,16 @@ beforeAll(async () => {
 });
 afterAll(() => new Promise<void>((r) => server.close(() => r())));
 
+/** A host name that resolves to the cloud metadata address. */
+const metadataHost = async () => [{ address: '169.254.169.254', family: 4 as const }];
+
 describe('guardedFetch', () => {
   it('refuses internal addresses unless allowed, and URLs with credentials or other schemes', async () => {
     await expect(guardedFetch()(`${base}/`)).rejects.toThrow(/loopback address \(127\.0\.0\.1\); set allowPrivateHosts/);
     await expect(guardedFetch({ allowPrivateHosts: ['10.0.0.1'] })(`${base}/`)).rejects.toThrow(TypeError);
     await expect(guardedFetch({ allowPrivateHosts: true })(`http://u:p@127.0.0.1/`)).rejects.toThrow(/credentials/);
     await expect(guardedFetch({ allowPrivateHosts: true })('file:///etc/passwd')).rejects.toThrow(/Only http and https/);
-    const resolve = async () => [{ address: '169.254.169.254', family: 4 as const }];
-    await expect(guardedFetch({ resolve })('http://metadata.example/')).rejects.toThrow(/link-local/);
+    await expect(guardedFetch({ resolve: metadataHost })('http://metadata.example/')).rejects.toThrow(/link-local/);
   });
 
   it('sends headers and text, form or byte bodies, and answers status and headers', async () => {
