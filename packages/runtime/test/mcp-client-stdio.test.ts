@@ -46,7 +46,11 @@ describe('agents using MCP servers over stdio', () => {
     files = mcpServer({ id: 'files', ...filesystemStdio(folder), prefix: 'fs_', exclude: ['write_file', 'edit_file', 'move_file'] });
     changing = mcpServer({ id: 'changing', command: process.execPath, args: ['--import', 'tsx', fileURLToPath(new URL('./support/changing-mcp-server.ts', import.meta.url))] });
     rt = await startRuntime(sqliteTestDatabase, {
-      agents: [new Agent({ id: 'helper', instructions: 'Help.', tools: [everything, files], model }), new Agent({ id: 'changing', tools: [changing], model })],
+      agents: [
+        new Agent({ id: 'helper', instructions: 'Help.', tools: [everything, files], model }),
+        new Agent({ id: 'changing', tools: [changing], model }),
+        new Agent({ id: 'broken', tools: [mcpServer({ id: 'missing', command: 'no-such-mcp-server-command' })], model }),
+      ],
     });
   }, 60_000);
   afterAll(async () => {
@@ -179,6 +183,7 @@ describe('agents using MCP servers over stdio', () => {
       ['helper', 'everything'],
       ['helper', 'files'],
       ['changing', 'changing'],
+      ['broken', 'missing'],
     ]);
   });
 
@@ -226,5 +231,16 @@ describe('agents using MCP servers over stdio', () => {
     expect((await call(rt.url, 'POST', '/agents/changing/runs', { body: { message: 'use it', stream: false } })).body.status).toBe('COMPLETED');
     expect(toolsOffered(second).map((t) => t.name)).toEqual(['add_tool', 'added']);
     expect(fake.requests[second + 1]!.conversation.toolResults.at(-1)).toBe('added says hello');
+  });
+
+  it('says a command that cannot be started cannot be, without failing the run', async () => {
+    fake.script({ kind: 'text', text: 'No tools.' });
+    expect((await call(rt.url, 'POST', '/agents/broken/runs', { body: { message: 'hi', stream: false } })).body.status).toBe('COMPLETED');
+    const listed = (await call(rt.url, 'GET', '/mcp-servers')).body.data as Json[];
+    expect(listed.find((s) => s.id === 'missing')).toMatchObject({
+      status: 'failed',
+      tools: null,
+      error: 'MCP server "missing" failed: cannot start no-such-mcp-server-command: spawn no-such-mcp-server-command ENOENT',
+    });
   });
 });

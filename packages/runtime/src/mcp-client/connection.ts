@@ -116,10 +116,18 @@ export class McpConnection {
     const client = new Client({ name: 'svc-runtime', version: PACKAGE_VERSION }, { capabilities: {} });
     const transport = this.options.transport();
     this.transport = transport;
+    let cannotStart: string | undefined;
+    // A stdio server's stderr is read and dropped (it may print anything, secrets included),
+    // except the watchdog's own line saying the command could not be started.
+    (transport as { stderr?: NodeJS.ReadableStream | null }).stderr?.on('data', (chunk: Buffer) => {
+      cannotStart ??= /^cannot start .*$/m.exec(chunk.toString())?.[0];
+    });
     try {
       await client.connect(transport, { timeout: this.options.connectTimeoutMs });
     } catch (error) {
-      this.failed(describeMcpError(this.options.server, error));
+      // Its line may come a moment after the pipe closed.
+      await new Promise((r) => setTimeout(r, 50));
+      this.failed(cannotStart ? `MCP server "${this.options.server}" failed: ${cannotStart}` : describeMcpError(this.options.server, error));
       await client.close().catch(() => {});
       throw new Error(this.lastError, { cause: error });
     }

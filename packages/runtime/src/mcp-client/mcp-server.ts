@@ -214,7 +214,8 @@ function stdioTransport(options: StdioMcpServerOptions): Transport {
     args,
     ...(options.env ? { env: { ...options.env } } : {}),
     ...(options.cwd ? { cwd: options.cwd } : {}),
-    stderr: 'ignore',
+    // Read (so a chatty server never blocks on a full pipe) for the watchdog's own line only.
+    stderr: 'pipe',
   });
 }
 
