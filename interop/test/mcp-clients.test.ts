@@ -149,11 +149,11 @@ describe.skipIf(inspector.skip)('MCP Inspector CLI', () => {
     token = jsonOf(minted).token as string;
   });
 
-  it('tools/list shows the eight tools', async () => {
+  it('tools/list shows the twelve tools', async () => {
     const r = await inspect(['--method', 'tools/list'], token!);
     expect(r.code, r.stderr).toBe(0);
     const names = (JSON.parse(r.stdout) as { tools: { name: string }[] }).tools.map((tool) => tool.name);
-    expect(names.sort()).toEqual(['cancel_run', 'continue_run', 'get_agentos_config', 'get_session_runs', 'get_sessions', 'run_agent', 'run_team', 'run_workflow']);
+    expect(names.sort()).toEqual(['add_memory', 'cancel_run', 'continue_run', 'delete_memory', 'get_agentos_config', 'get_memories', 'get_session_runs', 'get_sessions', 'run_agent', 'run_team', 'run_workflow', 'update_memory']);
   });
 
   it('tools/call run_agent answers with the agent answer in content and structuredContent', async () => {

@@ -1,7 +1,7 @@
 /**
  * The quickstart runtime: what a newcomer sees after `npm install && npm start`.
  *
- * Three agents (one with a tool, one answering from the docs, one from your uploads), a team
+ * Three agents (one with a tool that remembers its users, one answering from the docs, one from your uploads), a team
  * that routes between the first two, and a workflow that looks a topic up in the docs and then
  * writes about it. Agents use the model configured in the environment (OPENAI_API_KEY,
  * ANTHROPIC_API_KEY or OLLAMA_HOST); with none, the runtime still starts and a run ends with a
@@ -43,6 +43,10 @@ export function createQuickstartRuntime(overrides: Partial<RuntimeOptions> = {})
     description: 'A general assistant that can tell the time anywhere',
     instructions: 'You are a concise, friendly assistant. Use get_current_time for any question about the date or time.',
     tools: [getCurrentTime],
+    // It remembers its users (runs with a user_id): what they said in earlier sessions is recalled
+    // by meaning with the same embedder, a model call after each run saves what is worth keeping,
+    // and a long session carries a summary of its older turns.
+    memory: { extract: true, summaries: true, embedder },
   });
 
   const docsExpert = new Agent({

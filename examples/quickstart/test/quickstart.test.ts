@@ -49,7 +49,8 @@ describe('quickstart catalogue', () => {
     const agents = await get('/agents');
     expect(agents.map((a: any) => a.id)).toEqual(['assistant', 'docs-expert', 'librarian']);
     const assistant = await get('/agents/assistant');
-    expect(assistant.tools.tools.map((t: any) => t.name)).toEqual(['get_current_time']);
+    expect(assistant.tools.tools.map((t: any) => t.name)).toEqual(['get_current_time', 'update_user_memory']);
+    expect(assistant.memory).toEqual({ recall: true, tool: true, extract: true, summaries: true });
     const expert = await get('/agents/docs-expert');
     expect(expert.tools.tools.map((t: any) => t.name)).toEqual(['search_knowledge_base']);
     expect(expert.knowledge).toMatchObject({ id: 'runtime-docs' });

@@ -43,6 +43,11 @@ const run = async (path: string, message: string) => {
   return parseSse(await res.text());
 };
 
+const ask = async (message: string, user: string) => {
+  const res = await fetch(`${server.url}/agents/assistant/runs`, { method: 'POST', body: new URLSearchParams({ message, user_id: user, stream: 'false' }) });
+  expect(res.status).toBe(200);
+};
+
 describe('quickstart with a model from the environment', () => {
   it('the assistant calls its clock tool', async () => {
     const events = await run('/agents/assistant/runs', 'What time is it in Tokyo?');
@@ -52,6 +57,26 @@ describe('quickstart with a model from the environment', () => {
     expect(events.at(-1)).toMatchObject({ event: 'RunCompleted', data: { content: 'You said: What time is it in Tokyo?' } });
     expect(events[0]!.data).toMatchObject({ model: 'fake-model', model_provider: 'openai' });
   });
+
+  it('the assistant remembers its users across sessions, and keeps one user’s memories from another', async () => {
+    fake.setBehaviour({
+      reply: (c) =>
+        c.toolNames.includes('save_user_memories')
+          ? { kind: 'tool-call', name: 'save_user_memories', arguments: { add: c.lastUserMessage.includes('otters') ? [{ memory: 'Quinn loves otters', topics: ['animals'] }] : [] } }
+          : { kind: 'text', text: 'Noted.' },
+    });
+    try {
+      await ask('I love otters.', 'quinn');
+      await eventually(async () => ((await runtime.memories.list({ limit: 10, page: 1, sort_by: 'updated_at', sort_order: 'desc' }, 'quinn')).total ? true : undefined), 30_000, 'the memory');
+      await ask('Which animal should I draw?', 'quinn');
+      const answered = () => fake.requests.filter((r) => !r.conversation.toolNames.includes('save_user_memories')).at(-1)!;
+      expect(answered().conversation.system).toContain('Quinn loves otters');
+      await ask('Which animal should I draw?', 'rory');
+      expect(answered().conversation.system).not.toContain('otters');
+    } finally {
+      fake.setBehaviour({ reply: () => undefined });
+    }
+  }, 60_000);
 
   it('the docs expert answers from the bundled docs', async () => {
     const events = await run('/agents/docs-expert/runs', 'How do I stop a run?');

@@ -31,17 +31,18 @@ const FEATURES = {
   tools: [...BASE, 'components', 'model'],
   sessions: [...BASE, 'storage', 'model'],
   run: [...BASE, 'auth', 'components', 'model', 'sessions'],
-  agent: [...BASE, 'components', 'model', 'run', 'storage', 'tools'],
+  memory: [...BASE, 'storage', 'components', 'model', 'tools', 'sessions', 'run'],
+  agent: [...BASE, 'components', 'model', 'run', 'storage', 'tools', 'memory'],
   team: [...BASE, 'components', 'model', 'run', 'storage', 'tools'],
   workflow: [...BASE, 'components', 'run', 'storage'],
   knowledge: [...BASE, 'settings', 'net', 'workers', 'storage', 'jobs', 'components', 'model', 'providers'],
-  mcp: [...BASE, 'auth', 'components', 'run', 'sessions'],
+  mcp: [...BASE, 'auth', 'components', 'run', 'sessions', 'memory'],
   traces: [...BASE, 'settings', 'net', 'storage', 'components', 'model'],
   'mcp-client': [...BASE, 'version.ts', 'net', 'components', 'tools'],
 };
 /** The HTTP edge, then the assembly. */
 const EDGE = {
-  server: [...BASE, 'settings', 'storage', 'jobs', 'auth', 'components', 'sessions', 'run', 'knowledge', 'mcp', 'traces'],
+  server: [...BASE, 'settings', 'storage', 'jobs', 'auth', 'components', 'sessions', 'run', 'knowledge', 'mcp', 'traces', 'memory'],
   'runtime-options.ts': ['auth', 'components', 'settings', 'model', 'storage'],
   'runtime.ts': [...Object.keys(KITS), ...Object.keys(FEATURES), 'server', 'runtime-options.ts'],
   'serve-until-stopped.ts': [...BASE, 'runtime.ts'],

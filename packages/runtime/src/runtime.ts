@@ -38,6 +38,8 @@ import { JobStore } from './jobs/job-store.js';
 import { JobWorker } from './jobs/job-worker.js';
 import { checkKnowledgeEmbedders } from './knowledge/reindex/reindex-job.js';
 import { ContentService } from './knowledge/content/service.js';
+import type { MemoryServices } from './memory/agent-memory.js';
+import { MemoryStore } from './memory/memory-store.js';
 import { Runner } from './run/runner.js';
 import { SessionStore } from './sessions/session-store.js';
 import { otlpSinkFromEnv } from './traces/otlp-export.js';
@@ -80,6 +82,17 @@ function assertUniqueIds(kind: string, components: readonly HostedComponent[]): 
   }
 }
 
+/** Hands memory's services to every agent that takes them, team members (at any depth) included. */
+function attachMemory(components: readonly HostedComponent[], services: MemoryServices, seen = new Set<unknown>()): void {
+  for (const c of components) {
+    if (seen.has(c)) continue;
+    seen.add(c);
+    (c as { useMemoryServices?: (s: MemoryServices) => void }).useMemoryServices?.(services);
+    const members = (c as { members?: unknown }).members;
+    if (Array.isArray(members)) attachMemory(members as HostedComponent[], services, seen);
+  }
+}
+
 /** Time left before a deadline, never negative. */
 function remaining(deadline: number): number {
   return Math.max(0, deadline - Date.now());
@@ -106,6 +119,7 @@ export class Runtime implements ServerContext {
   readonly instantiatedAt = new Date();
   readonly log: Logger;
   readonly sessions: SessionStore;
+  readonly memories: MemoryStore;
   readonly runner: Runner;
   /** What every run did: the tracer runs record into, and the reads of GET /traces and /metrics. */
   readonly traces: Traces;
@@ -184,6 +198,10 @@ export class Runtime implements ServerContext {
       log: this.log,
     }));
     this.sessions = new SessionStore(this.db);
+    this.memories = new MemoryStore(this.db);
+    // Agents with memory (team members included) keep it in this database; extraction after a
+    // run is background work that shutdown waits for.
+    attachMemory([...this.agents, ...this.teams], { store: this.memories, track: (task) => this.tasks.track(task), log: this.log });
     this.traces = new Traces({
       db: this.db,
       log: this.log,

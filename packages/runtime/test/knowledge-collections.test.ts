@@ -104,6 +104,8 @@ for (const kind of testDatabaseKinds) {
       // Top-level listings show the collection, not its children.
       const top = (await call(rt.url, 'GET', '/knowledge/content?limit=100')).body.data as Json[];
       expect(top.map((r) => r.id)).toEqual([id]);
+      // ... with its children's counts, as the record itself carries them.
+      expect(top[0]!.children).toEqual({ processing: 0, completed: 3, failed: 1 });
       for (const [query, name] of [['otterbank', 'river/alpha.md'], ['kingfisher', 'river/beta.md'], ['sluice', 'river/gamma.txt']] as const) {
         const hits = await search(query);
         expect(hits.map((h) => h.content_id)).toEqual([children.find((c) => c.name === name)!.id]);

@@ -73,13 +73,15 @@ for (const kind of testDatabaseKinds) {
 
     it('gates each tool by the scopes of its REST twin and runs as the token subject', async () => {
       const client = await open(await jwt(['agents:writer:run'], 'dora'));
-      expect((await client.listTools()).tools).toHaveLength(8);
+      expect((await client.listTools()).tools).toHaveLength(12);
       expect(errorText(await client.callTool({ name: 'get_agentos_config', arguments: {} }))).toBe('Insufficient permissions. Required scope(s): config:read');
       expect(errorText(await client.callTool({ name: 'run_agent', arguments: { agent_id: 'weather', message: 'x' } }))).toBe(
         'Insufficient permissions. Required scope(s): agents:weather:run',
       );
       expect(errorText(await client.callTool({ name: 'run_team', arguments: { team_id: 'router', message: 'x' } }))).toMatch(/teams:router:run/);
       expect(errorText(await client.callTool({ name: 'get_sessions', arguments: {} }))).toMatch(/sessions:read/);
+      expect(errorText(await client.callTool({ name: 'get_memories', arguments: {} }))).toMatch(/memories:read/);
+      expect(errorText(await client.callTool({ name: 'add_memory', arguments: { memory: 'x' } }))).toMatch(/memories:write/);
 
       const ran = await client.callTool({ name: 'run_agent', arguments: { agent_id: 'writer', message: 'hello', user_id: 'mallory' } });
       expect(ran.isError).toBeFalsy();

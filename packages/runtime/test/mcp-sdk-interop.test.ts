@@ -19,7 +19,7 @@ import { startRuntime, type StartedRuntime } from './support/runtime.js';
 
 type Json = Record<string, any>;
 
-const TOOLS = ['cancel_run', 'continue_run', 'get_agentos_config', 'get_session_runs', 'get_sessions', 'run_agent', 'run_team', 'run_workflow'];
+const TOOLS = ['add_memory', 'cancel_run', 'continue_run', 'delete_memory', 'get_agentos_config', 'get_memories', 'get_session_runs', 'get_sessions', 'run_agent', 'run_team', 'run_workflow', 'update_memory'];
 
 /**
  * Fails when a text block says something the structured result does not: each text must be the

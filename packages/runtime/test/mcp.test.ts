@@ -46,11 +46,11 @@ for (const kind of testDatabaseKinds) {
     });
     afterEach(() => fake.setBehaviour({ chunkDelayMs: 0 }));
 
-    it('initializes and lists the eight tools', async () => {
+    it('initializes and lists the twelve tools', async () => {
       expect(client.getServerVersion()?.name).toBe('MCP test');
       const { tools } = await client.listTools();
       expect(tools.map((t) => t.name).sort()).toEqual(
-        ['cancel_run', 'continue_run', 'get_agentos_config', 'get_session_runs', 'get_sessions', 'run_agent', 'run_team', 'run_workflow'].sort(),
+        ['add_memory', 'cancel_run', 'continue_run', 'delete_memory', 'get_agentos_config', 'get_memories', 'get_session_runs', 'get_sessions', 'run_agent', 'run_team', 'run_workflow', 'update_memory'].sort(),
       );
       const runAgent = tools.find((t) => t.name === 'run_agent')!;
       expect(runAgent.inputSchema.required).toEqual(expect.arrayContaining(['agent_id', 'message']));

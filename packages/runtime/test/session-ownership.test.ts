@@ -17,7 +17,7 @@ import { startRuntime, type StartedRuntime } from './support/runtime.js';
 type Json = Record<string, any>;
 
 const KEY = 'ownership-test-security-key';
-const SCOPES = ['agents:run', 'agents:read', 'sessions:read', 'sessions:write', 'sessions:delete', 'config:read'].map((scope) => ({ scope }));
+const SCOPES = ['agents:run', 'agents:read', 'sessions:read', 'sessions:write', 'sessions:delete', 'config:read', 'memories:read', 'memories:write', 'memories:delete'].map((scope) => ({ scope }));
 
 async function mcpClient(url: string, token?: string): Promise<Client> {
   const client = new Client({ name: 'ownership', version: '1.0.0' });
@@ -115,6 +115,22 @@ for (const kind of testDatabaseKinds) {
       const read = await bobMcp.callTool({ name: 'get_session_runs', arguments: { session_id: 'alice-chat' } });
       expect(read).toMatchObject({ isError: true });
       await bobMcp.close();
+    });
+
+    it('service-account tokens: memories stay with their own account, on REST and MCP', async () => {
+      const made = await call(secured.url, 'POST', '/memories', { token: alice, body: { memory: 'Alice takes the night train', user_id: 'sa:bob' } });
+      expect(made.body).toMatchObject({ user_id: 'sa:alice' });
+      const id = made.body.memory_id as string;
+      expect((await call(secured.url, 'GET', '/memories?user_id=sa:alice', { token: bob })).body.data).toEqual([]);
+      expect((await call(secured.url, 'GET', `/memories/${id}`, { token: bob })).status).toBe(404);
+      expect((await call(secured.url, 'PATCH', `/memories/${id}`, { token: bob, body: { memory: 'pwned' } })).status).toBe(404);
+      expect((await call(secured.url, 'DELETE', `/memories/${id}`, { token: bob })).status).toBe(404);
+      const bobMcp = await mcpClient(secured.url, bob);
+      expect(((await bobMcp.callTool({ name: 'get_memories', arguments: { user_id: 'sa:alice' } })).structuredContent as Json).data).toEqual([]);
+      expect(await bobMcp.callTool({ name: 'delete_memory', arguments: { memory_id: id } })).toMatchObject({ isError: true });
+      await bobMcp.close();
+      expect((await call(secured.url, 'GET', `/memories/${id}`, { token: alice })).body).toMatchObject({ memory: 'Alice takes the night train', version: 1 });
+      expect((await call(secured.url, 'GET', `/memories/${id}`, { token: KEY })).status).toBe(200);
     });
   });
 }

@@ -79,6 +79,30 @@ describe.skipIf(!chromiumFound)(`the Chat page${skipReason}`, () => {
     expect(rt.deleted).toEqual(['notes.txt']);
   });
 
+  it("cites the passages the librarian's knowledge search found under its answer", async () => {
+    const form = new FormData();
+    form.set('name', 'garden-guide.md');
+    form.set('text_content', '# Garden guide\n\nBrew comfrey tea for the tomatoes.\n');
+    const upload = await fetch(`${rt.url}/knowledge/content?knowledge_id=library`, { method: 'POST', body: form });
+    expect(upload.status).toBe(202);
+    const { id } = (await upload.json()) as { id: string };
+    await expect
+      .poll(async () => ((await (await fetch(`${rt.url}/knowledge/content/${id}/status?knowledge_id=library`)).json()) as { status: string }).status, { timeout: 15_000 })
+      .toBe('completed');
+
+    await talkTo('Librarian');
+    await newChat();
+    await say('How do I feed tomatoes?');
+    await expect.poll(() => answers().last().textContent()).toContain('You said: How do I feed tomatoes?');
+    const sources = answers().last().getByTestId('source');
+    await expect.poll(() => sources.count()).toBe(1);
+    expect(await sources.first().textContent()).toContain('garden-guide');
+    expect(await sources.first().textContent()).toContain('Brew comfrey tea for the tomatoes.');
+    expect(await page.getByTestId('tool-call').last().textContent()).toContain('Tool: search_knowledge_base');
+    expect(await seriousViolations(page)).toEqual([]);
+    await screenshot(page, 'chat-sources');
+  });
+
   it('cancels a run while it streams', async () => {
     await talkTo('Echo');
     await newChat();

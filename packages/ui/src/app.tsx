@@ -11,6 +11,7 @@ import { SignIn } from './pages/sign-in/sign-in';
 const Chat = lazy(() => import('./pages/chat/chat').then((m) => m.Chat));
 const Knowledge = lazy(() => import('./pages/knowledge/knowledge').then((m) => m.Knowledge));
 const Runs = lazy(() => import('./pages/runs/runs').then((m) => m.Runs));
+const Memories = lazy(() => import('./pages/memories/memories').then((m) => m.Memories));
 const Tokens = lazy(() => import('./pages/tokens/tokens').then((m) => m.Tokens));
 const Connect = lazy(() => import('./pages/connect/connect').then((m) => m.Connect));
 const NotFound = () => <Notice title="Not found">No page here. Pick one from the menu.</Notice>;
@@ -28,6 +29,7 @@ function Pages() {
           <Route path="/ui/chat" component={Chat} />
           <Route path="/ui/knowledge" component={Knowledge} />
           <Route path="/ui/runs" component={Runs} />
+          <Route path="/ui/memories" component={Memories} />
           <Route path="/ui/tokens" component={Tokens} />
           <Route path="/ui/connect" component={Connect} />
           <Route default component={NotFound} />

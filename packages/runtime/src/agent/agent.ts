@@ -17,6 +17,8 @@ import type { SearchableKnowledge } from '../components/component.js';
 import type { ChatMessage, Model, StreamPart, ToolCall } from '../model/model.js';
 import { ModelCallSpan } from '../run/model-call.js';
 import { requireModel, RunFailure, type ExecutionContext, type ExecutionResult, type Runnable } from '../run/execution.js';
+import { AgentMemory, type AgentMemoryOptions, type MemoryRun, type MemoryServices } from '../memory/agent-memory.js';
+import type { Embedder } from '../model/embedder.js';
 import type { Db } from '../storage/db.js';
 import { executeToolCall, tool, toToolSpec, type AnyFunctionTool, type ToolProgress } from '../tools/function-tool.js';
 import { isToolSource, type ToolSource } from '../tools/tool-source.js';
@@ -36,6 +38,11 @@ export interface AgentOptions {
   db?: Db;
   /** Upper bound on model calls in one run, so a looping model cannot run forever. */
   maxModelCalls?: number;
+  /**
+   * Remember the users of its runs (memory/agent-memory.ts): `true` for the defaults (recall and
+   * the memory tool), or each part switched on or off. Absent or false: no memory work at all.
+   */
+  memory?: boolean | AgentMemoryOptions;
 }
 
 const AGENT_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
@@ -54,6 +61,7 @@ export class Agent implements Runnable {
   readonly knowledge: SearchableKnowledge | undefined;
   readonly db: Db | undefined;
   readonly maxModelCalls: number;
+  readonly memory: AgentMemory | undefined;
 
   constructor(options: AgentOptions) {
     if (!AGENT_ID.test(options.id ?? '')) {
@@ -70,6 +78,10 @@ export class Agent implements Runnable {
     const tools: AnyFunctionTool[] = (options.tools ?? []).filter((t): t is AnyFunctionTool => !isToolSource(t));
     const sources = (options.tools ?? []).filter(isToolSource);
     if (options.knowledge) tools.push(knowledgeTool(options.knowledge));
+    const memory = options.memory === true ? {} : options.memory || undefined;
+    // Semantic recall with the knowledge base's embedder when the options name none.
+    this.memory = memory ? new AgentMemory(this.id, memory, (options.knowledge as { embedder?: Embedder } | undefined)?.embedder) : undefined;
+    if (this.memory) tools.push(...this.memory.tools());
     const names = new Set<string>();
     for (const t of [...tools, ...sources.map((s) => ({ name: `source ${s.id}` }))]) {
       if (names.has(t.name)) throw new TypeError(`Agent "${options.id}" has two tools named "${t.name}"`);
@@ -86,7 +98,13 @@ export class Agent implements Runnable {
       ...(this.toolSources.length ? { mcp_servers: this.toolSources.map((s) => s.describe()) } : {}),
       ...(this.knowledge ? { knowledge: { id: this.knowledge.id, name: this.knowledge.name ?? this.knowledge.id } } : {}),
       ...(this.db ? { db_id: this.db.id } : {}),
+      ...(this.memory ? { memory: { recall: this.memory.recall !== undefined, tool: this.memory.useTool, extract: this.memory.extract !== undefined, summaries: this.memory.summaries !== undefined } } : {}),
     };
+  }
+
+  /** Called by the Runtime: where this agent's memories live. */
+  useMemoryServices(services: MemoryServices): void {
+    this.memory?.attach(services);
   }
 
   /** The detailed view for `GET /agents/{id}`. */
@@ -107,6 +125,10 @@ export class Agent implements Runnable {
     const specs = runTools.map(toToolSpec);
     const byName = new Map(runTools.map((t) => [t.name, t]));
     const system: ChatMessage[] = this.instructions ? [{ role: 'system', content: this.instructions }] : [];
+    const run: MemoryRun = { runId: context.runId, sessionId: context.sessionId, userId: context.userId, message: context.message, model, trace: context.trace, signal: context.signal };
+    const [recalled, budgeted] = this.memory ? await Promise.all([this.memory.recallFor(run), this.memory.history(run)]) : [undefined, undefined];
+    if (recalled) system.push(recalled);
+    const history = budgeted ?? context.history;
     let turn: ChatMessage[];
     let content = '';
 
@@ -123,7 +145,7 @@ export class Agent implements Runnable {
     for (let call = 0; call < this.maxModelCalls; call++) {
       let text = '';
       const calls: ToolCall[] = [];
-      const messages = [...system, ...context.history, ...turn];
+      const messages = [...system, ...history, ...turn];
       const modelCall = new ModelCallSpan(context.trace, model, messages, specs);
       let finish: Extract<StreamPart, { type: 'finish' }> | undefined;
       try {
@@ -148,7 +170,10 @@ export class Agent implements Runnable {
       content += text;
       turn.push(calls.length ? { role: 'assistant', content: text, toolCalls: calls } : { role: 'assistant', content: text });
       context.recordMessages([...turn]);
-      if (calls.length === 0) return { content };
+      if (calls.length === 0) {
+        this.memory?.afterRun(run, content);
+        return { content };
+      }
 
       // Nothing of this batch runs until a person has decided on every call that needs it.
       if (calls.some((c) => byName.get(c.name)?.requiresConfirmation)) {
@@ -168,10 +193,12 @@ export class Agent implements Runnable {
    * taken keeps its first owner).
    */
   private async runTools(context: ExecutionContext): Promise<AnyFunctionTool[]> {
-    if (this.toolSources.length === 0) return [...this.tools];
+    // A run without a user has no memories: its model is not offered the memory tool.
+    const own = context.userId ? [...this.tools] : this.tools.filter((t) => !this.memory?.owns(t));
+    if (this.toolSources.length === 0) return own;
     const asked = { runId: context.runId, sessionId: context.sessionId, userId: context.userId, principal: context.principal, signal: context.signal };
     const found = await Promise.all(this.toolSources.map((s) => s.tools(asked)));
-    const byName = new Map(this.tools.map((t) => [t.name, t]));
+    const byName = new Map(own.map((t) => [t.name, t]));
     for (const t of found.flat()) if (!byName.has(t.name)) byName.set(t.name, t);
     return [...byName.values()];
   }

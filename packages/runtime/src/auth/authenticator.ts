@@ -14,7 +14,7 @@ import { ANONYMOUS, isReservedSubject, SECURITY_KEY_PRINCIPAL, scopesFromClaims,
 import { accessibleIds, contextualize, hasScopes, parseScope, resourceContext } from './scopes.js';
 import type { ServiceAccountVerifier } from './service-accounts/service-account-verifier.js';
 import { isServiceAccountToken } from './service-accounts/token.js';
-import { scopedUserId } from './user-scope.js';
+import { personalDataOwner, scopedUserId } from './user-scope.js';
 
 export interface AuthenticatorOptions {
   mode: AuthMode;
@@ -178,6 +178,11 @@ export class Authenticator {
   /** The user `principal` is confined to under user isolation; undefined when unconfined. */
   scopedUserId(principal: Principal | undefined): string | undefined {
     return scopedUserId(principal, { isolation: this.userIsolation, adminScope: this.adminScope });
+  }
+
+  /** The user whose memories `principal` may reach (user-scope.ts); undefined: everyone's. */
+  memoryOwner(principal: Principal | undefined): string | undefined {
+    return personalDataOwner(principal, this.adminScope);
   }
 
   /** `authorize` as a yes/no with the refusal text, for MCP tools. */

@@ -44,3 +44,19 @@ export function runScope(userId: string | undefined, isolation: boolean): string
   if (userId === undefined || userId === '') return undefined;
   return isolation || userId.startsWith('sa:') ? userId : undefined;
 }
+
+/**
+ * The user whose personal data (memories) a caller may reach, or undefined for all of it. Stricter
+ * than `scopedUserId`: a memory is about one person, so any caller that names a user (a JWT's
+ * `sub`, a service account's `sa:<name>`) is confined to its own, isolation or not; admins, the
+ * security key and an open runtime's anonymous caller are not. A non-admin JWT naming no user
+ * is refused: it would otherwise reach everyone's.
+ */
+export function personalDataOwner(principal: Principal | undefined, adminScope: string): string | undefined {
+  if (!principal || principal.kind === 'security_key' || principal.kind === 'anonymous') return undefined;
+  if (principal.scopes.includes(adminScope)) return undefined;
+  if (principal.userId === undefined || principal.userId === '') {
+    throw new RuntimeError('FORBIDDEN', 'This token names no user (it has no `sub` claim), so it can reach no user memories');
+  }
+  return principal.userId;
+}

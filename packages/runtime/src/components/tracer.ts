@@ -6,7 +6,7 @@
  * so features record spans without knowing where they are stored (traces/ stores them).
  */
 
-export type SpanKind = 'run' | 'model' | 'tool' | 'knowledge' | 'member' | 'step';
+export type SpanKind = 'run' | 'model' | 'tool' | 'knowledge' | 'member' | 'step' | 'memory';
 export type SpanStatus = 'ok' | 'error' | 'cancelled';
 
 /** Attribute values are JSON; the store bounds and redacts them when the span ends. */

@@ -18,7 +18,8 @@ export function callerFor(auth: Authenticator, principal: Principal | undefined,
   if (!principal) return OPEN_CALLER;
   const enforce = principal.enforceScopes || (options.alwaysEnforce === true && principal.kind === 'jwt');
   const admin = auth.isAdmin(principal);
-  if (!enforce) return { userId: principal.userId, admin, principal, gate: () => undefined };
+  const memoryOwner = () => auth.memoryOwner(principal);
+  if (!enforce) return { userId: principal.userId, admin, principal, gate: () => undefined, memoryOwner };
   const effective: Principal = { ...principal, enforceScopes: true };
   const map = options.scopeMap ?? defaultScopeMap;
   return {
@@ -31,6 +32,7 @@ export function callerFor(auth: Authenticator, principal: Principal | undefined,
       if (required === undefined) return 'Insufficient permissions';
       return auth.check(effective, method, path, required);
     },
+    memoryOwner,
     canRead: (kind, id) => auth.check(effective, 'GET', `/${kind}/${encodeURIComponent(id)}`, [`${kind}:read`]) === undefined,
   };
 }

@@ -1,6 +1,6 @@
 /**
  * @module mcp/mcp-tools
- * The eight built-in MCP tools: configuration, running agents, teams and workflows (with
+ * The eight built-in MCP tools (the memory tools are in memory-tools.ts): configuration, running agents, teams and workflows (with
  * progress notifications), cancelling and continuing runs, and reading sessions.
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';

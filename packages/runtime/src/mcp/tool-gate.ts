@@ -19,6 +19,8 @@ export interface McpCaller {
   gate: ToolGate;
   /** Narrows listings (config) to what the caller may read; undefined means everything. */
   canRead?: (kind: 'agents' | 'teams' | 'workflows', id: string) => boolean;
+  /** The user whose memories the caller may reach (undefined: everyone's); throws for a token naming no user. */
+  memoryOwner?: () => string | undefined;
 }
 
 export const OPEN_CALLER: McpCaller = { userId: undefined, gate: () => undefined };

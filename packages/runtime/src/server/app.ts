@@ -23,6 +23,7 @@ import { healthRoutes } from './routes/health.js';
 import { homeRoutes } from './routes/home.js';
 import { infoRoutes } from './routes/info.js';
 import { serviceAccountRoutes } from './routes/service-accounts.js';
+import { memoryRoutes } from './routes/memories.js';
 import { sessionRoutes } from './routes/sessions.js';
 import { traceRoutes } from './routes/traces.js';
 import { uiRoutes } from './routes/ui.js';
@@ -88,6 +89,7 @@ export function buildApp(ctx: ServerContext, parts: AppParts = {}): BuiltApp {
     ...knowledgeReindexRoutes(ctx),
     ...componentRoutes(ctx),
     ...sessionRoutes(ctx),
+    ...memoryRoutes(ctx),
     ...traceRoutes(ctx),
     ...serviceAccountRoutes(ctx),
     ...whoamiRoutes(ctx),

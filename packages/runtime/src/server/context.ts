@@ -12,6 +12,7 @@ import type { ServiceAccountStore } from '../auth/service-accounts/service-accou
 import type { HostedComponent, KnowledgeComponent } from '../components/component.js';
 import type { JobWorker } from '../jobs/job-worker.js';
 import type { ContentService } from '../knowledge/content/service.js';
+import type { MemoryStore } from '../memory/memory-store.js';
 import type { Runner } from '../run/runner.js';
 import type { SessionStore } from '../sessions/session-store.js';
 import type { Traces } from '../traces/traces.js';
@@ -42,6 +43,8 @@ export interface ServerContext {
   readonly trustedProxies: BlockList | undefined;
   readonly log: Logger;
   readonly sessions: SessionStore;
+  /** What agents remember about their users (GET /memories). */
+  readonly memories: MemoryStore;
   readonly runner: Runner;
   /** Runs' traces and usage metrics (GET /traces, /metrics). */
   readonly traces: Traces;

@@ -318,6 +318,50 @@ export const MIGRATIONS: readonly Migration[] = [
     --;;
     CREATE INDEX IF NOT EXISTS svc_knowledge_contents_by_name ON svc_knowledge_contents (knowledge_id, name)`,
   },
+  {
+    version: 49,
+    name: 'memories',
+    // What agents remember about their users (memory/): one row per fact. Every read and write
+    // names user_id in its WHERE, so the (user_id, changed_ms) index serves them all. topic_keys
+    // holds the topics lowercased between bars (|food|travel|), so a topic filter is one LIKE on
+    // both stores. version grows by one on every change: updates compare it (no lost update
+    // when two runs change one memory at once). embedding: the vector (JSON) and the embedder
+    // that made it, for semantic recall; NULL without an embedder. changed_ms: the last change in
+    // milliseconds (created_at and updated_at are seconds, as everywhere in the API), the order
+    // recall reads a user's most recent memories in.
+    sql: `CREATE TABLE IF NOT EXISTS svc_memories (
+      memory_id TEXT PRIMARY KEY,
+      user_id TEXT NOT NULL,
+      memory TEXT NOT NULL,
+      topics TEXT NOT NULL,
+      topic_keys TEXT NOT NULL,
+      agent_id TEXT,
+      run_id TEXT,
+      embedding TEXT,
+      embedder TEXT,
+      version BIGINT NOT NULL,
+      created_at BIGINT NOT NULL,
+      updated_at BIGINT NOT NULL,
+      changed_ms BIGINT NOT NULL
+    )
+    --;;
+    CREATE INDEX IF NOT EXISTS svc_memories_by_user ON svc_memories (user_id, changed_ms)`,
+  },
+  {
+    version: 50,
+    name: 'session_summaries',
+    // A long session's older turns, summarised (memory/summaries): the prompt carries the summary
+    // in their place; the runs stay stored. through_ms: the start of the last run folded in,
+    // so a refresh folds only the runs after it. version: as in svc_memories.
+    sql: `CREATE TABLE IF NOT EXISTS svc_session_summaries (
+      session_id TEXT PRIMARY KEY,
+      summary TEXT NOT NULL,
+      through_ms BIGINT NOT NULL,
+      runs_summarised BIGINT NOT NULL,
+      version BIGINT NOT NULL,
+      updated_at BIGINT NOT NULL
+    )`,
+  },
 ];
 
 /** Checks that a migration list is strictly increasing, so a bad merge fails loudly at start. */

@@ -177,6 +177,12 @@ for (const kind of testDatabaseKinds) {
       add('PATCH', '/knowledge/content/x', { authorization: auth, 'content-type': 'application/json' }, `{"metadata":${deepJson(10_000, 'object')}}`, 'metadata patch nested 10,000 deep');
       add('POST', '/knowledge/search', { authorization: auth, 'content-type': 'application/json' }, `{"query":"q","filters":${deepJson(10_000, 'object')}}`, 'search filters nested 10,000 deep');
       add('GET', `/knowledge/content?knowledge_id=${'k'.repeat(9_000)}`, { authorization: auth }, undefined, 'a 9 KB knowledge_id');
+      const json = { authorization: auth, 'content-type': 'application/json' };
+      add('POST', '/memories', json, JSON.stringify({ memory: 'm', user_id: 'u', topics: Array(10_000).fill('t') }), 'a memory with 10,000 topics');
+      add('POST', '/memories', json, `{"memory":"m","user_id":"u","topics":${deepJson(10_000, 'array')}}`, 'memory topics nested 10,000 deep');
+      add('POST', '/memories', json, JSON.stringify({ memory: 'nul \u0000 inside', user_id: 'u\u0000' }), 'a memory with NUL characters');
+      add('GET', `/memories?topic=${encodeURIComponent('%_|\\')}&text=${encodeURIComponent('%_\\')}`, { authorization: auth }, undefined, 'memory filters of LIKE metacharacters');
+      add('PATCH', '/memories/x', json, JSON.stringify({ version: 1e300 }), 'a memory version of 1e300');
       add('GET', '/config', { authorization: `Bearer ${'z'.repeat(100_000)}` }, undefined, 'a 100 KB bearer token');
       add('GET', `/agents/${'a'.repeat(40_000)}`, { authorization: auth }, undefined, 'a 40 KB URL');
       add('GET', '/config', { 'x-filler': 'f'.repeat(20_000), authorization: auth }, undefined, 'a 20 KB header');
@@ -188,6 +194,7 @@ for (const kind of testDatabaseKinds) {
       add('PUT', '/mcp', mcp, '{}', 'mcp PUT');
       for (const s of fc.sample(badString, { seed: SEED, numRuns: 20 })) {
         add('POST', '/mcp', mcp, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_session_runs', arguments: { session_id: s } } }), 'mcp tool argument');
+        add('POST', '/mcp', mcp, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'add_memory', arguments: { memory: s, user_id: s, topics: [s] } } }), 'mcp memory argument');
       }
       const findings = await sendAll(rt.url, requests);
       expect(summary(findings)).toEqual([]);

@@ -63,6 +63,8 @@ export interface FakeRequest {
 export interface FakeConversation {
   wire: FakeWire;
   lastUserMessage: string;
+  /** The system text (system messages, Anthropic's `system`, the Responses API's `instructions`), joined by blank lines. */
+  system: string;
   toolNames: string[];
   /** Contents of the tool results in the conversation, in order. */
   toolResults: string[];
@@ -314,9 +316,11 @@ function readConversation(wire: FakeWire, body: unknown): FakeConversation {
     .filter((name): name is string => typeof name === 'string');
   const toolResults: string[] = [];
   let lastUserMessage = '';
+  const system: string[] = wire === 'anthropic' && field(body, 'system') !== undefined ? [contentText(field(body, 'system'))] : [];
   for (const message of list(field(body, 'messages'))) {
     const role = field(message, 'role');
     const content = field(message, 'content');
+    if (role === 'system') system.push(contentText(content));
     if (role === 'tool') toolResults.push(contentText(content));
     if (role !== 'user') continue;
     if (wire === 'anthropic' && Array.isArray(content)) {
@@ -328,7 +332,7 @@ function readConversation(wire: FakeWire, body: unknown): FakeConversation {
       lastUserMessage = contentText(content);
     }
   }
-  return { wire, lastUserMessage, toolNames, toolResults };
+  return { wire, lastUserMessage, toolNames, toolResults, system: system.join('\n\n') };
 }
 
 /** The Responses API's `input`: a string, or items (messages, function calls and their outputs). */
@@ -347,7 +351,8 @@ function readResponsesConversation(body: unknown): FakeConversation {
     }
   }
   const input = field(body, 'input');
-  if (typeof input === 'string') return { wire: 'responses', lastUserMessage: input, toolNames, toolResults: [] };
+  const instructions = typeof field(body, 'instructions') === 'string' ? (field(body, 'instructions') as string) : '';
+  if (typeof input === 'string') return { wire: 'responses', lastUserMessage: input, toolNames, toolResults: [], system: instructions };
   const toolResults: string[] = [];
   let lastUserMessage = '';
   for (const item of list(input)) {
@@ -355,7 +360,7 @@ function readResponsesConversation(body: unknown): FakeConversation {
     if (type === 'function_call_output') toolResults.push(contentText(field(item, 'output')));
     else if (type === 'message' && field(item, 'role') === 'user') lastUserMessage = contentText(field(item, 'content'));
   }
-  return { wire: 'responses', lastUserMessage, toolNames, toolResults };
+  return { wire: 'responses', lastUserMessage, toolNames, toolResults, system: instructions };
 }
 
 /** Words with their trailing spaces, so the chunks join back to the text. */

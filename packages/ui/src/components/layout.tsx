@@ -18,6 +18,7 @@ const NAV: NavItem[] = [
   { href: '/ui/chat', label: 'Chat', needs: ['agents:read', 'teams:read', 'workflows:read'] },
   { href: '/ui/knowledge', label: 'Knowledge', needs: ['knowledge:read'] },
   { href: '/ui/runs', label: 'Runs & traces', needs: ['sessions:read', 'traces:read', 'metrics:read'] },
+  { href: '/ui/memories', label: 'Memories', needs: ['memories:read'] },
   { href: '/ui/tokens', label: 'Tokens', needs: ['service_accounts:read'] },
   { href: '/ui/connect', label: 'Connect', needs: [] },
 ];

@@ -71,6 +71,8 @@ export interface ContentPage {
   total: number;
   /** Over every record the query selects, not only this page's. */
   counts: Record<ContentStatus, number>;
+  /** For the page's collections (top-level records with children), how their children stand. */
+  children?: Map<string, Record<ContentStatus, number>>;
 }
 
 interface Row {
@@ -221,6 +223,26 @@ export class ContentStore {
   async children(knowledgeId: string, parentId: string): Promise<ContentRecord[]> {
     const rows = await this.sql.query<Row>(`SELECT ${COLUMNS} FROM svc_knowledge_contents WHERE knowledge_id = $1 AND parent_id = $2 ORDER BY created_at, id`, [knowledgeId, parentId]);
     return rows.map(toRecord);
+  }
+
+  /**
+   * How the children of each of these records stand, in one query for a whole page; a record
+   * with no children (not a collection) is absent from the map.
+   */
+  async childCountsOf(knowledgeId: string, parentIds: readonly string[]): Promise<Map<string, Record<ContentStatus, number>>> {
+    const byParent = new Map<string, Record<ContentStatus, number>>();
+    if (parentIds.length === 0) return byParent;
+    const params: SqlValue[] = [knowledgeId, ...parentIds];
+    const rows = await this.sql.query<{ parent_id: string; status: string; n: number | string }>(
+      `SELECT parent_id, status, COUNT(*) AS n FROM svc_knowledge_contents WHERE knowledge_id = $1 AND parent_id IN (${parentIds.map((_, i) => `$${i + 2}`).join(', ')}) GROUP BY parent_id, status`,
+      params,
+    );
+    for (const row of rows) {
+      const counts = byParent.get(row.parent_id) ?? { processing: 0, completed: 0, failed: 0 };
+      if (row.status in counts) counts[row.status as ContentStatus] = Number(row.n);
+      byParent.set(row.parent_id, counts);
+    }
+    return byParent;
   }
 
   /** How a collection's children stand, by status. */

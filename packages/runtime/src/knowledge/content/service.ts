@@ -116,10 +116,17 @@ export class ContentService {
     return record;
   }
 
-  /** A page of records (a collection's children with `parentId`), as the caller may see them. */
+  /** A page of records (a collection's children with `parentId`), as the caller may see them, top-level collections with their children's counts. */
   async list(knowledge: ContentKnowledge, query: Omit<ContentListQuery, 'knowledgeId' | 'visibleTo'>, caller: ContentCaller): Promise<ContentPage> {
-    if (query.parentId !== undefined) await this.get(knowledge, query.parentId, caller.scope);
-    return this.store.list({ ...query, knowledgeId: knowledge.id, visibleTo: caller.scope });
+    if (query.parentId !== undefined) {
+      await this.get(knowledge, query.parentId, caller.scope);
+      return this.store.list({ ...query, knowledgeId: knowledge.id, visibleTo: caller.scope });
+    }
+    // Top-level rows carry their children's counts, so a client shows a page of collections
+    // without asking for each record again.
+    const page = await this.store.list({ ...query, knowledgeId: knowledge.id, visibleTo: caller.scope });
+    const children = await this.store.childCountsOf(knowledge.id, page.data.map((record) => record.id));
+    return { ...page, children };
   }
 
   /** A record, with its children's counts when it is a collection. */

@@ -14,6 +14,7 @@ import { errorResponse } from '../errors.js';
 import { rawRoute, scoped, type RouteDefinition } from '../route.js';
 import { callerFor } from '../../mcp/caller.js';
 import { connectionKey, InFlightCalls, requestDigest } from '../../mcp/in-flight.js';
+import { registerMemoryTools } from '../../mcp/memory-tools.js';
 import { registerTools } from '../../mcp/mcp-tools.js';
 import { plainToolListing } from '../../mcp/tool-listing.js';
 import type { McpCaller } from '../../mcp/tool-gate.js';
@@ -97,6 +98,8 @@ export function mcpRoutes(ctx: ServerContext, options: McpRouteOptions = {}): Ro
     const server = new McpServer({ name: ctx.name, version: ctx.version }, { capabilities: { tools: {} } });
     const caller = options.caller?.(c) ?? callerFor(ctx.auth, principal, { alwaysEnforce: ctx.mcp.oauth !== null });
     registerTools(server, ctx, { caller, connection, inFlight, httpSignal: c.req.raw.signal });
+    registerMemoryTools(server, ctx.memories, caller);
+    // After every tool is registered: it wraps the listing McpServer installed.
     plainToolListing(server);
     server.server.setNotificationHandler(CancelledNotificationSchema, async (notification) => {
       const { requestId, reason } = notification.params;

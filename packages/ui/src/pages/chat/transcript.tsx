@@ -1,10 +1,11 @@
 /**
  * The conversation: the user's messages as text, answers as sanitised Markdown, each tool call
- * with its arguments, then its result (or failure) once it finishes. A live region announces
- * new content to screen readers.
+ * with its arguments, then its result (or failure) once it finishes, and under an answer the
+ * knowledge passages its turn searched. A live region announces new content to screen readers.
  */
 import { Markdown } from '../../components/markdown';
 import type { Item } from './chat-state';
+import { Sources, turnSearches } from './sources';
 
 function pretty(json: string): string {
   try {
@@ -39,7 +40,7 @@ function ToolCall({ item }: { item: Extract<Item, { type: 'tool' }> }) {
 export function Transcript({ items }: { items: Item[] }) {
   return (
     <ol class="transcript" aria-live="polite" aria-label="Conversation">
-      {items.map((item) => {
+      {items.map((item, index) => {
         if (item.type === 'tool') return <ToolCall key={item.key} item={item} />;
         if (item.type === 'notice')
           return (
@@ -51,6 +52,7 @@ export function Transcript({ items }: { items: Item[] }) {
           <li key={item.key} class={`message ${item.type}`} data-testid={`message-${item.type}`}>
             <span class="who-said">{item.type === 'user' ? 'You' : 'Answer'}</span>
             {item.type === 'user' ? <p class="plain">{item.text}</p> : <Markdown text={item.text} />}
+            {item.type === 'assistant' ? <Sources searches={turnSearches(items, index)} /> : null}
           </li>
         );
       })}

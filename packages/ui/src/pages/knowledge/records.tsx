@@ -84,7 +84,7 @@ export function Records({ knowledgeId, changes, mayDelete, parentId }: Props) {
               </p>
             ) : null}
             {parentId ? null : (
-              <CollectionToggle record={record} knowledgeId={knowledgeId} open={open === record.id} onToggle={() => setOpen(open === record.id ? undefined : record.id)} />
+              <CollectionToggle record={record} open={open === record.id} onToggle={() => setOpen(open === record.id ? undefined : record.id)} />
             )}
             {open === record.id ? <Records knowledgeId={knowledgeId} changes={changes} mayDelete={false} parentId={record.id} /> : null}
             {mayDelete && !parentId ? (

@@ -123,7 +123,10 @@ export function knowledgeContentRoutes(ctx: ServerContext): RouteDefinition[] {
         const page = await service.list(knowledge, { parentId: q.parent_id, status: q.status, limit: q.limit, page: q.page, sortBy: q.sort_by, sortOrder: q.sort_order }, caller);
         return c.json(
           {
-            data: page.data.map(toContent),
+            data: page.data.map((record) => {
+              const children = page.children?.get(record.id);
+              return { ...toContent(record), ...(children ? { children } : {}) };
+            }),
             meta: { page: q.page, limit: q.limit, total_pages: Math.ceil(page.total / q.limit), total_count: page.total, status_counts: page.counts },
           },
           200,
