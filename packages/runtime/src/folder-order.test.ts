@@ -41,6 +41,7 @@ const FEATURES = {
   traces: [...BASE, 'settings', 'net', 'storage', 'components', 'model'],
   webhooks: [...BASE, 'settings', 'net', 'storage', 'sessions', 'run'],
   schedules: [...BASE, 'storage', 'run', 'webhooks'],
+  'mcp-client': [...BASE, 'version.ts', 'net', 'components', 'tools'],
 };
 /** The HTTP edge, then the assembly. */
 const EDGE = {

@@ -53,6 +53,8 @@ import { ScheduleService } from './schedules/service.js';
 import type { TargetKind } from './schedules/types.js';
 import type { Runnable } from './run/execution.js';
 import { Webhooks } from './webhooks/webhooks.js';
+import { toolSourcesOf } from './mcp-client/hosted.js';
+import type { ToolSource } from './tools/tool-source.js';
 
 export interface ServeOptions {
   /** Defaults to `PORT` or 7777; 0 picks a free port. */
@@ -166,6 +168,8 @@ export class Runtime implements ServerContext {
   /** The /schedules routes' service; the scheduler fires occurrences through it. */
   readonly schedules: ScheduleService;
   private readonly scheduler: Scheduler;
+  /** Every tool source (MCP server) of the hosted agents, team members included; closed last. */
+  readonly toolSources: readonly ToolSource[];
   /** Keeps every runtime's token cache honest about revocations. */
   private readonly revocations: Revocations;
   protected readonly options: RuntimeOptions;
@@ -262,6 +266,7 @@ export class Runtime implements ServerContext {
     this.idempotency = new IdempotencyStore(this.db);
     this.content = new ContentService({ db: this.db, jobs: this.jobs, knowledge: this.knowledge, log: this.log });
     this.content.registerJobs();
+    this.toolSources = toolSourcesOf([...this.agents, ...this.teams], { env: this.settings.env, log: this.log });
     this.webhooks = new Webhooks({ db: this.db, sessions: this.sessions, settings: this.settings.webhooks, log: this.log });
     this.schedules = new ScheduleService({
       store: new ScheduleStore(this.db),
@@ -372,6 +377,8 @@ export class Runtime implements ServerContext {
       // After every run has ended, so their deliveries are due and recorded.
       .then(() => this.webhooks.stop(remaining(deadline)))
       .then(() => this.tasks.drain(remaining(deadline)))
+      // After the runs: no call is left for the MCP servers, whose processes end here.
+      .then(() => Promise.all(this.toolSources.map((s) => s.close().catch((e: unknown) => this.log.warn(`closing MCP server ${s.id}: ${String(e)}`)))))
       // After the runs have ended (their last spans are buffered), before the database closes.
       .then(() => this.traces.close())
       .then(() => this.revocations.stop())

@@ -20,7 +20,8 @@ import { requireModel, RunFailure, type ExecutionContext, type ExecutionResult, 
 import { AgentMemory, type AgentMemoryOptions, type MemoryRun, type MemoryServices } from '../memory/agent-memory.js';
 import type { Embedder } from '../model/embedder.js';
 import type { Db } from '../storage/db.js';
-import { executeToolCall, tool, toToolSpec, type AnyFunctionTool } from '../tools/function-tool.js';
+import { executeToolCall, tool, toToolSpec, type AnyFunctionTool, type ToolProgress } from '../tools/function-tool.js';
+import { isToolSource, type ToolSource } from '../tools/tool-source.js';
 
 /** Knowledge an agent can search; `Knowledge` implements it. */
 export interface AgentOptions {
@@ -32,7 +33,8 @@ export interface AgentOptions {
   /** Defaults to the runtime's model (from OPENAI_*, ANTHROPIC_API_KEY or OLLAMA_HOST). */
   model?: Model;
   instructions?: string;
-  tools?: AnyFunctionTool[];
+  /** Function tools, and sources of tools found at run time (`mcpServer(...)`). */
+  tools?: (AnyFunctionTool | ToolSource)[];
   knowledge?: SearchableKnowledge;
   /** Where this agent's sessions live; defaults to the runtime's database. */
   db?: Db;
@@ -55,7 +57,10 @@ export class Agent implements Runnable {
   readonly webhook: string | undefined;
   readonly model: Model | undefined;
   readonly instructions: string | undefined;
+  /** The function tools written in code (the knowledge search included). */
   readonly tools: readonly AnyFunctionTool[];
+  /** Where the rest of its tools come from, asked at the start of each run. */
+  readonly toolSources: readonly ToolSource[];
   readonly knowledge: SearchableKnowledge | undefined;
   readonly db: Db | undefined;
   readonly maxModelCalls: number;
@@ -74,24 +79,27 @@ export class Agent implements Runnable {
     this.knowledge = options.knowledge;
     this.db = options.db;
     this.maxModelCalls = options.maxModelCalls ?? 10;
-    const tools: AnyFunctionTool[] = [...(options.tools ?? [])];
+    const tools: AnyFunctionTool[] = (options.tools ?? []).filter((t): t is AnyFunctionTool => !isToolSource(t));
+    const sources = (options.tools ?? []).filter(isToolSource);
     if (options.knowledge) tools.push(knowledgeTool(options.knowledge));
     const memory = options.memory === true ? {} : options.memory || undefined;
     // Semantic recall with the knowledge base's embedder when the options name none.
     this.memory = memory ? new AgentMemory(this.id, memory, (options.knowledge as { embedder?: Embedder } | undefined)?.embedder) : undefined;
     if (this.memory) tools.push(...this.memory.tools());
     const names = new Set<string>();
-    for (const t of tools) {
+    for (const t of [...tools, ...sources.map((s) => ({ name: `source ${s.id}` }))]) {
       if (names.has(t.name)) throw new TypeError(`Agent "${options.id}" has two tools named "${t.name}"`);
       names.add(t.name);
     }
     this.tools = tools;
+    this.toolSources = sources;
   }
 
   describe(): Record<string, unknown> {
     return {
       ...(this.model ? { model: { name: this.model.id, model: this.model.id, provider: this.model.provider } } : {}),
       tools: this.tools.map((t) => t.name),
+      ...(this.toolSources.length ? { mcp_servers: this.toolSources.map((s) => s.describe()) } : {}),
       ...(this.knowledge ? { knowledge: { id: this.knowledge.id, name: this.knowledge.name ?? this.knowledge.id } } : {}),
       ...(this.db ? { db_id: this.db.id } : {}),
       ...(this.memory ? { memory: { recall: this.memory.recall !== undefined, tool: this.memory.useTool, extract: this.memory.extract !== undefined, summaries: this.memory.summaries !== undefined } } : {}),
@@ -117,10 +125,9 @@ export class Agent implements Runnable {
 
   async execute(context: ExecutionContext): Promise<ExecutionResult> {
     const model = requireModel(this.model, context, `Agent "${this.name}"`);
-    // A run without a user has no memories: its model is not offered the memory tool.
-    const offered = context.userId ? this.tools : this.tools.filter((t) => !this.memory?.owns(t));
-    const specs = offered.map(toToolSpec);
-    const byName = new Map(offered.map((t) => [t.name, t]));
+    const runTools = await this.runTools(context);
+    const specs = runTools.map(toToolSpec);
+    const byName = new Map(runTools.map((t) => [t.name, t]));
     const system: ChatMessage[] = this.instructions ? [{ role: 'system', content: this.instructions }] : [];
     const run: MemoryRun = { runId: context.runId, sessionId: context.sessionId, userId: context.userId, message: context.message, model, trace: context.trace, signal: context.signal };
     const [recalled, budgeted] = this.memory ? await Promise.all([this.memory.recallFor(run), this.memory.history(run)]) : [undefined, undefined];
@@ -186,6 +193,21 @@ export class Agent implements Runnable {
   }
 
   /**
+   * This run's tools: those written in code, then each source's for this run (a name already
+   * taken keeps its first owner).
+   */
+  private async runTools(context: ExecutionContext): Promise<AnyFunctionTool[]> {
+    // A run without a user has no memories: its model is not offered the memory tool.
+    const own = context.userId ? [...this.tools] : this.tools.filter((t) => !this.memory?.owns(t));
+    if (this.toolSources.length === 0) return own;
+    const asked = { runId: context.runId, sessionId: context.sessionId, userId: context.userId, principal: context.principal, signal: context.signal };
+    const found = await Promise.all(this.toolSources.map((s) => s.tools(asked)));
+    const byName = new Map(own.map((t) => [t.name, t]));
+    for (const t of found.flat()) if (!byName.has(t.name)) byName.set(t.name, t);
+    return [...byName.values()];
+  }
+
+  /**
    * Runs one tool call and appends its result to the turn. `decision` is a person's answer for
    * a tool that needs confirmation; anything but `true` declines the call.
    */
@@ -196,10 +218,18 @@ export class Agent implements Runnable {
     turn: ChatMessage[],
     decision: boolean | undefined,
   ): Promise<void> {
-    context.emit('ToolCallStarted', { tool: { tool_call_id: toolCall.id, tool_name: toolCall.name, tool_args: toolCall.arguments } });
-    const span = context.trace?.child('tool', toolCall.name, { tool_call_id: toolCall.id, arguments: toolArguments(toolCall.arguments) });
     const target = byName.get(toolCall.name);
     const confirmation = target?.requiresConfirmation ? { requires_confirmation: true, confirmed: decision === true } : {};
+    const called = { tool_call_id: toolCall.id, tool_name: toolCall.name };
+    context.emit('ToolCallStarted', { tool: { ...called, tool_args: toolCall.arguments, ...confirmation } });
+    const span = context.trace?.child('tool', toolCall.name, { tool_call_id: toolCall.id, arguments: toolArguments(toolCall.arguments) });
+    const reports: ToolProgress[] = [];
+    const progress = (update: ToolProgress) => {
+      context.emit('ToolCallProgress', { tool: called, progress: update.progress, total: update.total ?? null, message: update.message ?? null });
+      // The span keeps the last 20 reports, each with when it came (ms since the epoch).
+      reports.push({ ...update, at: Date.now() } as ToolProgress);
+      span?.set({ progress: reports.slice(-20) });
+    };
     let outcome: { ok: true; result: string } | { ok: false; error: string };
     if (!target) {
       outcome = { ok: false, error: `Unknown tool "${toolCall.name}"; available: ${[...byName.keys()].join(', ') || 'none'}` };
@@ -212,6 +242,7 @@ export class Agent implements Runnable {
         userId: context.userId,
         scopedUserId: context.scopedUserId,
         signal: context.signal,
+        progress,
         ...(span ? { trace: span } : {}),
       });
     }

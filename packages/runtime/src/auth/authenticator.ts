@@ -109,7 +109,7 @@ export class Authenticator {
       }
       const sub = typeof claims.sub === 'string' ? claims.sub : undefined;
       if (sub !== undefined && isReservedSubject(sub)) return this.fail(client, 'Invalid token subject');
-      return { kind: 'jwt', userId: sub, scopes: scopesFromClaims(claims), enforceScopes: this.rbac };
+      return { kind: 'jwt', userId: sub, scopes: scopesFromClaims(claims), enforceScopes: this.rbac, claims };
     }
     return ANONYMOUS;
   }
@@ -132,7 +132,7 @@ export class Authenticator {
       if (!claims) return undefined;
       const sub = typeof claims.sub === 'string' ? claims.sub : undefined;
       if (sub !== undefined && isReservedSubject(sub)) return undefined;
-      return { kind: 'jwt', userId: sub, scopes: scopesFromClaims(claims), enforceScopes: this.rbac };
+      return { kind: 'jwt', userId: sub, scopes: scopesFromClaims(claims), enforceScopes: this.rbac, claims };
     }
     return mode === 'none' ? ANONYMOUS : undefined;
   }

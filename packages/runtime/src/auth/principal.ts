@@ -18,6 +18,8 @@ export interface Principal {
   enforceScopes: boolean;
   /** The service account's name, for tokens. */
   serviceAccount?: string;
+  /** A JWT's verified claims, for tools that pass the caller on (an MCP server's `headers(ctx)`). */
+  claims?: Readonly<Record<string, unknown>>;
 }
 
 export const ANONYMOUS: Principal = { kind: 'anonymous', userId: undefined, scopes: [], enforceScopes: false };

@@ -41,6 +41,7 @@ const crudRows = (resource: string, base: string): Entry[] => [
 export const DEFAULT_SCOPE_MAP: readonly Entry[] = [
   ['GET /config', ['config:read']],
   ['GET /models', ['config:read']],
+  ['GET /mcp-servers', ['config:read']],
   ['GET /registry', ['registry:read']],
   ...entityRows('agents'),
   ...entityRows('teams'),

@@ -19,12 +19,13 @@ export function callerFor(auth: Authenticator, principal: Principal | undefined,
   const enforce = principal.enforceScopes || (options.alwaysEnforce === true && principal.kind === 'jwt');
   const admin = auth.isAdmin(principal);
   const memoryOwner = () => auth.memoryOwner(principal);
-  if (!enforce) return { userId: principal.userId, admin, gate: () => undefined, memoryOwner };
+  if (!enforce) return { userId: principal.userId, admin, principal, gate: () => undefined, memoryOwner };
   const effective: Principal = { ...principal, enforceScopes: true };
   const map = options.scopeMap ?? defaultScopeMap;
   return {
     userId: principal.userId,
     admin,
+    principal,
     gate: (method, path) => {
       const required = map.required(method, path);
       // Fail closed: a tool whose twin is unmapped is a bug, not a free pass.

@@ -183,7 +183,19 @@ export function registerTools(server: McpServer, ctx: McpHost, tools: ToolContex
     'continue_run',
     {
       description: 'Continue a paused run: give a decision (confirmed true or false) for each tool call it waits on.',
-      inputSchema: { ...target, requirements: z.array(z.record(z.string(), z.unknown())).optional(), user_id: z.string().optional() },
+      inputSchema: {
+        ...target,
+        requirements: z
+          .array(
+            z.object({
+              tool_call_id: z.string().min(1).describe('The id of a waiting call, from the run’s requirements'),
+              confirmed: z.boolean().describe('true runs the call; false declines it'),
+            }),
+          )
+          .optional()
+          .describe('A decision for each tool call the run waits on'),
+        user_id: z.string().optional(),
+      },
       outputSchema: RUN_OUTPUT,
       annotations: { readOnlyHint: false, destructiveHint: false },
     },
@@ -205,6 +217,7 @@ export function registerTools(server: McpServer, ctx: McpHost, tools: ToolContex
           sessionId: run.session_id,
           userId: caller.userId ?? (args.user_id as string | undefined),
           unconfined: caller.admin === true,
+          principal: caller.principal,
           decisions: decisions.data,
           mcpRequest: requestDigest(tools.connection, extra.requestId),
         });
@@ -297,6 +310,7 @@ async function runWithProgress(
     // An authenticated caller cannot act as someone else.
     userId: tools.caller.userId ?? args.user_id,
     unconfined: tools.caller.admin === true,
+    principal: tools.caller.principal,
     mcpRequest: requestDigest(tools.connection, extra.requestId),
   });
   return followRun(component, run, tools, extra);
@@ -337,7 +351,10 @@ async function followRun(component: Runnable, run: StartedRun, tools: ToolContex
   try {
     for await (const event of run.events) {
       const name = event.event.replace(/^Team/, '');
-      const tool = (event.tool as { tool_name?: string } | undefined)?.tool_name;
+      const called = event.tool as { tool_name?: string; confirmed?: boolean } | undefined;
+      const tool = called?.tool_name;
+      // A call the user declined did not run: nothing started or completed.
+      if (called?.confirmed === false) continue;
       if (name === 'RunStarted') notify(`${component.name ?? component.id} started`);
       else if (name === 'RunContinued') notify(`${component.name ?? component.id} continued`);
       else if (name === 'WorkflowStarted') notify('Workflow started');

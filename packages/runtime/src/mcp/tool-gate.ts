@@ -3,6 +3,7 @@
  * Each MCP tool is allowed exactly when its REST twin would be: the gate is asked about the
  * equivalent method and path, so one scope map governs both interfaces.
  */
+import type { RunCaller } from '../components/caller.js';
 
 /** Returns undefined when allowed, else the reason (e.g. "Insufficient permissions. ..."). */
 export type ToolGate = (method: string, path: string) => string | undefined;
@@ -13,6 +14,8 @@ export interface McpCaller {
   userId: string | undefined;
   /** An admin: its runs' data reads are not confined to its user (auth/user-scope.ts). */
   admin?: boolean;
+  /** The authenticated principal, handed to the runs it starts (their tool sources' `headers(ctx)`). */
+  principal?: RunCaller;
   gate: ToolGate;
   /** Narrows listings (config) to what the caller may read; undefined means everything. */
   canRead?: (kind: 'agents' | 'teams' | 'workflows', id: string) => boolean;

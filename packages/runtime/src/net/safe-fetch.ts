@@ -195,6 +195,14 @@ export async function checkUrl(url: string, options: Pick<SafeFetchOptions, 'all
   return parsed;
 }
 
+/**
+ * The one address a request for `url` may connect to, after checking all of the host's as
+ * safeFetch does (400 when refused); for callers that stream (net/guarded-fetch.ts).
+ */
+export async function vetAddress(url: URL, options: Pick<SafeFetchOptions, 'allowPrivateHosts' | 'resolve'>, signal: AbortSignal): Promise<ResolvedAddress> {
+  return vet(url, { maxBytes: 0, ...options }, signal);
+}
+
 /** A URL safeFetch would try: valid, http(s), no credentials. Refuses with a 400 otherwise. */
 export function parseUrl(text: string): URL {
   let url: URL;

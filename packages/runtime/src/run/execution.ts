@@ -4,6 +4,7 @@
  * `Runnable`; the runner owns persistence, cancellation and event delivery around them.
  */
 import type { HostedComponent } from '../components/component.js';
+import type { RunCaller } from '../components/caller.js';
 import type { TraceSpan } from '../components/tracer.js';
 import type { ChatMessage, Model, Usage } from '../model/model.js';
 import type { SessionType, ToolExecution } from '../sessions/types.js';
@@ -14,6 +15,8 @@ export interface ExecutionContext {
   userId: string | undefined;
   /** Under user isolation, the user whose data (and shared data) this run may reach; undefined: unconfined. */
   scopedUserId?: string | undefined;
+  /** Who started (or continued) the run, for tools that act with the caller's own credentials. */
+  principal?: RunCaller | undefined;
   message: string;
   /** Earlier turns of this session, oldest first (user, assistant and tool messages). */
   history: ChatMessage[];

@@ -4,6 +4,7 @@
  * options.
  */
 import type { Model } from '../model/model.js';
+import type { RunCaller } from '../components/caller.js';
 import type { Tracer } from '../components/tracer.js';
 import type { RunRecord } from '../sessions/types.js';
 import type { SessionStore } from '../sessions/session-store.js';
@@ -19,6 +20,8 @@ export interface StartRunInput {
   userId?: string | undefined;
   /** Started by an admin: its data reads are not confined to its user (see auth/user-scope.ts). */
   unconfined?: boolean | undefined;
+  /** Who asked for the run (the request's principal), handed to tool sources as the run's caller. */
+  principal?: RunCaller | undefined;
   /** Digest of the MCP client session and request id, so a cancel notification can find the run. */
   mcpRequest?: string | undefined;
   /** The new run's id, when the caller chose it (an idempotency key names it first). */
@@ -29,6 +32,7 @@ export interface ContinueRunInput extends ContinueRequest {
   runId: string;
   /** Continued by an admin: as on start. */
   unconfined?: boolean | undefined;
+  principal?: RunCaller | undefined;
   mcpRequest?: string | undefined;
 }
 

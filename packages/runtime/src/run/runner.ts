@@ -25,6 +25,7 @@ import { checkContinue, describeFailure, newRunRecord, SessionBusyError } from '
 import type { ContinueRunInput, RunnerOptions, StartedRun, StartRunInput } from './runner-types.js';
 import { cancelQueued, RUN_QUEUE_CHANNEL } from './run-queue.js';
 import { runScope } from '../auth/user-scope.js';
+import type { RunCaller } from '../components/caller.js';
 
 export type { ContinueRunInput, RunnerOptions, StartedRun, StartRunInput } from './runner-types.js';
 
@@ -84,6 +85,7 @@ export class Runner {
       history,
       userId: record.user_id ?? undefined,
       unconfined: input.unconfined === true,
+      principal: input.principal,
       started: LIFECYCLE[input.component.kind].started,
       lastSeq: 0,
     });
@@ -131,6 +133,9 @@ export class Runner {
       history: await this.history(record.session_id),
       userId: record.user_id ?? undefined,
       unconfined,
+      // A queued or background run executes from its record, perhaps on another runtime: the
+      // request's principal is not kept, so its tool sources see the run's user only.
+      principal: undefined,
       started: LIFECYCLE[component.kind].started,
       lastSeq: 0,
     });
@@ -157,6 +162,7 @@ export class Runner {
       history,
       userId: record.user_id ?? undefined,
       unconfined: input.unconfined === true,
+      principal: input.principal,
       started: `${LIFECYCLE[component.kind].prefix}RunContinued`,
       resume: { messages: record.messages, decisions },
     });
@@ -172,6 +178,7 @@ export class Runner {
       userId: string | undefined;
       /** Started or continued by an admin, whose runs read every user's data. */
       unconfined: boolean;
+      principal: RunCaller | undefined;
       started: string;
       resume?: ExecutionContext['resume'];
       /** Events of this run stored before (a continued run goes on numbering them). */
@@ -196,6 +203,7 @@ export class Runner {
       userId: options.userId,
       // The run acts for its user, so its knowledge searches see what that user may (user-scope.ts).
       scopedUserId: options.unconfined ? undefined : runScope(options.userId, this.userIsolation),
+      principal: options.principal,
       message: options.message,
       history: options.history,
       signal: controller.signal,

@@ -17,6 +17,7 @@ import { realmFor } from '../auth/challenge.js';
 import { routeEntry, type RouteDefinition, type RouteEntry } from './route.js';
 import { componentRoutes } from './routes/components.js';
 import { configRoutes } from './routes/config.js';
+import { mcpServersRoutes } from './routes/mcp-servers.js';
 import { docsRoutes } from './routes/docs.js';
 import { healthRoutes } from './routes/health.js';
 import { homeRoutes } from './routes/home.js';
@@ -81,6 +82,7 @@ export function buildApp(ctx: ServerContext, parts: AppParts = {}): BuiltApp {
     ...healthRoutes(ctx),
     ...infoRoutes(ctx),
     ...configRoutes(ctx),
+    ...mcpServersRoutes(ctx),
     ...knowledgeConfigRoutes(ctx),
     ...knowledgeContentRoutes(ctx),
     ...knowledgeRemoteContentRoutes(ctx),

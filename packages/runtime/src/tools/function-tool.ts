@@ -32,6 +32,15 @@ export interface ToolContext {
   signal: AbortSignal;
   /** This call's span in the run's trace: a tool may record what it did beneath it (a knowledge search). */
   trace?: TraceSpan;
+  /** Reports how far a long call has come: a run event (`ToolCallProgress`) and the call's span. */
+  progress?: (update: ToolProgress) => void;
+}
+
+/** One progress report of a running tool call (an MCP server's `notifications/progress`). */
+export interface ToolProgress {
+  progress: number;
+  total?: number | undefined;
+  message?: string | undefined;
 }
 
 export interface FunctionTool<Input = unknown> {
@@ -51,6 +60,11 @@ export interface AnyFunctionTool {
   readonly name: string;
   readonly description: string;
   readonly input: z.ZodType;
+  /**
+   * The JSON Schema the model sees, when the tool came with one (an MCP server's `inputSchema`);
+   * `input` then validates against that same schema. Otherwise it is derived from `input`.
+   */
+  readonly parameters?: Record<string, unknown>;
   readonly requiresConfirmation?: boolean;
   execute(input: never, context: ToolContext): Promise<unknown> | unknown;
 }
@@ -84,6 +98,7 @@ export function tool<S extends z.ZodType>(definition: ToolDefinition<S>): Functi
  * is dropped: some providers reject unknown keys.
  */
 export function toToolSpec(t: AnyFunctionTool): ToolSpec {
+  if (t.parameters) return { name: t.name, description: t.description, parameters: t.parameters };
   const { $schema: _ignored, ...parameters } = z.toJSONSchema(t.input, { unrepresentable: 'any', io: 'input' }) as Record<string, unknown>;
   return { name: t.name, description: t.description, parameters };
 }

@@ -16,7 +16,8 @@ export interface ChildRuntime {
   kill(): Promise<void>;
 }
 
-export async function startChildRuntime(env: Record<string, string>, scriptUrl?: URL): Promise<ChildRuntime> {
+/** `startTimeoutMs`: how long the script may take to print `listening` (default 20 s). */
+export async function startChildRuntime(env: Record<string, string>, scriptUrl?: URL, startTimeoutMs = 20_000): Promise<ChildRuntime> {
   const child = spawn(process.execPath, ['--import', 'tsx', scriptUrl ? fileURLToPath(scriptUrl) : script], {
     env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -25,7 +26,7 @@ export async function startChildRuntime(env: Record<string, string>, scriptUrl?:
   child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
-    const timer = setTimeout(() => reject(new Error(`child runtime did not start in 20 s: ${stderr}`)), 20_000);
+    const timer = setTimeout(() => reject(new Error(`child runtime did not start in ${startTimeoutMs / 1000} s: ${stderr}`)), startTimeoutMs);
     child.stdout!.on('data', (d: Buffer) => {
       out += d.toString();
       const match = /listening (\S+)/.exec(out);

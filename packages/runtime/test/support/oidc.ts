@@ -16,8 +16,8 @@ export interface OidcServer {
   close(): Promise<void>;
 }
 
-const CLIENT_ID = 'svc-runtime-client';
-const CLIENT_SECRET = 'a-client-secret-long-enough-for-hs256-0123456789';
+export const CLIENT_ID = 'svc-runtime-client';
+export const CLIENT_SECRET = 'a-client-secret-long-enough-for-hs256-0123456789';
 
 export async function startOidcProvider(options: { audience: string; scopes: string[] }): Promise<OidcServer> {
   const { privateKey } = await generateKeyPair('RS256', { extractable: true });

@@ -76,6 +76,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/mcp-servers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The MCP servers the agents use, with connection status and tools */
+        get: operations["listMcpServers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/knowledge/config": {
         parameters: {
             query?: never;
@@ -286,7 +303,7 @@ export interface paths {
         put?: never;
         /**
          * Run an agent
-         * @description With `stream` true (the default) the answer is a stream of server-sent events, `event: <Name>` then a JSON `data:` line (RunStarted, RunContent, ToolCallStarted, ToolCallCompleted, RunCompleted, RunError, RunCancelled; Team* variants for teams; WorkflowStarted, StepStarted, StepCompleted, WorkflowCompleted, WorkflowError for workflows). Failures during a run arrive as an error event; the HTTP status stays 200. With `stream` false the finished run is returned. Each event has an `id`: after a lost connection, the run's events route with `Last-Event-ID` sends what was missed, from any runtime. Closing the connection cancels the run unless `on_disconnect` is `continue`. With `background` true the answer is 202 with the run (PENDING) at once. A message for a session with a run in progress follows `multitask_strategy`. An `Idempotency-Key` header makes a repeat within 24 hours answer the same run (header `Idempotent-Replayed: true`); the same key with another body is 409 IDEMPOTENCY_KEY_REUSED.
+         * @description With `stream` true (the default) the answer is a stream of server-sent events, `event: <Name>` then a JSON `data:` line (RunStarted, RunContent, ToolCallStarted, ToolCallProgress (an MCP tool reporting progress), ToolCallCompleted, RunCompleted, RunError, RunCancelled; Team* variants for teams; WorkflowStarted, StepStarted, StepCompleted, WorkflowCompleted, WorkflowError for workflows). Failures during a run arrive as an error event; the HTTP status stays 200. With `stream` false the finished run is returned. Each event has an `id`: after a lost connection, the run's events route with `Last-Event-ID` sends what was missed, from any runtime. Closing the connection cancels the run unless `on_disconnect` is `continue`. With `background` true the answer is 202 with the run (PENDING) at once. A message for a session with a run in progress follows `multitask_strategy`. An `Idempotency-Key` header makes a repeat within 24 hours answer the same run (header `Idempotent-Replayed: true`); the same key with another body is 409 IDEMPOTENCY_KEY_REUSED.
          */
         post: operations["runAgent"];
         delete?: never;
@@ -415,7 +432,7 @@ export interface paths {
         put?: never;
         /**
          * Run a team
-         * @description With `stream` true (the default) the answer is a stream of server-sent events, `event: <Name>` then a JSON `data:` line (RunStarted, RunContent, ToolCallStarted, ToolCallCompleted, RunCompleted, RunError, RunCancelled; Team* variants for teams; WorkflowStarted, StepStarted, StepCompleted, WorkflowCompleted, WorkflowError for workflows). Failures during a run arrive as an error event; the HTTP status stays 200. With `stream` false the finished run is returned. Each event has an `id`: after a lost connection, the run's events route with `Last-Event-ID` sends what was missed, from any runtime. Closing the connection cancels the run unless `on_disconnect` is `continue`. With `background` true the answer is 202 with the run (PENDING) at once. A message for a session with a run in progress follows `multitask_strategy`. An `Idempotency-Key` header makes a repeat within 24 hours answer the same run (header `Idempotent-Replayed: true`); the same key with another body is 409 IDEMPOTENCY_KEY_REUSED.
+         * @description With `stream` true (the default) the answer is a stream of server-sent events, `event: <Name>` then a JSON `data:` line (RunStarted, RunContent, ToolCallStarted, ToolCallProgress (an MCP tool reporting progress), ToolCallCompleted, RunCompleted, RunError, RunCancelled; Team* variants for teams; WorkflowStarted, StepStarted, StepCompleted, WorkflowCompleted, WorkflowError for workflows). Failures during a run arrive as an error event; the HTTP status stays 200. With `stream` false the finished run is returned. Each event has an `id`: after a lost connection, the run's events route with `Last-Event-ID` sends what was missed, from any runtime. Closing the connection cancels the run unless `on_disconnect` is `continue`. With `background` true the answer is 202 with the run (PENDING) at once. A message for a session with a run in progress follows `multitask_strategy`. An `Idempotency-Key` header makes a repeat within 24 hours answer the same run (header `Idempotent-Replayed: true`); the same key with another body is 409 IDEMPOTENCY_KEY_REUSED.
          */
         post: operations["runTeam"];
         delete?: never;
@@ -544,7 +561,7 @@ export interface paths {
         put?: never;
         /**
          * Run a workflow
-         * @description With `stream` true (the default) the answer is a stream of server-sent events, `event: <Name>` then a JSON `data:` line (RunStarted, RunContent, ToolCallStarted, ToolCallCompleted, RunCompleted, RunError, RunCancelled; Team* variants for teams; WorkflowStarted, StepStarted, StepCompleted, WorkflowCompleted, WorkflowError for workflows). Failures during a run arrive as an error event; the HTTP status stays 200. With `stream` false the finished run is returned. Each event has an `id`: after a lost connection, the run's events route with `Last-Event-ID` sends what was missed, from any runtime. Closing the connection cancels the run unless `on_disconnect` is `continue`. With `background` true the answer is 202 with the run (PENDING) at once. A message for a session with a run in progress follows `multitask_strategy`. An `Idempotency-Key` header makes a repeat within 24 hours answer the same run (header `Idempotent-Replayed: true`); the same key with another body is 409 IDEMPOTENCY_KEY_REUSED.
+         * @description With `stream` true (the default) the answer is a stream of server-sent events, `event: <Name>` then a JSON `data:` line (RunStarted, RunContent, ToolCallStarted, ToolCallProgress (an MCP tool reporting progress), ToolCallCompleted, RunCompleted, RunError, RunCancelled; Team* variants for teams; WorkflowStarted, StepStarted, StepCompleted, WorkflowCompleted, WorkflowError for workflows). Failures during a run arrive as an error event; the HTTP status stays 200. With `stream` false the finished run is returned. Each event has an `id`: after a lost connection, the run's events route with `Last-Event-ID` sends what was missed, from any runtime. Closing the connection cancels the run unless `on_disconnect` is `continue`. With `background` true the answer is 202 with the run (PENDING) at once. A message for a session with a run in progress follows `multitask_strategy`. An `Idempotency-Key` header makes a repeat within 24 hours answer the same run (header `Idempotent-Replayed: true`); the same key with another body is 409 IDEMPOTENCY_KEY_REUSED.
          */
         post: operations["runWorkflow"];
         delete?: never;
@@ -1124,6 +1141,29 @@ export interface components {
                 msg: string;
                 type: string;
             }[];
+        };
+        McpServerStatus: {
+            /** @description The agent that uses it */
+            agent_id: string;
+            id: string;
+            /** @enum {string} */
+            transport: "stdio" | "streamable-http";
+            /** @description Origin and path (streamable HTTP) */
+            url?: string;
+            /** @description The command (stdio), without its arguments */
+            command?: string;
+            /** @enum {string} */
+            status: "idle" | "connecting" | "connected" | "failed" | "closed";
+            /** @description Each user has a connection of their own (headers(ctx)) */
+            per_user: boolean;
+            connections: number;
+            /** @description The tools offered to the model; null until first listed */
+            tools: {
+                name: string;
+                requires_confirmation: boolean;
+            }[] | null;
+            /** @description The last failure, naming the server */
+            error?: string;
         };
         KnowledgeConfigResponse: {
             readers?: {
@@ -1767,6 +1807,82 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ConfigResponse"];
+                };
+            };
+            /** @description Bad request (BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid credentials (UNAUTHENTICATED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The credentials lack a required scope (FORBIDDEN) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not found (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation error (VALIDATION_ERROR), with field paths in `errors` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Internal error (INTERNAL_SERVER_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listMcpServers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description MCP servers */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["McpServerStatus"][];
+                    };
                 };
             };
             /** @description Bad request (BAD_REQUEST) */

@@ -121,7 +121,7 @@ function routesFor(ctx: ServerContext, kind: Kind): RouteDefinition[] {
         summary: `Run ${kind.aType}`,
         description:
           'With `stream` true (the default) the answer is a stream of server-sent events, `event: <Name>` then a JSON `data:` line ' +
-          '(RunStarted, RunContent, ToolCallStarted, ToolCallCompleted, RunCompleted, RunError, RunCancelled; Team* variants for teams; ' +
+          '(RunStarted, RunContent, ToolCallStarted, ToolCallProgress (an MCP tool reporting progress), ToolCallCompleted, RunCompleted, RunError, RunCancelled; Team* variants for teams; ' +
           'WorkflowStarted, StepStarted, StepCompleted, WorkflowCompleted, WorkflowError for workflows). Failures during a run arrive as ' +
           'an error event; the HTTP status stays 200. With `stream` false the finished run is returned. Each event has an `id`: after a ' +
           'lost connection, the run\'s events route with `Last-Event-ID` sends what was missed, from any runtime. Closing the connection ' +
@@ -189,6 +189,7 @@ function routesFor(ctx: ServerContext, kind: Kind): RouteDefinition[] {
           sessionId: body.session_id,
           userId: c.get('principal')?.userId ?? body.user_id,
           unconfined: ctx.auth.isAdmin(c.get('principal')),
+          principal: c.get('principal'),
           decisions: body.tools,
         });
         return answerRun(c, run, body.stream !== false, 'cancel');

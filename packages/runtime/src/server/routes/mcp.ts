@@ -17,6 +17,7 @@ import { connectionKey, InFlightCalls, requestDigest } from '../../mcp/in-flight
 import { registerMemoryTools } from '../../mcp/memory-tools.js';
 import { registerTools } from '../../mcp/mcp-tools.js';
 import { registerGetRun } from '../../mcp/get-run-tool.js';
+import { plainToolListing } from '../../mcp/tool-listing.js';
 import type { McpCaller } from '../../mcp/tool-gate.js';
 
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
@@ -100,6 +101,9 @@ export function mcpRoutes(ctx: ServerContext, options: McpRouteOptions = {}): Ro
     registerTools(server, ctx, { caller, connection, inFlight, httpSignal: c.req.raw.signal });
     registerMemoryTools(server, ctx.memories, caller);
     registerGetRun(server, ctx, caller);
+
+    // After every tool is registered: it wraps the listing McpServer installed.
+    plainToolListing(server);
     server.server.setNotificationHandler(CancelledNotificationSchema, async (notification) => {
       const { requestId, reason } = notification.params;
       if (requestId === undefined) return;

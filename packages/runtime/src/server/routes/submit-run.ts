@@ -42,6 +42,8 @@ export async function submitRun(c: Context<AppEnv>, ctx: ServerContext, componen
     // An authenticated caller runs as itself, whatever user_id the body names.
     userId: c.get('principal')?.userId ?? body.user_id,
     unconfined: ctx.auth.isAdmin(c.get('principal')),
+    // Handed to the agent's tool sources (an MCP server's headers(ctx)) when the run starts here.
+    principal: c.get('principal'),
     background: how.background,
     strategy: body.multitask_strategy,
   };

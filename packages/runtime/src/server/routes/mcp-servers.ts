@@ -1,0 +1,70 @@
+/**
+ * @module server/routes/mcp-servers
+ * `GET /mcp-servers`: the MCP servers the hosted agents use (team members included), each with
+ * its transport, connection status and tools, as the server describes itself; never a secret
+ * (no headers, arguments, environment or query strings).
+ */
+import { z } from '@hono/zod-openapi';
+import type { HostedComponent } from '../../components/component.js';
+import type { ServerContext } from '../context.js';
+import { apiRoute, scoped, type RouteDefinition } from '../route.js';
+import { standardErrors } from '../standard-errors.js';
+
+const McpServerSchema = z
+  .object({
+    agent_id: z.string().openapi({ description: 'The agent that uses it' }),
+    id: z.string(),
+    transport: z.enum(['stdio', 'streamable-http']),
+    url: z.string().optional().openapi({ description: 'Origin and path (streamable HTTP)' }),
+    command: z.string().optional().openapi({ description: 'The command (stdio), without its arguments' }),
+    status: z.enum(['idle', 'connecting', 'connected', 'failed', 'closed']),
+    per_user: z.boolean().openapi({ description: 'Each user has a connection of their own (headers(ctx))' }),
+    connections: z.number().int(),
+    tools: z
+      .array(z.object({ name: z.string(), requires_confirmation: z.boolean() }))
+      .nullable()
+      .openapi({ description: 'The tools offered to the model; null until first listed' }),
+    error: z.string().optional().openapi({ description: 'The last failure, naming the server' }),
+  })
+  .openapi('McpServerStatus');
+
+/** Agents, and the members of teams (and of their sub-teams), each once. */
+function agentsOf(components: readonly HostedComponent[]): HostedComponent[] {
+  const found: HostedComponent[] = [];
+  const seen = new Set<unknown>();
+  const visit = (c: HostedComponent) => {
+    if (seen.has(c)) return;
+    seen.add(c);
+    const members = (c as { members?: unknown }).members;
+    if (Array.isArray(members)) members.forEach(visit);
+    else found.push(c);
+  };
+  components.forEach(visit);
+  return found;
+}
+
+export function mcpServersRoutes(ctx: ServerContext): RouteDefinition[] {
+  return [
+    apiRoute(
+      scoped('config:read'),
+      {
+        method: 'get',
+        path: '/mcp-servers',
+        operationId: 'listMcpServers',
+        tags: ['Core'],
+        summary: 'The MCP servers the agents use, with connection status and tools',
+        responses: {
+          200: { description: 'MCP servers', content: { 'application/json': { schema: z.object({ data: z.array(McpServerSchema) }) } } },
+          ...standardErrors,
+        },
+      },
+      (c) => {
+        const data = agentsOf([...ctx.agents, ...ctx.teams]).flatMap((agent) => {
+          const servers = agent.describe?.().mcp_servers;
+          return Array.isArray(servers) ? servers.map((s) => ({ agent_id: agent.id, ...(s as Record<string, unknown>) })) : [];
+        });
+        return c.json({ data: data as z.infer<typeof McpServerSchema>[] }, 200);
+      },
+    ),
+  ];
+}
