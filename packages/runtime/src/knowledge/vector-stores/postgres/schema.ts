@@ -3,12 +3,13 @@
  * The PostgreSQL store's tables and indexes, created or brought up to date on open.
  *
  * Chunks (a `vector` column of any dimension, JSONB metadata, a generated `tsvector` with a GIN
- * index, the owner columns), `{t}_meta`, the reindex staging table, and the HNSW index when
- * chosen.
+ * index, the owner columns), `{t}_meta`, the reindex staging table; and, when the stored
+ * vectors' dimension is known, the HNSW index searches use (built in the background when
+ * missing: hnsw-build.ts).
  */
 import { recordedDimensions } from '../embedder-record.js';
 import type { PostgresStoreContext } from './context.js';
-import { createHnsw } from './hnsw.js';
+import { prepareHnsw } from './hnsw-build.js';
 import { findPgvector, hasIterativeScan } from './pgvector.js';
 
 export async function prepareTables(ctx: PostgresStoreContext): Promise<void> {
@@ -44,7 +45,7 @@ export async function prepareTables(ctx: PostgresStoreContext): Promise<void> {
     ctx.iterativeScan = await hasIterativeScan(ctx.db);
     const stored = (await ctx.db.query<{ value: string }>(`SELECT value FROM ${t}_meta WHERE key = 'embedder'`))[0]?.value;
     const dims = recordedDimensions(stored);
-    if (dims !== undefined) await createHnsw(ctx, dims);
+    if (dims !== undefined) await prepareHnsw(ctx, dims);
   }
 }
 
