@@ -72,7 +72,8 @@ export async function reindexCounts(ctx: PostgresStoreContext): Promise<{ done: 
 export async function finishReindex(ctx: PostgresStoreContext, target: string): Promise<boolean> {
   const t = ctx.t;
   // A build for the old vectors would hold its lock on the table through the swap.
-  await ctx.hnswBuild?.cancel();
+  const cancelled = ctx.hnswBuild;
+  await cancelled?.cancel();
   const swapped = await ctx.db.transaction(async (tx): Promise<number | null | false> => {
     const meta = await tx.query<{ key: string; value: string }>(`SELECT key, value FROM ${t}_meta ORDER BY key FOR UPDATE`);
     if (meta.find((m) => m.key === 'reindex')?.value !== target) return false;
@@ -102,7 +103,14 @@ export async function finishReindex(ctx: PostgresStoreContext, target: string): 
     await tx.execute(`INSERT INTO ${t}_meta (key, value) VALUES ('reindex_done', $1) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`, [reindexDone(target, dimensions, chunks)]);
     return dimensions;
   });
-  if (swapped === false) return false;
+  if (swapped === false) {
+    // Not swapped: the build for the vectors still searched starts again.
+    if (cancelled) {
+      ctx.hnswBuild = undefined;
+      await prepareHnsw(ctx, cancelled.dims);
+    }
+    return false;
+  }
   if (swapped !== null) {
     if (swapped !== ctx.hnswIndex?.dims) ctx.hnswIndex = undefined;
     // The index for the new vectors (or the build cancelled above) starts again.

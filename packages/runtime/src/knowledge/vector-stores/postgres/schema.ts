@@ -32,7 +32,10 @@ export async function prepareTables(ctx: PostgresStoreContext): Promise<void> {
       PRIMARY KEY (content_id, chunk_id)
     )`);
   await addOwnerColumns(ctx);
-  await ctx.db.execute(`CREATE INDEX IF NOT EXISTS ${t}_chunks_fts ON ${t}_chunks USING GIN (fts)`);
+  // Looked up first: CREATE INDEX takes its lock before it sees the index exists, and that lock
+  // would deadlock with another runtime's concurrent HNSW build, which waits for this transaction.
+  const [fts] = await ctx.db.query<{ found: string | null }>('SELECT to_regclass($1)::text AS found', [`${t}_chunks_fts`]);
+  if (!fts?.found) await ctx.db.execute(`CREATE INDEX IF NOT EXISTS ${t}_chunks_fts ON ${t}_chunks USING GIN (fts)`);
   await ctx.db.execute(`CREATE TABLE IF NOT EXISTS ${t}_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`);
   // Vectors of a reindex in progress (see ../reindex.ts); the type has no dimension, so a reindex may change it.
   await ctx.db.execute(`CREATE TABLE IF NOT EXISTS ${t}_reindex (
