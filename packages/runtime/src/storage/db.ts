@@ -47,7 +47,8 @@ export interface Db extends SqlClient {
   /**
    * Runs `fn` on one connection of its own, outside any transaction (PostgreSQL only): for
    * statements that cannot run in one (`CREATE INDEX CONCURRENTLY`) and for session settings
-   * they need (`SET maintenance_work_mem`), reset before the connection goes back to the pool.
+   * they need (`SET maintenance_work_mem`), discarded (with its advisory locks) before the
+   * connection goes back to the pool.
    */
   session?<T>(fn: (client: SqlClient) => Promise<T>): Promise<T>;
   /** Applies pending migrations; safe to call from several processes at once. */

@@ -124,8 +124,9 @@ export class PostgresDb implements Db {
     try {
       return await fn(clientFor((sql, params) => conn.query(sql, params)));
     } finally {
-      // Settings made in the session must not follow the connection back into the pool.
-      await conn.query('RESET ALL').catch(() => (broken = true));
+      // Settings and advisory locks of the session must not follow the connection back into the
+      // pool (DISCARD ALL: RESET ALL, pg_advisory_unlock_all and the rest).
+      await conn.query('DISCARD ALL').catch(() => (broken = true));
       conn.release(broken);
     }
   }
