@@ -16,13 +16,22 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 describe('bench/knowledge', () => {
   it('runs at a tiny scale and reports every figure', async () => {
     const lines: string[] = [];
-    const report = await benchKnowledge({ sizes: [1500], dimensions: 256, queries: 20, uploadBytes: 300_000, uploadChunkSize: 200, ingestChars: 100_000, postgresUrl: process.env.TEST_POSTGRES_URL, beirDir: undefined, write: (t) => lines.push(t) });
+    const report = await benchKnowledge({ sizes: [1500], dimensions: 256, queries: 20, uploadBytes: 300_000, uploadChunkSize: 200, ingestChars: 100_000, postgresUrl: process.env.TEST_POSTGRES_URL, pgVectorSizes: [3000], beirDir: undefined, write: (t) => lines.push(t) });
     const text = lines.join('');
     for (const heading of ['Knowledge ingest', 'Event-loop delay', 'Knowledge search', 'Retrieval quality', 'BEIR skipped']) expect(text).toContain(heading);
     // PostgreSQL is measured, exact and through HNSW, when the test run has one.
     const postgres = Boolean(process.env.TEST_POSTGRES_URL);
     expect(text.includes('PostgreSQL skipped')).toBe(!postgres);
     expect(report.search.map((s) => s.store)).toEqual(postgres ? ['SQLite', 'SQLite BQ', 'SQLite IVF', 'PostgreSQL', 'PG HNSW'] : ['SQLite', 'SQLite BQ', 'SQLite IVF']);
+    // PostgreSQL's HNSW on clustered vectors, beside exact search in the same run.
+    expect(text.includes('PostgreSQL vector search, 3000 chunks, 512-d clustered vectors')).toBe(postgres);
+    const pgRows = report.pgVectors?.rows ?? [];
+    expect(pgRows.length).toBe(postgres ? 4 + 2 * (4 + 3 * 2) : 0);
+    for (const row of pgRows) {
+      // Every search, filtered or scoped, returned exactly limit hits (3000 chunks hold 30 of a 1 % filter).
+      expect(row.full, `${row.variant} ${row.scenario}`).toBe(row.queries);
+      expect(row.recall10, `${row.variant} ${row.scenario}`).toBeGreaterThanOrEqual(row.variant === 'exact' ? 1 : 0.8);
+    }
     expect(report.ingest?.text).toBeGreaterThan(0);
     expect(report.ingest?.pdf).toBeGreaterThan(0);
     expect(report.ingest?.storeOnly).toBeGreaterThan(0);

@@ -41,6 +41,7 @@ import PdfKitDocument from 'pdfkit';
 import type { Embedder } from '../packages/runtime/src/model/embedder.js';
 import { Knowledge } from '../packages/runtime/src/knowledge/knowledge.js';
 import { PostgresVectorStore } from '../packages/runtime/src/knowledge/vector-stores/postgres/store.js';
+import { benchPostgresVectors, type PgVectorReport } from './knowledge-postgres.js';
 import { SqliteVectorStore } from '../packages/runtime/src/knowledge/vector-stores/sqlite/store.js';
 import type { SearchType, StoredChunk, VectorStore } from '../packages/runtime/src/knowledge/vector-stores/vector-store.js';
 import type { Offload } from '../packages/runtime/src/workers/offload.js';
@@ -74,6 +75,10 @@ export interface KnowledgeBenchOptions {
   only?: 'upload' | undefined;
   /** Also measure the upload with chunking inline; default true (BENCH_KNOWLEDGE_UPLOAD_INLINE=0: false). */
   uploadInline?: boolean;
+  /** PostgreSQL's HNSW on clustered vectors (bench/knowledge-postgres.ts); default true when PostgreSQL is measured. */
+  pgVectors?: boolean;
+  /** Its sizes; default BENCH_PG_VECTOR_SIZES or 100,000. */
+  pgVectorSizes?: number[];
 }
 
 export interface LatencyFigures {
@@ -92,6 +97,7 @@ export interface KnowledgeBenchReport {
   search: { store: string; size: number; exact: LatencyFigures; latency: Record<SearchType, LatencyFigures>; recall10: number; quality: Record<SearchType | 'exact', Quality> }[];
   eventLoop: { idle: { p99: number; max: number }; pool: { p99: number; max: number; seconds: number; chunks: number }; inline: { p99: number; max: number; seconds: number; chunks: number } | undefined };
   beir?: { name: string; queries: number; quality: Record<SearchType, Quality> } | undefined;
+  pgVectors?: PgVectorReport | undefined;
   notes: string[];
 }
 
@@ -691,20 +697,27 @@ export async function benchKnowledge(options: KnowledgeBenchOptions = {}): Promi
         const table = `bench_knowledge_${size}`;
         await dropPostgres(pg, table);
         try {
-          const exact = new PostgresVectorStore({ db: pg, table });
+          const exact = new PostgresVectorStore({ db: pg, table, hnsw: false });
           const work = await workload(exact, size, queryCount, embedder, size);
           search.push(await searchFigures('PostgreSQL', exact, work, embedder));
-          // The same rows through an HNSW index (pgvector's m and ef_construction, ef_search 100).
-          const hnsw = new PostgresVectorStore({ db: pg, table, hnsw: {} });
+          // The same rows through the store's default HNSW index (halfvec, built in the background).
+          const hnsw = new PostgresVectorStore({ db: pg, table });
           const t = performance.now();
           await hnsw.create();
+          await hnsw.hnswSettled();
           notes.push(`PostgreSQL HNSW index over ${size} chunks built in ${((performance.now() - t) / 1000).toFixed(1)} s`);
-          search.push(await searchFigures('PG HNSW', hnsw, work, embedder));
+          try {
+            search.push(await searchFigures('PG HNSW', hnsw, work, embedder));
+          } finally {
+            await hnsw.close();
+          }
         } finally {
           await dropPostgres(pg, table);
         }
       }
     }
+    // Clustered vectors at the embedder's dimension, exact against HNSW (bench/knowledge-postgres.ts).
+    const pgVectors = pg && options.pgVectors !== false ? await benchPostgresVectors({ db: pg, ...(options.pgVectorSizes ? { sizes: options.pgVectorSizes } : {}), write }) : undefined;
     await pg?.close();
     write(
       [
@@ -741,7 +754,7 @@ export async function benchKnowledge(options: KnowledgeBenchOptions = {}): Promi
       notes.push('BEIR skipped: set BEIR_DIR to a BEIR dataset folder (corpus.jsonl, queries.jsonl, qrels/test.tsv)');
     }
     if (notes.length > 0) write(`${notes.map((n) => `note: ${n}`).join('\n')}\n\n`);
-    return { ingest: ingest && { text: ingest.text.perSecond, pdf: ingest.pdf.perSecond, storeOnly: ingest.storeOnly }, search, eventLoop, beir, notes };
+    return { ingest: ingest && { text: ingest.text.perSecond, pdf: ingest.pdf.perSecond, storeOnly: ingest.storeOnly }, search, eventLoop, beir, pgVectors, notes };
   } finally {
     await pool.close();
     rmSync(dir, { recursive: true, force: true });

@@ -70,6 +70,15 @@ function postgresKind(kind: string, options: Partial<PostgresVectorStoreOptions>
         open: async (table) => {
           const store = new PostgresVectorStore({ db, ...options, ...(table ? { table } : {}) });
           await store.create();
+          if (options.hnsw !== false) {
+            // The index is built in the background; the contract is checked through it.
+            await store.hnswSettled();
+            const upsert = store.upsert.bind(store);
+            store.upsert = async (...args) => {
+              await upsert(...args);
+              await store.hnswSettled();
+            };
+          }
           return store;
         },
         exec: async (sql) => {
@@ -99,7 +108,7 @@ const kinds: StoreKind[] = [
       await store.ivfSettled();
     };
   }),
-  postgresKind('postgres', {}),
+  postgresKind('postgres', { hnsw: false }),
   // The same contract through pgvector's HNSW index (approximate, exact fallback under filters).
   postgresKind('postgres with HNSW', { hnsw: { m: 8, efConstruction: 32, efSearch: 40 } }),
 ];

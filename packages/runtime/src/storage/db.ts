@@ -44,6 +44,13 @@ export interface Db extends SqlClient {
    * passed to `fn` must be used for statements that belong to the transaction.
    */
   transaction<T>(fn: (tx: SqlClient) => Promise<T>): Promise<T>;
+  /**
+   * Runs `fn` on one connection of its own, outside any transaction (PostgreSQL only): for
+   * statements that cannot run in one (`CREATE INDEX CONCURRENTLY`) and for session settings
+   * they need (`SET maintenance_work_mem`), discarded (with its advisory locks) before the
+   * connection goes back to the pool.
+   */
+  session?<T>(fn: (client: SqlClient) => Promise<T>): Promise<T>;
   /** Applies pending migrations; safe to call from several processes at once. */
   migrate(): Promise<MigrationReport>;
   /** Versions applied so far, ascending. */

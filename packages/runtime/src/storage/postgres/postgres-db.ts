@@ -113,6 +113,24 @@ export class PostgresDb implements Db {
     }
   }
 
+  async session<T>(fn: (client: SqlClient) => Promise<T>): Promise<T> {
+    let conn: pg.PoolClient;
+    try {
+      conn = await this.handle().connect();
+    } catch (e) {
+      throw storageError(e);
+    }
+    let broken = false;
+    try {
+      return await fn(clientFor((sql, params) => conn.query(sql, params)));
+    } finally {
+      // Settings and advisory locks of the session must not follow the connection back into the
+      // pool (DISCARD ALL: RESET ALL, pg_advisory_unlock_all and the rest).
+      await conn.query('DISCARD ALL').catch(() => (broken = true));
+      conn.release(broken);
+    }
+  }
+
   async migrate(): Promise<MigrationReport> {
     return this.transaction(async (tx) => {
       // Held until COMMIT: concurrent runtimes queue here and then find the work done.

@@ -4,7 +4,15 @@
  */
 import { RuntimeError } from '../../../errors.js';
 import type { Db } from '../../../storage/db.js';
+import type { HnswSettings } from './hnsw-settings.js';
 import type { PgVector } from './pgvector.js';
+
+/** A valid HNSW index searches use: its name, the dimension it casts to, halfvec or vector. */
+export interface HnswIndex {
+  name: string;
+  dims: number;
+  half: boolean;
+}
 
 export interface PostgresStoreContext {
   readonly db: Db;
@@ -13,13 +21,15 @@ export interface PostgresStoreContext {
   /** Text search configuration of the generated tsvector and of queries. */
   readonly language: string;
   /** The `hnsw` option with its defaults, checked (hnsw.ts); undefined when off. */
-  readonly hnsw: { readonly m: number; readonly efConstruction: number; readonly efSearch: number } | undefined;
+  readonly hnsw: Readonly<HnswSettings> | undefined;
   /** Where pgvector is installed, once create() found it. */
   pgvector: PgVector | undefined;
   /** pgvector 0.8+ can keep scanning the graph past filtered-out candidates. */
   iterativeScan: boolean;
-  /** The dimension the HNSW index was built for, once it exists. */
-  hnswDims: number | undefined;
+  /** The valid HNSW index searches go through (the wanted one, or an older one until it is built). */
+  hnswIndex: HnswIndex | undefined;
+  /** The build in progress (hnsw-build.ts), with the dimension it builds for. */
+  hnswBuild: { dims: number; done: Promise<void>; cancel: () => Promise<void> } | undefined;
 }
 
 /** pgvector's names, or an error when the store was used before create(). */

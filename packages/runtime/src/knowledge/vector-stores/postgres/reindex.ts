@@ -10,7 +10,7 @@
 import { embedderConflict, embedderKey } from '../embedder-record.js';
 import { embedderStateOf, reindexDone, type PendingChunk, type StoreEmbedderState } from '../reindex.js';
 import { pgvectorOf, type PostgresStoreContext } from './context.js';
-import { createHnsw } from './hnsw.js';
+import { hnswIndexNames, prepareHnsw } from './hnsw-build.js';
 import { readMeta } from './meta.js';
 import { vectorLiteral } from './pgvector.js';
 
@@ -71,6 +71,9 @@ export async function reindexCounts(ctx: PostgresStoreContext): Promise<{ done: 
 
 export async function finishReindex(ctx: PostgresStoreContext, target: string): Promise<boolean> {
   const t = ctx.t;
+  // A build for the old vectors would hold its lock on the table through the swap.
+  const cancelled = ctx.hnswBuild;
+  await cancelled?.cancel();
   const swapped = await ctx.db.transaction(async (tx): Promise<number | null | false> => {
     const meta = await tx.query<{ key: string; value: string }>(`SELECT key, value FROM ${t}_meta ORDER BY key FOR UPDATE`);
     if (meta.find((m) => m.key === 'reindex')?.value !== target) return false;
@@ -84,7 +87,10 @@ export async function finishReindex(ctx: PostgresStoreContext, target: string): 
     const dims = await tx.query<{ dims: number }>(`SELECT DISTINCT ${dimsOf}(embedding) AS dims FROM ${t}_reindex`);
     if (dims.length > 1) throw embedderConflict(target, 'vectors of mixed lengths');
     // An HNSW index is built for one dimension (its expression casts to it): another one goes.
-    if (dims[0] && Number(dims[0].dims) !== ctx.hnswDims) await tx.execute(`DROP INDEX IF EXISTS ${t}_chunks_hnsw`);
+    if (dims[0] && Number(dims[0].dims) !== ctx.hnswIndex?.dims) {
+      const { full, half } = hnswIndexNames(t);
+      await tx.execute(`DROP INDEX IF EXISTS ${full}, ${half}`);
+    }
     const chunks = await tx.execute(
       `UPDATE ${t}_chunks c SET embedding = r.embedding FROM ${t}_reindex r WHERE r.content_id = c.content_id AND r.chunk_id = c.chunk_id`,
     );
@@ -97,10 +103,19 @@ export async function finishReindex(ctx: PostgresStoreContext, target: string): 
     await tx.execute(`INSERT INTO ${t}_meta (key, value) VALUES ('reindex_done', $1) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`, [reindexDone(target, dimensions, chunks)]);
     return dimensions;
   });
-  if (swapped === false) return false;
-  if (swapped !== null && swapped !== ctx.hnswDims) {
-    ctx.hnswDims = undefined;
-    if (ctx.hnsw) await createHnsw(ctx, swapped);
+  if (swapped === false) {
+    // Not swapped: the build for the vectors still searched starts again.
+    if (cancelled) {
+      ctx.hnswBuild = undefined;
+      await prepareHnsw(ctx, cancelled.dims);
+    }
+    return false;
+  }
+  if (swapped !== null) {
+    if (swapped !== ctx.hnswIndex?.dims) ctx.hnswIndex = undefined;
+    // The index for the new vectors (or the build cancelled above) starts again.
+    ctx.hnswBuild = undefined;
+    await prepareHnsw(ctx, swapped);
   }
   return true;
 }

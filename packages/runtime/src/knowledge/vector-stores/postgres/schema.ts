@@ -3,12 +3,13 @@
  * The PostgreSQL store's tables and indexes, created or brought up to date on open.
  *
  * Chunks (a `vector` column of any dimension, JSONB metadata, a generated `tsvector` with a GIN
- * index, the owner columns), `{t}_meta`, the reindex staging table, and the HNSW index when
- * chosen.
+ * index, the owner columns), `{t}_meta`, the reindex staging table; and, when the stored
+ * vectors' dimension is known, the HNSW index searches use (built in the background when
+ * missing: hnsw-build.ts).
  */
 import { recordedDimensions } from '../embedder-record.js';
 import type { PostgresStoreContext } from './context.js';
-import { createHnsw } from './hnsw.js';
+import { prepareHnsw } from './hnsw-build.js';
 import { findPgvector, hasIterativeScan } from './pgvector.js';
 
 export async function prepareTables(ctx: PostgresStoreContext): Promise<void> {
@@ -31,7 +32,10 @@ export async function prepareTables(ctx: PostgresStoreContext): Promise<void> {
       PRIMARY KEY (content_id, chunk_id)
     )`);
   await addOwnerColumns(ctx);
-  await ctx.db.execute(`CREATE INDEX IF NOT EXISTS ${t}_chunks_fts ON ${t}_chunks USING GIN (fts)`);
+  // Looked up first: CREATE INDEX takes its lock before it sees the index exists, and that lock
+  // would deadlock with another runtime's concurrent HNSW build, which waits for this transaction.
+  const [fts] = await ctx.db.query<{ found: string | null }>('SELECT to_regclass($1)::text AS found', [`${t}_chunks_fts`]);
+  if (!fts?.found) await ctx.db.execute(`CREATE INDEX IF NOT EXISTS ${t}_chunks_fts ON ${t}_chunks USING GIN (fts)`);
   await ctx.db.execute(`CREATE TABLE IF NOT EXISTS ${t}_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`);
   // Vectors of a reindex in progress (see ../reindex.ts); the type has no dimension, so a reindex may change it.
   await ctx.db.execute(`CREATE TABLE IF NOT EXISTS ${t}_reindex (
@@ -44,7 +48,7 @@ export async function prepareTables(ctx: PostgresStoreContext): Promise<void> {
     ctx.iterativeScan = await hasIterativeScan(ctx.db);
     const stored = (await ctx.db.query<{ value: string }>(`SELECT value FROM ${t}_meta WHERE key = 'embedder'`))[0]?.value;
     const dims = recordedDimensions(stored);
-    if (dims !== undefined) await createHnsw(ctx, dims);
+    if (dims !== undefined) await prepareHnsw(ctx, dims);
   }
 }
 

@@ -3,8 +3,10 @@
  * The scale-out store: PostgreSQL with pgvector, one class over modules by concept.
  *
  * Chunks live in one table with a `vector` column, JSONB metadata and a generated `tsvector`
- * (GIN-indexed) for keyword search (schema.ts). Vector search is exact cosine (`<=>`), or HNSW
- * when chosen (hnsw.ts), filtered in the same query by JSONB conditions, which are type-exact.
+ * (GIN-indexed) for keyword search (schema.ts). Vector search goes through an HNSW index
+ * (hnsw.ts, built in the background without blocking writes: hnsw-build.ts), or is exact cosine
+ * (`<=>`) with `hnsw: false` or until the index exists, filtered in the same query by JSONB
+ * conditions, which are type-exact.
  * Hybrid is RRF in the application, as on SQLite. The class holds the options and state and
  * hands each operation to the module that does it.
  *
@@ -18,7 +20,8 @@ import type { PendingChunk, ReindexableStore, StoreEmbedderState } from '../rein
 import { searchWith } from '../search.js';
 import type { ChunkOwner, SearchHit, SearchRequest, StoredChunk, UpsertOptions, VectorStore } from '../vector-store.js';
 import type { PostgresStoreContext } from './context.js';
-import { hnswSettings, type HnswOptions } from './hnsw.js';
+import { hnswSettled } from './hnsw-build.js';
+import { hnswSettings, type HnswOptions } from './hnsw-settings.js';
 import { jsonKeys } from './keys.js';
 import { keywordSearch } from './keyword-search.js';
 import * as reindex from './reindex.js';
@@ -26,7 +29,7 @@ import { prepareTables } from './schema.js';
 import { vectorSearch } from './vector-search.js';
 import { deleteContent, upsertContent } from './writes.js';
 
-export type { HnswOptions } from './hnsw.js';
+export type { HnswOptions } from './hnsw-settings.js';
 
 export interface PostgresVectorStoreOptions {
   /** A PostgreSQL `Db` (e.g. the runtime's own); pgvector must be installable on its server. */
@@ -39,10 +42,11 @@ export interface PostgresVectorStoreOptions {
   /** Text search configuration for the tsvector; default `english`. */
   language?: string;
   /**
-   * An HNSW index for vector search (approximate), instead of the exact scan. Off by default:
-   * exact search is right for up to ~10k chunks; see bench/knowledge.ts for latency and recall.
+   * The HNSW index vector search goes through (pgvector; approximate, recall ~0.97 at 100k
+   * chunks with the defaults, see hnsw-settings.ts and bench/knowledge-postgres.ts). On by
+   * default; `false` searches exactly (recall 1, but ~100-350 ms at 100k chunks).
    */
-  hnsw?: HnswOptions | undefined;
+  hnsw?: HnswOptions | false | undefined;
 }
 
 export class PostgresVectorStore implements VectorStore, ReindexableStore {
@@ -63,9 +67,9 @@ export class PostgresVectorStore implements VectorStore, ReindexableStore {
     const language = /^[a-z_]+$/.test(options.language ?? 'english') ? (options.language ?? 'english') : 'english';
     this.id = options.id ?? `postgres-${this.table}`;
     this.name = options.name ?? 'PgVector';
-    this.description = options.description ?? `PostgreSQL with pgvector: ${options.hnsw ? 'HNSW' : 'exact'} cosine and tsvector keyword search`;
-    const hnsw = options.hnsw ? hnswSettings(options.hnsw) : undefined;
-    this.ctx = { db: options.db, t: this.table, language, hnsw, pgvector: undefined, iterativeScan: false, hnswDims: undefined };
+    this.description = options.description ?? `PostgreSQL with pgvector: ${options.hnsw === false ? 'exact' : 'HNSW'} cosine and tsvector keyword search`;
+    const hnsw = options.hnsw === false ? undefined : hnswSettings(options.hnsw ?? {});
+    this.ctx = { db: options.db, t: this.table, language, hnsw, pgvector: undefined, iterativeScan: false, hnswIndex: undefined, hnswBuild: undefined };
   }
 
   async create(): Promise<void> {
@@ -123,6 +127,21 @@ export class PostgresVectorStore implements VectorStore, ReindexableStore {
     return reindex.finishReindex(this.ctx, target);
   }
 
-  /** The Db belongs to the caller (usually the runtime), which closes it. */
-  async close(): Promise<void> {}
+  /** Resolves when the HNSW index build in progress, if any, has finished (or failed). */
+  async hnswSettled(): Promise<void> {
+    await hnswSettled(this.ctx);
+  }
+
+  /** The HNSW index searches use now: its name, dimension and precision; undefined: exact. */
+  get hnswIndex(): { name: string; dims: number; half: boolean } | undefined {
+    return this.ctx.hnswIndex && { ...this.ctx.hnswIndex };
+  }
+
+  /**
+   * Stops an index build in progress (the next open starts it again). The Db belongs to the
+   * caller (usually the runtime), which closes it.
+   */
+  async close(): Promise<void> {
+    await this.ctx.hnswBuild?.cancel();
+  }
 }

@@ -1,10 +1,12 @@
 /**
  * @module knowledge/vector-stores/postgres/vector-search
- * The PostgreSQL store's vector search: exact cosine, or HNSW first when it serves.
+ * The PostgreSQL store's vector search: through the HNSW index when one serves, else exact.
  *
  * Exact cosine (pgvector's `<=>`), filtered and scoped in the same query by type-exact JSONB
- * conditions; through the HNSW index first when it serves the query's dimension, the exact scan
- * answering when a filter leaves it short of `limit`.
+ * conditions; through the HNSW index (hnsw.ts) when one serves the query's dimension, the exact
+ * scan answering when the index's scan stops short of `limit` (a filter or scope so selective
+ * that `hnsw.max_scan_tuples` ran out first), so a search returns `limit` hits whenever that
+ * many chunks match.
  */
 import type { SqlValue } from '../../../storage/db.js';
 import type { Filter } from '../filter-language.js';
@@ -16,11 +18,16 @@ import { hnswSearch } from './hnsw.js';
 import { vectorLiteral } from './pgvector.js';
 
 export async function vectorSearch(ctx: PostgresStoreContext, vector: number[], limit: number, filters: Filter | undefined, visibleTo: string | undefined): Promise<SearchHit[]> {
-  if (ctx.hnsw && ctx.hnswDims === vector.length) {
-    const approximate = await hnswSearch(ctx, vector, limit, filters, visibleTo, ctx.hnsw.efSearch);
-    // A filter can leave the index's candidates short of `limit`: then scan exactly.
+  const index = ctx.hnswIndex;
+  if (ctx.hnsw && index?.dims === vector.length) {
+    const approximate = await hnswSearch(ctx, index, vector, limit, filters, visibleTo);
     if (approximate.length >= limit) return approximate;
   }
+  return exactSearch(ctx, vector, limit, filters, visibleTo);
+}
+
+/** Every matching row scored: the ground truth, and the answer when no index serves. */
+export async function exactSearch(ctx: PostgresStoreContext, vector: number[], limit: number, filters: Filter | undefined, visibleTo: string | undefined): Promise<SearchHit[]> {
   const { type: vectorType, cosine } = pgvectorOf(ctx);
   const params: SqlValue[] = [vectorLiteral(vector), limit];
   const where = postgresConditions(filters, visibleTo, params);

@@ -12,7 +12,7 @@ import { embedderConflict, embedderKey, vectorDimensions } from '../embedder-rec
 import { routeVectors } from '../reindex.js';
 import type { ChunkOwner, StoredChunk } from '../vector-store.js';
 import { pgvectorOf, type PostgresStoreContext } from './context.js';
-import { createHnsw } from './hnsw.js';
+import { prepareHnsw } from './hnsw-build.js';
 import { vectorLiteral } from './pgvector.js';
 import { readMeta } from './meta.js';
 
@@ -74,7 +74,8 @@ export async function upsertContent(
   });
   const dims = vectorDimensions(chunks);
   // Vectors staged for a reindex to another dimension are not the ones the index serves.
-  if (dims !== undefined && searched && ctx.hnsw && ctx.hnswDims === undefined) await createHnsw(ctx, dims);
+  // The first vectors fix the dimension the index casts to: its build starts in the background.
+  if (dims !== undefined && searched && ctx.hnsw && ctx.hnswBuild === undefined) await prepareHnsw(ctx, dims);
 }
 
 async function checkEmbedder(ctx: PostgresStoreContext, tx: SqlClient, chunks: readonly StoredChunk[], embedderId: string | undefined): Promise<{ main: boolean; stage: boolean }> {

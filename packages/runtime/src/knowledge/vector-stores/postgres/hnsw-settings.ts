@@ -1,0 +1,54 @@
+/**
+ * @module knowledge/vector-stores/postgres/hnsw-settings
+ * The PostgreSQL store's `hnsw` option: pgvector's index and search settings, with defaults
+ * chosen by measurement (bench/knowledge-postgres.ts, docs/ARCHITECTURE.md) and checked ranges.
+ */
+
+/** pgvector's HNSW settings (see its README), with defaults chosen by bench/knowledge-postgres.ts. */
+export interface HnswOptions {
+  /** Links per node; default 16 (pgvector's). */
+  m?: number;
+  /** Candidate list while building; default 64 (pgvector's). */
+  efConstruction?: number;
+  /**
+   * Candidate list while searching (`hnsw.ef_search`); default 300. At 100k clustered 512-d
+   * chunks pgvector's 40 gave recall@10 ~0.83, 100 ~0.90, 200 ~0.94-0.97, 400 ~0.98
+   * (bench/knowledge-postgres.ts). Raised to the request's limit when that is larger.
+   */
+  efSearch?: number;
+  /**
+   * `hnsw.ef_search` when a filter or a user's scope narrows the search; default 400: with a
+   * first pass of 100-200 candidates the iterative scan's recall under a 1 % filter was
+   * 0.82-0.89, with 400 1.0.
+   */
+  filteredEfSearch?: number;
+  /**
+   * `hnsw.max_scan_tuples`: how many index tuples an iterative scan may visit before it stops;
+   * default 20,000 (pgvector's). A search left short of `limit` then scans exactly.
+   */
+  maxScanTuples?: number;
+  /** Index the vectors as `halfvec` (16-bit floats); default true. False: full precision. */
+  halfvec?: boolean;
+  /** `maintenance_work_mem` for the build (the graph should fit); default `1GB`. */
+  buildMemory?: string;
+}
+
+export type HnswSettings = Required<HnswOptions>;
+
+/** The options with their defaults, each checked against the range pgvector accepts. */
+export function hnswSettings(options: HnswOptions): HnswSettings {
+  const { m = 16, efConstruction = 64, efSearch = 300, filteredEfSearch = 400, maxScanTuples = 20_000, halfvec = true, buildMemory = '1GB' } = options;
+  checkSetting('m', m, 2, 100);
+  checkSetting('efConstruction', efConstruction, 4, 1000);
+  checkSetting('efSearch', efSearch, 1, 1000);
+  checkSetting('filteredEfSearch', filteredEfSearch, 1, 1000);
+  checkSetting('maxScanTuples', maxScanTuples, 1, 2_147_483_647);
+  if (typeof halfvec !== 'boolean') throw new TypeError(`PostgresVectorStore: hnsw.halfvec must be true or false, got ${String(halfvec)}`);
+  if (typeof buildMemory !== 'string' || !/^\d+\s*(kB|MB|GB)$/.test(buildMemory)) throw new TypeError(`PostgresVectorStore: hnsw.buildMemory must look like "1GB" or "512MB", got ${String(buildMemory)}`);
+  return { m, efConstruction, efSearch, filteredEfSearch, maxScanTuples, halfvec, buildMemory };
+}
+
+function checkSetting(name: string, value: number, min: number, max: number): void {
+  if (!Number.isInteger(value) || value < min || value > max) throw new TypeError(`PostgresVectorStore: hnsw.${name} must be a whole number from ${min} to ${max}, got ${value}`);
+}
+
