@@ -38,6 +38,7 @@ import { JobStore } from './jobs/job-store.js';
 import { JobWorker } from './jobs/job-worker.js';
 import { checkKnowledgeEmbedders } from './knowledge/reindex/reindex-job.js';
 import { ContentService } from './knowledge/content/service.js';
+import { EvalService } from './knowledge/evals/service.js';
 import { Runner } from './run/runner.js';
 import { SessionStore } from './sessions/session-store.js';
 import { otlpSinkFromEnv } from './traces/otlp-export.js';
@@ -110,6 +111,7 @@ export class Runtime implements ServerContext {
   readonly tasks = new BackgroundTasks();
   readonly jobs: JobWorker;
   readonly content: ContentService;
+  readonly evals: EvalService;
   /** Used by components that have no model of their own. */
   readonly defaultModel: Model | undefined;
   readonly auth: Authenticator;
@@ -200,6 +202,8 @@ export class Runtime implements ServerContext {
     this.jobs = new JobWorker({ store: new JobStore(this.db), log: this.log, leaseMs: internals.runLeaseMs ?? this.settings.runLeaseMs });
     this.content = new ContentService({ db: this.db, jobs: this.jobs, knowledge: this.knowledge, log: this.log });
     this.content.registerJobs();
+    this.evals = new EvalService({ db: this.db, jobs: this.jobs, bases: () => this.content.bases, log: this.log });
+    this.evals.registerJobs();
   }
 
   private readonly parts: AppParts;

@@ -32,6 +32,7 @@ import { knowledgeRemoteContentRoutes } from './routes/knowledge/remote-content.
 import { knowledgeSearchRoutes } from './routes/knowledge/search.js';
 import { knowledgeSourcesRoutes } from './routes/knowledge/sources.js';
 import { knowledgeReindexRoutes } from './routes/knowledge/reindex.js';
+import { knowledgeEvalRoutes } from './routes/knowledge/evals.js';
 import { mcpChallenge, mcpOAuthRoutes } from './routes/mcp-oauth.js';
 import { mcpRoutes } from './routes/mcp.js';
 
@@ -84,6 +85,7 @@ export function buildApp(ctx: ServerContext, parts: AppParts = {}): BuiltApp {
     ...knowledgeSearchRoutes(ctx),
     ...knowledgeSourcesRoutes(ctx),
     ...knowledgeReindexRoutes(ctx),
+    ...knowledgeEvalRoutes(ctx),
     ...componentRoutes(ctx),
     ...sessionRoutes(ctx),
     ...traceRoutes(ctx),

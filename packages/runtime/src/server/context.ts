@@ -12,6 +12,7 @@ import type { ServiceAccountStore } from '../auth/service-accounts/service-accou
 import type { HostedComponent, KnowledgeComponent } from '../components/component.js';
 import type { JobWorker } from '../jobs/job-worker.js';
 import type { ContentService } from '../knowledge/content/service.js';
+import type { EvalService } from '../knowledge/evals/service.js';
 import type { Runner } from '../run/runner.js';
 import type { SessionStore } from '../sessions/session-store.js';
 import type { Traces } from '../traces/traces.js';
@@ -51,6 +52,8 @@ export interface ServerContext {
   readonly jobs: JobWorker;
   /** The content records and uploads of the knowledge bases that take content. */
   readonly content: ContentService;
+  /** Retrieval evaluations of those knowledge bases (POST /knowledge/evals). */
+  readonly evals: EvalService;
   /** Host names besides loopback that an open runtime's MCP endpoint accepts. */
   readonly mcpAllowedHosts: readonly string[];
   readonly auth: Authenticator;
