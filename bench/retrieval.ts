@@ -120,14 +120,26 @@ async function pool<T>(items: readonly T[], width: number, each: (item: T) => Pr
 type Counts = { processing: number; completed: number; failed: number };
 const counts = async (url: string) => (await call<{ meta: { status_counts: Counts } }>(`${url}/knowledge/content?limit=1`)).meta.status_counts;
 
-/** Uploads every document (unless this store has them all) and waits for them by status counts. */
+/** The names of the contents a kept store holds already (an interrupted ingest resumes). */
+async function stored(url: string): Promise<Set<string>> {
+  const names = new Set<string>();
+  for (let page = 1; ; page++) {
+    const body = await call<{ data: { name: string | null }[]; meta: { total_pages: number } }>(`${url}/knowledge/content?limit=100&page=${page}&sort_by=name&sort_order=asc`);
+    for (const r of body.data) if (r.name !== null) names.add(r.name);
+    if (page >= body.meta.total_pages) return names;
+  }
+}
+
+/** Uploads every document the store lacks and waits for them all by status counts. */
 async function ingest(url: string, docs: Doc[]): Promise<string> {
   const before = await counts(url);
   if (before.completed === docs.length && before.processing === 0 && before.failed === 0) return `reused the store's ${docs.length} documents`;
-  if (before.completed + before.processing + before.failed > 0) throw new Error('The store holds another set of documents; give another --store');
-  const chars = docs.reduce((n, d) => n + d.text.length, 0);
+  const have = before.completed + before.processing + before.failed > 0 ? await stored(url) : new Set<string>();
+  const missing = docs.filter((d) => !have.has(d.id));
+  if (have.size > 0 && [...have].some((name) => !docs.some((d) => d.id === name))) throw new Error('The store holds another set of documents; give another --store');
+  const chars = missing.reduce((n, d) => n + d.text.length, 0);
   const started = performance.now();
-  await pool(docs, 8, async (doc) => {
+  await pool(missing, 8, async (doc) => {
     await call(`${url}/knowledge/content`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: doc.id, text_content: doc.text }) });
   });
   let last = 0;
@@ -144,7 +156,8 @@ async function ingest(url: string, docs: Doc[]): Promise<string> {
     await new Promise((r) => setTimeout(r, 1000));
   }
   const seconds = (performance.now() - started) / 1000;
-  return `ingested ${docs.length} documents (${chars} characters) in ${seconds.toFixed(0)} s: ${(chars / seconds).toFixed(0)} characters/s`;
+  const resumed = have.size > 0 ? ` (resumed: ${have.size} were there already)` : '';
+  return `ingested ${missing.length} documents (${chars} characters) in ${seconds.toFixed(0)} s: ${(chars / seconds).toFixed(0)} characters/s${resumed}`;
 }
 
 /** Each query's ranking of document ids (hits' names, a document once) for one search type. */
