@@ -10,6 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EvalStore } from '../src/knowledge/evals/eval-store.js';
 import { meanScores, scoreQuery } from '../src/knowledge/evals/metrics.js';
 import { startKnowledgeChild } from './support/child-runtime.js';
 import { testKnowledge } from './support/components.js';
@@ -168,6 +169,18 @@ for (const kind of testDatabaseKinds) {
       expect(badType.status).toBe(422);
       expect((await call(rt.url, 'GET', '/knowledge/evals/no-such-eval')).status).toBe(404);
       expect((await call(rt.url, 'GET', '/knowledge/evals')).body.meta.total_count).toBe(before);
+    });
+
+    it('an eval left queued with no job to run it reads failed, not queued forever', async () => {
+      const db = database.open();
+      try {
+        const orphan = await new EvalStore(db).create({ knowledge_id: 'docs', name: null, user_id: null, search_types: ['keyword'], k: 10, recall_k: 100, queries: [] });
+        const read = await call(rt.url, 'GET', `/knowledge/evals/${orphan.id}`);
+        expect(read.body).toMatchObject({ status: 'failed', error: expect.stringMatching(/no job left to finish it/) });
+        expect((await call(rt.url, 'GET', '/knowledge/evals')).body.data.find((e: Json) => e.id === orphan.id)).toMatchObject({ status: 'failed' });
+      } finally {
+        await db.close();
+      }
     });
 
     it('a runtime killed mid-eval: its restart takes the job over and completes it, never left running', async () => {
