@@ -156,8 +156,8 @@ async function ingest(url: string, docs: Doc[]): Promise<string> {
     await new Promise((r) => setTimeout(r, 1000));
   }
   const seconds = (performance.now() - started) / 1000;
-  const resumed = have.size > 0 ? ` (resumed: ${have.size} were there already)` : '';
-  return `ingested ${missing.length} documents (${chars} characters) in ${seconds.toFixed(0)} s: ${(chars / seconds).toFixed(0)} characters/s${resumed}`;
+  if (have.size > 0) return `resumed an interrupted ingest: uploaded the ${missing.length} missing documents, waited ${seconds.toFixed(0)} s for the ${docs.length - before.completed} not completed before`;
+  return `ingested ${docs.length} documents (${chars} characters) in ${seconds.toFixed(0)} s: ${(chars / seconds).toFixed(0)} characters/s`;
 }
 
 /** Each query's ranking of document ids (hits' names, a document once) for one search type. */
