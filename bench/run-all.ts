@@ -9,6 +9,7 @@ import { benchEmbedding } from './embedding.js';
 import { benchHttp } from './http.js';
 import { benchKnowledge } from './knowledge.js';
 import { benchLocalEmbedder } from './local-embedder.js';
+import { benchRetrieval } from './retrieval.js';
 import { benchRuns } from './runs.js';
 
 await benchHttp();
@@ -20,3 +21,5 @@ await benchChunkers();
 await benchEmbedding();
 await benchLocalEmbedder();
 await benchKnowledge();
+// The full SciFact split takes over an hour on 2 shared cores; BENCH_RETRIEVAL_QUERIES=150 samples it.
+await benchRetrieval([]);

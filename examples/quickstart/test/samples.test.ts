@@ -95,6 +95,14 @@ describe('the sample corpus through npm start, with no API key', () => {
       const [best] = found.data;
       expect(best?.content_id, `${upload.phrase} -> ${upload.file}`).toBe(upload.id);
       expect(flat(best.content)).toContain(upload.phrase);
+      // Hybrid search (the default) finds an exact phrase first too: the fusion weights keyword
+      // matches so a weak embedder's neighbours do not outvote them (with RRF, two did).
+      const hybrid = await json('/knowledge/search', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query: upload.phrase, search_type: 'hybrid', max_results: 3 }),
+      });
+      expect(hybrid.data[0]?.content_id, `hybrid: ${upload.phrase} -> ${upload.file}`).toBe(upload.id);
     }
     // No word of the question is in the passage ("rain" is not "rainwater"): keywords alone find the watering can.
     const cistern = uploads.find((u) => u.phrase === 'rainwater cistern')!;

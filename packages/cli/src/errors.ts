@@ -21,6 +21,7 @@ export type CliErrorCode =
   | 'API_ERROR'
   | 'ABORTED'
   | 'JOB_FAILED'
+  | 'INVALID_INPUT'
   | 'INVALID_NAME'
   | 'NAME_REQUIRED'
   | 'DIRECTORY_EXISTS'
@@ -72,3 +73,5 @@ export function errorText(error: unknown): string {
 export const EXIT_OK = 0;
 export const EXIT_ERROR = 1;
 export const EXIT_USAGE = 2;
+/** `svc knowledge eval --min-ndcg`: the eval ran, and its nDCG is below the minimum (a CI gate). */
+export const EXIT_BELOW_MINIMUM = 4;

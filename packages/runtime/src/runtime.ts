@@ -40,6 +40,7 @@ import { checkKnowledgeEmbedders } from './knowledge/reindex/reindex-job.js';
 import { ContentService } from './knowledge/content/service.js';
 import type { MemoryServices } from './memory/agent-memory.js';
 import { MemoryStore } from './memory/memory-store.js';
+import { EvalService } from './knowledge/evals/service.js';
 import { Runner } from './run/runner.js';
 import { DurableRuns } from './run/durable-runs.js';
 import { isRunnable } from './run/execution.js';
@@ -159,6 +160,7 @@ export class Runtime implements ServerContext {
   readonly durable: DurableRuns;
   readonly idempotency: IdempotencyStore;
   readonly content: ContentService;
+  readonly evals: EvalService;
   /** Used by components that have no model of their own. */
   readonly defaultModel: Model | undefined;
   readonly auth: Authenticator;
@@ -281,6 +283,8 @@ export class Runtime implements ServerContext {
       catchupMs: this.settings.scheduleCatchupMs,
       ...(internals.schedulerTickMs ? { tickMs: internals.schedulerTickMs } : {}),
     });
+    this.evals = new EvalService({ db: this.db, jobs: this.jobs, bases: () => this.content.bases, log: this.log });
+    this.evals.registerJobs();
   }
 
   /** The hosted agent, team or workflow a schedule names, if it can run. */

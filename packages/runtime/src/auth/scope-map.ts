@@ -65,6 +65,9 @@ export const DEFAULT_SCOPE_MAP: readonly Entry[] = [
   ['POST /knowledge/remote-content', ['knowledge:write']],
   ['GET /knowledge/reindex', ['knowledge:read']],
   ['POST /knowledge/reindex', ['knowledge:write']],
+  ['GET /knowledge/evals', ['knowledge:read']],
+  ['GET /knowledge/evals/{eval_id}', ['knowledge:read']],
+  ['POST /knowledge/evals', ['knowledge:write']],
   ...crudRows('knowledge', '/knowledge'),
   ['GET /metrics', ['metrics:read']],
   // Unmapped upstream; it reveals refresh state, so it needs the same scope as the metrics.

@@ -36,6 +36,7 @@ import { knowledgeRemoteContentRoutes } from './routes/knowledge/remote-content.
 import { knowledgeSearchRoutes } from './routes/knowledge/search.js';
 import { knowledgeSourcesRoutes } from './routes/knowledge/sources.js';
 import { knowledgeReindexRoutes } from './routes/knowledge/reindex.js';
+import { knowledgeEvalRoutes } from './routes/knowledge/evals.js';
 import { mcpChallenge, mcpOAuthRoutes } from './routes/mcp-oauth.js';
 import { mcpRoutes } from './routes/mcp.js';
 
@@ -89,6 +90,7 @@ export function buildApp(ctx: ServerContext, parts: AppParts = {}): BuiltApp {
     ...knowledgeSearchRoutes(ctx),
     ...knowledgeSourcesRoutes(ctx),
     ...knowledgeReindexRoutes(ctx),
+    ...knowledgeEvalRoutes(ctx),
     ...componentRoutes(ctx),
     ...runWebhookRoutes(ctx),
     ...scheduleRoutes(ctx),

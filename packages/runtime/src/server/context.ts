@@ -13,6 +13,7 @@ import type { HostedComponent, KnowledgeComponent } from '../components/componen
 import type { JobWorker } from '../jobs/job-worker.js';
 import type { ContentService } from '../knowledge/content/service.js';
 import type { MemoryStore } from '../memory/memory-store.js';
+import type { EvalService } from '../knowledge/evals/service.js';
 import type { Runner } from '../run/runner.js';
 import type { DurableRuns } from '../run/durable-runs.js';
 import type { IdempotencyStore } from '../idempotency/idempotency-store.js';
@@ -62,6 +63,8 @@ export interface ServerContext {
   readonly jobs: JobWorker;
   /** The content records and uploads of the knowledge bases that take content. */
   readonly content: ContentService;
+  /** Retrieval evaluations of those knowledge bases (POST /knowledge/evals). */
+  readonly evals: EvalService;
   /** Host names besides loopback that an open runtime's MCP endpoint accepts. */
   readonly mcpAllowedHosts: readonly string[];
   readonly auth: Authenticator;

@@ -143,4 +143,35 @@ export const PLATFORM_MIGRATIONS: readonly Migration[] = [
     --;;
     CREATE INDEX IF NOT EXISTS svc_idempotency_keys_expiry ON svc_idempotency_keys (expires_ms)`,
   },
+  {
+    version: 54,
+    name: 'knowledge_evals',
+    // Retrieval evaluations (POST /knowledge/evals): the labelled queries in (input, JSON), the
+    // figures per search type out (results, JSON), and what the base was built with when it ran
+    // (settings, JSON: embedder, chunkers), so evals before and after a reindex compare. The
+    // job that runs one is svc_jobs' (ref `evals/<id>`); the row is the record users read.
+    sql: `CREATE TABLE IF NOT EXISTS svc_knowledge_evals (
+      id TEXT PRIMARY KEY,
+      knowledge_id TEXT NOT NULL,
+      name TEXT,
+      user_id TEXT,
+      status TEXT NOT NULL,
+      error TEXT,
+      input TEXT NOT NULL,
+      search_types TEXT NOT NULL,
+      k INTEGER NOT NULL,
+      recall_k INTEGER NOT NULL,
+      queries_total INTEGER NOT NULL,
+      queries_done INTEGER NOT NULL DEFAULT 0,
+      settings TEXT,
+      results TEXT,
+      details TEXT,
+      created_at BIGINT NOT NULL,
+      updated_at BIGINT NOT NULL,
+      started_at BIGINT,
+      finished_at BIGINT
+    )
+    --;;
+    CREATE INDEX IF NOT EXISTS svc_knowledge_evals_by_base ON svc_knowledge_evals (knowledge_id, created_at)`,
+  },
 ];

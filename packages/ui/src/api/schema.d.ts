@@ -257,6 +257,44 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/knowledge/evals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List retrieval evals, newest first */
+        get: operations["listKnowledgeEvals"];
+        put?: never;
+        /**
+         * Measure retrieval quality on labelled queries, in the background
+         * @description Labelled queries (JSON), or a BEIR folder's queries.jsonl and qrels TSV (multipart, fields `queries` and `qrels`), are checked and their judged documents matched to the completed contents of the base the caller may see (a content id, else a content name: upload a corpus with its ids as names); an unknown document, an empty or malformed input is a 4xx. Every query is then searched by each search type and nDCG@k, MRR@k and Recall@recall_k are stored. A runtime that stops mid-eval hands it to another (or to its restart), which runs it again; one that fails for good reads `failed`, never stuck `running`.
+         */
+        post: operations["startKnowledgeEval"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/knowledge/evals/{eval_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One retrieval eval: its status, figures, settings and per-query scores */
+        get: operations["getKnowledgeEval"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/agents": {
         parameters: {
             query?: never;
@@ -1364,6 +1402,86 @@ export interface components {
             job_id: string | null;
             attempts: number;
             error: string | null;
+        };
+        KnowledgeEval: {
+            id: string;
+            knowledge_id: string;
+            name: string | null;
+            /** @enum {string} */
+            status: "queued" | "running" | "completed" | "failed";
+            error: string | null;
+            search_types: ("vector" | "keyword" | "hybrid")[];
+            /** @description The cut-off of nDCG and MRR */
+            k: number;
+            /** @description The cut-off of recall */
+            recall_k: number;
+            queries_total: number;
+            queries_done: number;
+            /** @description Mean figures per search type, once completed */
+            results: {
+                vector?: components["schemas"]["KnowledgeEvalScores"];
+                keyword?: components["schemas"]["KnowledgeEvalScores"];
+                hybrid?: components["schemas"]["KnowledgeEvalScores"];
+            } | null;
+            /** @description What the base was built with when the eval ran (the stored vectors' embedder, chunkers and their settings), to compare evals across a reindex or a chunker change */
+            settings: {
+                embedder: {
+                    id: string;
+                    dimensions: number | null;
+                } | null;
+                chunkers: {
+                    chunker: string | null;
+                    chunker_settings: {
+                        [key: string]: unknown;
+                    } | null;
+                    contents: number;
+                }[];
+                contents: number;
+                chunks: number;
+            } | null;
+            user_id: string | null;
+            /** @description Epoch seconds */
+            created_at: number;
+            started_at: number | null;
+            finished_at: number | null;
+        };
+        KnowledgeEvalScores: {
+            /** @description nDCG@k */
+            ndcg: number;
+            /** @description MRR@k */
+            mrr: number;
+            /** @description Recall@recall_k */
+            recall: number;
+        };
+        KnowledgeEvalRequest: {
+            name?: string;
+            /** @description The cut-off of nDCG and MRR; default 10 */
+            k?: number;
+            /** @description The cut-off of recall; default 100 */
+            recall_k?: number;
+            /** @description Default every type the base supports */
+            search_types?: ("vector" | "keyword" | "hybrid")[];
+            queries: {
+                /** @description Default its position, from 1 */
+                id?: string;
+                query: string;
+                relevant: (string | {
+                    /** @description A content id, or a content name */
+                    content: string;
+                    /** @description Graded relevance; default 1 */
+                    grade?: number;
+                })[];
+            }[];
+        };
+        KnowledgeEvalQuery: {
+            id: string;
+            query: string;
+            relevant: number;
+            scores: {
+                vector?: components["schemas"]["KnowledgeEvalScores"];
+                keyword?: components["schemas"]["KnowledgeEvalScores"];
+                hybrid?: components["schemas"]["KnowledgeEvalScores"];
+            };
         };
         Component: {
             id: string;
@@ -3182,6 +3300,281 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["KnowledgeReindexStatus"];
+                };
+            };
+            /** @description Bad request (BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid credentials (UNAUTHENTICATED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The credentials lack a required scope (FORBIDDEN) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not found (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation error (VALIDATION_ERROR), with field paths in `errors` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Internal error (INTERNAL_SERVER_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listKnowledgeEvals: {
+        parameters: {
+            query?: {
+                /** @description Required when the runtime hosts more than one knowledge base that takes content (read-only ones do not count) */
+                knowledge_id?: string;
+                /** @description The database the knowledge base is stored in */
+                db_id?: string;
+                limit?: number;
+                page?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of evals (without per-query scores) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["KnowledgeEval"][];
+                        meta: {
+                            page: number;
+                            limit: number;
+                            total_pages: number;
+                            total_count: number;
+                        };
+                    };
+                };
+            };
+            /** @description Bad request (BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid credentials (UNAUTHENTICATED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The credentials lack a required scope (FORBIDDEN) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not found (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation error (VALIDATION_ERROR), with field paths in `errors` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Internal error (INTERNAL_SERVER_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    startKnowledgeEval: {
+        parameters: {
+            query?: {
+                /** @description Required when the runtime hosts more than one knowledge base that takes content (read-only ones do not count) */
+                knowledge_id?: string;
+                /** @description The database the knowledge base is stored in */
+                db_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["KnowledgeEvalRequest"];
+                "multipart/form-data": {
+                    name?: string;
+                    /** @description The cut-off of nDCG and MRR; default 10 */
+                    k?: number;
+                    /** @description The cut-off of recall; default 100 */
+                    recall_k?: number;
+                    /** @description Comma-separated: vector, keyword, hybrid; default every type the base supports */
+                    search_types?: string;
+                    /**
+                     * Format: binary
+                     * @description A BEIR queries.jsonl: {"_id", "text"} a line
+                     */
+                    queries: string;
+                    /**
+                     * Format: binary
+                     * @description A BEIR qrels TSV: query-id, corpus-id, score a line (a header line allowed); corpus ids are matched to content ids, else names
+                     */
+                    qrels: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The eval, queued */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KnowledgeEval"];
+                };
+            };
+            /** @description Bad request (BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid credentials (UNAUTHENTICATED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The credentials lack a required scope (FORBIDDEN) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not found (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation error (VALIDATION_ERROR), with field paths in `errors` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Internal error (INTERNAL_SERVER_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getKnowledgeEval: {
+        parameters: {
+            query?: {
+                /** @description Required when the runtime hosts more than one knowledge base that takes content (read-only ones do not count) */
+                knowledge_id?: string;
+                /** @description The database the knowledge base is stored in */
+                db_id?: string;
+            };
+            header?: never;
+            path: {
+                eval_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The eval */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KnowledgeEval"] & {
+                        /** @description Per-query scores, once completed */
+                        queries: components["schemas"]["KnowledgeEvalQuery"][] | null;
+                    };
                 };
             };
             /** @description Bad request (BAD_REQUEST) */

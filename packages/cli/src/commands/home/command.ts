@@ -20,6 +20,7 @@ const GROUPS: { title: string; rows: [string, string][] }[] = [
       ['svc up / down / restart', 'Run your runtime with docker compose'],
       ['svc status', 'Show the runtime and which clients are connected'],
       ['svc knowledge reindex', 'Re-embed a knowledge base with the configured embedder'],
+      ['svc knowledge eval <folder>', 'Measure retrieval quality on a BEIR folder; --min-ndcg gates CI'],
     ],
   },
   { title: 'Tokens', rows: [['svc tokens', 'Create, list and revoke service-account tokens']] },

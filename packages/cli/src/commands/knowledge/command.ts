@@ -15,6 +15,7 @@ import type { JsonValue } from '../../util/json.js';
 import { runAction } from '../action.js';
 import { parseUrlOption } from '../options.js';
 import { runWith } from '../program.js';
+import { evalCommand } from './eval.js';
 
 interface ReindexOptions {
   url?: string;
@@ -97,9 +98,10 @@ export function knowledgeCommand(): Command {
     .helpCommand(false)
     .option('--json', 'print exactly one JSON document on stdout')
     .addCommand(reindexCommand())
+    .addCommand(evalCommand())
     .allowExcessArguments(true)
     .action((_opts: unknown, cmd: Command) =>
-      cmd.error(cmd.args[0] === undefined ? "error: missing command: use 'svc knowledge reindex'" : `error: unknown command '${cmd.args[0]}' (use reindex)`),
+      cmd.error(cmd.args[0] === undefined ? "error: missing command: use 'svc knowledge reindex' or 'svc knowledge eval'" : `error: unknown command '${cmd.args[0]}' (use reindex or eval)`),
     );
 }
 

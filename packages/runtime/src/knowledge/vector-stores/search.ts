@@ -1,13 +1,14 @@
 /**
  * @module knowledge/vector-stores/search
- * What every store does the same way around its own SQL: parse, dispatch, fuse hybrid by rank.
+ * What every store does the same way around its own SQL: parse, dispatch, fuse hybrid (fusion.ts).
  *
  * The filters are checked once, the search type picks the store's vector or keyword side (each
- * given the request's owner scope), and hybrid asks both for more candidates and fuses them.
+ * given the request's owner scope), and hybrid asks both for more candidates and fuses their
+ * normalised scores.
  */
 import { RuntimeError } from '../../errors.js';
 import { parseFilters, type Filter } from './filter-language.js';
-import { HYBRID_CANDIDATES, reciprocalRankFusion } from './fusion.js';
+import { convexFusion, HYBRID_CANDIDATES } from './fusion.js';
 import type { SearchHit, SearchRequest } from './vector-store.js';
 
 /** A store's two kinds of query; `visibleTo` is the request's owner scope. */
@@ -38,7 +39,8 @@ export async function searchWith(request: SearchRequest, sides: SearchSides): Pr
         void Promise.resolve(keyword).catch(() => undefined);
         throw error;
       }
-      return reciprocalRankFusion(await Promise.all([vector, keyword]), request.limit);
+      const [vectorHits, keywordHits] = await Promise.all([vector, keyword]);
+      return convexFusion(vectorHits, keywordHits, request.limit);
     }
   }
 }
