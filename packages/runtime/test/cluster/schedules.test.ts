@@ -1,7 +1,7 @@
 /**
  * Schedules and webhooks across three runtime processes on one PostgreSQL behind a round-robin
  * proxy: an every-two-seconds schedule (a seconds field) fires exactly once per occurrence for
- * ~30 s, every runtime taking a share, and each occurrence's run reaches the schedule's webhook
+ * a minute, every runtime taking a share, and each occurrence's run reaches the schedule's webhook
  * exactly once, signed.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,7 +16,8 @@ import { CLUSTER_KEY, startCluster, type Cluster } from './cluster.js';
 type Json = Record<string, any>;
 const key = { token: CLUSTER_KEY };
 const SECRET = 'cluster-webhook-secret-0123456789';
-const WINDOW_MS = 30_000;
+// Over a minute, as the issue asks: thirty occurrences, each with its own race between three runtimes.
+const WINDOW_MS = 60_000;
 
 describe.skipIf(!postgresTestDatabase.available)('schedules on three runtimes behind a load balancer', () => {
   let fake: FakeLlm;
@@ -29,7 +30,7 @@ describe.skipIf(!postgresTestDatabase.available)('schedules on three runtimes be
     receiver = await startWebhookReceiver();
     database = await postgresTestDatabase.create();
     cluster = await startCluster(database, { llmUrl: fake.url, env: { WEBHOOK_SECRET: SECRET, WEBHOOK_ALLOW_PRIVATE_HOSTS: 'true', WEBHOOK_RETRY_BASE_SECONDS: '1' } });
-  }, 90_000);
+  }, 120_000);
   afterAll(async () => {
     await cluster?.stop();
     await database?.cleanup();
@@ -82,5 +83,5 @@ describe.skipIf(!postgresTestDatabase.available)('schedules on three runtimes be
       expect(hits[0]!.json.run).toMatchObject({ status: 'COMPLETED', content: 'You said: cluster tick' });
       expect(verifyWebhook(SECRET, hits[0]!.body, hits[0]!.headers['x-svc-signature'] as string)).toBe(true);
     }
-  }, 90_000);
+  }, 120_000);
 });
