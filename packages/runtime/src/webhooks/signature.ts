@@ -8,10 +8,14 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 
 export const SIGNATURE_HEADER = 'X-Svc-Signature';
 
+/** The hex HMAC-SHA256 of `<t>.<body>`: what v1 carries. */
+function digest(secret: string, timestamp: number | string, body: string): string {
+  return createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex');
+}
+
 /** The signature header's value for `body` sent at `timestamp` (unix seconds). */
 export function signWebhook(secret: string, body: string, timestamp: number): string {
-  const digest = createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex');
-  return `t=${timestamp},v1=${digest}`;
+  return `t=${timestamp},v1=${digest(secret, timestamp, body)}`;
 }
 
 export interface VerifyOptions {
@@ -38,7 +42,7 @@ export function verifyWebhook(secret: string, body: string, header: string | nul
   if (t === undefined || !/^\d{1,12}$/.test(t)) return false;
   const now = options.now ?? Math.floor(Date.now() / 1000);
   if (Math.abs(now - Number(t)) > (options.toleranceSeconds ?? 300)) return false;
-  const expected = Buffer.from(createHmac('sha256', secret).update(`${t}.${body}`).digest('hex'));
+  const expected = Buffer.from(digest(secret, t, body));
   return (parts.get('v1') ?? []).some((candidate) => {
     const given = Buffer.from(candidate);
     return given.length === expected.length && timingSafeEqual(given, expected);
