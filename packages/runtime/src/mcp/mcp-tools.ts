@@ -9,7 +9,7 @@ import { z } from 'zod';
 import type { HostedComponent } from '../components/component.js';
 import { RuntimeError } from '../errors.js';
 import type { Runnable } from '../run/execution.js';
-import type { StartedRun } from '../run/runner.js';
+import type { StartedRun, StartRunInput } from '../run/runner.js';
 import type { McpHost } from './host.js';
 import { toRunResponse } from '../run/run-response.js';
 import type { RunRecord, SessionType } from '../sessions/types.js';
@@ -303,7 +303,13 @@ async function runWithProgress(
   tools: ToolContext,
   extra: Extra,
 ): Promise<CallToolResult> {
-  const run = await ctx.runner.start({
+  const run = await ctx.runner.start({ ...startInput(component, args, tools), mcpRequest: requestDigest(tools.connection, extra.requestId) });
+  return followRun(component, run, tools, extra);
+}
+
+/** What a run tool's call asks to start, as its caller may ask it. */
+function startInput(component: Runnable, args: Record<string, string | undefined>, tools: ToolContext): StartRunInput {
+  return {
     component,
     message: args.message!,
     sessionId: args.session_id,
@@ -311,21 +317,12 @@ async function runWithProgress(
     userId: tools.caller.userId ?? args.user_id,
     unconfined: tools.caller.admin === true,
     principal: tools.caller.principal,
-    mcpRequest: requestDigest(tools.connection, extra.requestId),
-  });
-  return followRun(component, run, tools, extra);
+  };
 }
 
 /** Records a background run and answers its id at once (runResult of a PENDING run). */
 async function startInBackground(ctx: McpHost, component: Runnable, args: Record<string, string | undefined>, tools: ToolContext): Promise<CallToolResult> {
-  const submitted = await ctx.durable.submit({
-    component,
-    message: args.message!,
-    sessionId: args.session_id,
-    userId: tools.caller.userId ?? args.user_id,
-    unconfined: tools.caller.admin === true,
-    background: true,
-  });
+  const submitted = await ctx.durable.submit({ ...startInput(component, args, tools), background: true });
   return runResult(submitted.kind === 'queued' ? submitted.record : await submitted.run.done);
 }
 
