@@ -247,12 +247,7 @@ export class ContentStore {
 
   /** How a collection's children stand, by status. */
   async childCounts(knowledgeId: string, parentId: string): Promise<Record<ContentStatus, number>> {
-    return toCounts(
-      await this.sql.query<{ status: string; n: number | string }>('SELECT status, COUNT(*) AS n FROM svc_knowledge_contents WHERE knowledge_id = $1 AND parent_id = $2 GROUP BY status', [
-        knowledgeId,
-        parentId,
-      ]),
-    );
+    return (await this.childCountsOf(knowledgeId, [parentId])).get(parentId) ?? toCounts([]);
   }
 
   /** Sets the given fields; undefined ones are left as they are. */
