@@ -15,6 +15,12 @@ import { parseCron } from './cron.js';
 import { ScheduleStore, toSchedule, type StoredSchedule } from './schedule-store.js';
 import type { Occurrence, OccurrenceTrigger, Schedule, ScheduleInput, TargetKind } from './types.js';
 
+/** A draft whose expression, zone, target and webhook passed the checks. */
+interface Checked {
+  cron: ReturnType<typeof parseCron>;
+  webhook: string | null;
+}
+
 export interface ScheduleDraft {
   name?: string | undefined;
   cron: string;
@@ -54,13 +60,8 @@ export class ScheduleService {
     const enabled = draft.enabled ?? true;
     const stored: StoredSchedule = {
       id: timeOrderedId(now),
+      ...this.fields(draft, checked),
       name: draft.name ?? `${draft.target.kind} ${draft.target.id}`,
-      cron: checked.cron.expression,
-      timezone: checked.cron.timezone,
-      targetKind: draft.target.kind,
-      targetId: draft.target.id,
-      input: draft.input,
-      webhook: checked.webhook,
       enabled,
       userId: userId ?? null,
       nextFireMs: enabled ? (checked.cron.next(now) ?? null) : null,
@@ -89,13 +90,8 @@ export class ScheduleService {
     const timing = draft.cron !== current.cron || draft.timezone !== current.timezone || enabled !== current.enabled;
     const next: StoredSchedule = {
       ...current,
+      ...this.fields(draft, checked),
       name: draft.name!,
-      cron: checked.cron.expression,
-      timezone: checked.cron.timezone,
-      targetKind: draft.target.kind,
-      targetId: draft.target.id,
-      input: draft.input,
-      webhook: checked.webhook,
       enabled,
       nextFireMs: !enabled ? null : timing || current.nextFireMs === null ? (checked.cron.next(now) ?? null) : current.nextFireMs,
       updatedMs: now,
@@ -139,7 +135,19 @@ export class ScheduleService {
   }
 
   /** The expression, zone, target and webhook of a draft, each refused with a 4xx naming it. */
-  private async check(draft: ScheduleDraft, checkWebhook = true): Promise<{ cron: ReturnType<typeof parseCron>; webhook: string | null }> {
+  /** The stored fields a checked draft sets, alike for a new schedule and an edit. */
+  private fields(draft: ScheduleDraft, checked: Checked): Pick<StoredSchedule, 'cron' | 'timezone' | 'targetKind' | 'targetId' | 'input' | 'webhook'> {
+    return {
+      cron: checked.cron.expression,
+      timezone: checked.cron.timezone,
+      targetKind: draft.target.kind,
+      targetId: draft.target.id,
+      input: draft.input,
+      webhook: checked.webhook,
+    };
+  }
+
+  private async check(draft: ScheduleDraft, checkWebhook = true): Promise<Checked> {
     const cron = parseCron(draft.cron, draft.timezone ?? 'UTC');
     if (!this.options.target(draft.target.kind, draft.target.id)) {
       throw badRequest(`Unknown target: no runnable ${draft.target.kind} with id '${draft.target.id}' is hosted by this runtime`);
