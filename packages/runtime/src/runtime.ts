@@ -19,6 +19,7 @@ import { createAuthenticator } from './auth/setup.js';
 import type { Revocations } from './auth/service-accounts/revocations.js';
 import type { ServiceAccountStore } from './auth/service-accounts/service-account-store.js';
 import type { HostedComponent, KnowledgeComponent } from './components/component.js';
+import { withMembers } from './components/walk.js';
 import { noTracer } from './components/tracer.js';
 import { readSettings, type Settings } from './settings/runtime.js';
 import { ConfigurationError } from './errors.js';
@@ -93,14 +94,8 @@ function assertUniqueIds(kind: string, components: readonly HostedComponent[]): 
 }
 
 /** Hands memory's services to every agent that takes them, team members (at any depth) included. */
-function attachMemory(components: readonly HostedComponent[], services: MemoryServices, seen = new Set<unknown>()): void {
-  for (const c of components) {
-    if (seen.has(c)) continue;
-    seen.add(c);
-    (c as { useMemoryServices?: (s: MemoryServices) => void }).useMemoryServices?.(services);
-    const members = (c as { members?: unknown }).members;
-    if (Array.isArray(members)) attachMemory(members as HostedComponent[], services, seen);
-  }
+function attachMemory(components: readonly HostedComponent[], services: MemoryServices): void {
+  for (const c of withMembers(components)) (c as { useMemoryServices?: (s: MemoryServices) => void }).useMemoryServices?.(services);
 }
 
 /** A component's standing webhook needs a secret to sign with and an http(s) URL, checked at construction. */

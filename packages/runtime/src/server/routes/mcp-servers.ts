@@ -6,6 +6,7 @@
  */
 import { z } from '@hono/zod-openapi';
 import type { HostedComponent } from '../../components/component.js';
+import { withMembers } from '../../components/walk.js';
 import type { ServerContext } from '../context.js';
 import { apiRoute, scoped, type RouteDefinition } from '../route.js';
 import { standardErrors } from '../standard-errors.js';
@@ -30,17 +31,7 @@ const McpServerSchema = z
 
 /** Agents, and the members of teams (and of their sub-teams), each once. */
 function agentsOf(components: readonly HostedComponent[]): HostedComponent[] {
-  const found: HostedComponent[] = [];
-  const seen = new Set<unknown>();
-  const visit = (c: HostedComponent) => {
-    if (seen.has(c)) return;
-    seen.add(c);
-    const members = (c as { members?: unknown }).members;
-    if (Array.isArray(members)) members.forEach(visit);
-    else found.push(c);
-  };
-  components.forEach(visit);
-  return found;
+  return withMembers(components).filter((c) => !Array.isArray((c as { members?: unknown }).members));
 }
 
 export function mcpServersRoutes(ctx: ServerContext): RouteDefinition[] {
