@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { decodeUtf8Sliced, sha256Sliced, utf8Slices } from './utf8-slices.js';
+import { cutBeforeLowSurrogate, decodeUtf8Sliced, sha256Sliced, utf8Slices } from './utf8-slices.js';
 
 const oneShot = (data: string | Uint8Array) => createHash('sha256').update(data).digest('hex');
 
@@ -96,5 +96,15 @@ describe('decodeUtf8Sliced', () => {
     expect(result).toBe(bytes.toString('utf8'));
     expect(result.charCodeAt(0)).toBe(0xfeff);
     expect(turns).toBeGreaterThanOrEqual(2);
+  });
+});
+
+describe('cutBeforeLowSurrogate', () => {
+  it('steps a cut back off the low half of a pair, and leaves any other cut', () => {
+    const text = 'ab\u{1F600}cd';
+    expect(cutBeforeLowSurrogate(text, 3)).toBe(2);
+    expect(cutBeforeLowSurrogate(text, 2)).toBe(2);
+    expect(cutBeforeLowSurrogate(text, 4)).toBe(4);
+    expect(cutBeforeLowSurrogate(text, text.length)).toBe(text.length);
   });
 });

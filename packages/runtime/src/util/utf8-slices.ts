@@ -27,6 +27,14 @@ export function* utf8Slices(text: string, maxChars = SLICE_CHARS): Generator<str
   }
 }
 
+/**
+ * `at`, or one less when `text[at]` is the low half of a surrogate pair: a cut there keeps the
+ * pair whole (a cut between the halves leaves two unencodable halves).
+ */
+export function cutBeforeLowSurrogate(text: string, at: number): number {
+  return isLowSurrogate(text.charCodeAt(at)) ? at - 1 : at;
+}
+
 function isHighSurrogate(code: number): boolean {
   return code >= 0xd800 && code <= 0xdbff;
 }

@@ -8,6 +8,7 @@
  * pieces. Planning runs on the event loop, so it yields every few ms (util/time-slicer).
  */
 import { TimeSlicer } from '../../util/time-slicer.js';
+import { cutBeforeLowSurrogate } from '../../util/utf8-slices.js';
 import { partsOf } from './sentences.js';
 
 /** Characters of a text that are embedded. */
@@ -26,9 +27,7 @@ export interface Unit {
 export function prepare(text: string): string {
   if (text.length === 0) return ' ';
   if (text.length <= MAX_TEXT_CHARS) return text;
-  // Not between the two halves of a surrogate pair.
-  const code = text.charCodeAt(MAX_TEXT_CHARS);
-  return text.slice(0, code >= 0xdc00 && code <= 0xdfff ? MAX_TEXT_CHARS - 1 : MAX_TEXT_CHARS);
+  return text.slice(0, cutBeforeLowSurrogate(text, MAX_TEXT_CHARS));
 }
 
 /** The texts' parts in batches of at most `maxTexts` parts and `maxChars` characters (a longer part alone). */

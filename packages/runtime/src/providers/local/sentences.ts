@@ -13,6 +13,7 @@
  * with no letter or digit (a markdown rule, a table's `|`) are left out; a text with nothing
  * else is read whole.
  */
+import { cutBeforeLowSurrogate } from '../../util/utf8-slices.js';
 
 /** Characters a piece packs sentences up to (a longer sentence is a piece of its own). */
 export const PIECE_CHARS = 300;
@@ -67,9 +68,7 @@ export function partsOf(text: string, max = PART_CHARS): string[] {
     if (cut <= floor) cut = sentenceEnd(text, floor, end);
     if (cut <= floor) cut = text.lastIndexOf(' ', end - 1) + 1;
     if (cut <= floor) {
-      cut = end;
-      const code = text.charCodeAt(cut);
-      if (code >= 0xdc00 && code <= 0xdfff) cut--;
+      cut = cutBeforeLowSurrogate(text, end);
     }
     parts.push(text.slice(start, cut));
     start = cut;

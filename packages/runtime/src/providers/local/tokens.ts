@@ -13,6 +13,7 @@
  * is cut where it reaches `max`, which adds a word start there: only text with no spaces for
  * that long (a hash, base64) is tokenized otherwise than whole.
  */
+import { cutBeforeLowSurrogate } from '../../util/utf8-slices.js';
 
 /** Splits no text shorter than this; the tokenizer's quadratic term is small below it. */
 export const SEGMENT_CHARS = 256;
@@ -35,11 +36,9 @@ export function encodeInSegments(text: string, encode: (text: string) => number[
     let cut = s.lastIndexOf(' ', Math.min(start + max, s.length - 2));
     let skip = 1;
     if (cut <= start) {
-      cut = start + max;
-      skip = 0;
       // Not between the two halves of a surrogate pair, which would make two unknown symbols.
-      const code = s.charCodeAt(cut);
-      if (code >= 0xdc00 && code <= 0xdfff) cut--;
+      cut = cutBeforeLowSurrogate(s, start + max);
+      skip = 0;
     }
     append(tokens, encode(s.slice(start, cut)));
     start = cut + skip;
