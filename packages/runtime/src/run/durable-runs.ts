@@ -95,15 +95,8 @@ export class DurableRuns {
 
   /** Cancels the session's runs in progress (running anywhere, or queued), after checking it is the caller's. */
   private async interrupt(input: SubmitInput): Promise<void> {
-    const { runner, sessions } = this.options;
-    const sessionId = input.sessionId!.trim();
-    await sessions.ensureSession({
-      session_id: sessionId,
-      session_type: input.component.kind,
-      component_id: input.component.id,
-      user_id: input.userId?.trim() || null,
-      session_name: input.message.slice(0, 80),
-    });
+    const { runner } = this.options;
+    const { sessionId } = await runner.openSession(input);
     for (const run of await runner.queue.runsInProgress(sessionId)) {
       const outcome = await runner.cancel(run.run_id, 'interrupted by a new message');
       if (!outcome.cancelled && !outcome.alreadyFinished && outcome.status === 'RUNNING') {

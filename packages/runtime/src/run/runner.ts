@@ -105,6 +105,15 @@ export class Runner {
   /** The session (created on first use) and the record of a new run, not stored yet. */
   private async prepare(input: StartRunInput): Promise<RunRecord> {
     if (this.shuttingDown) throw new RuntimeError('SERVICE_UNAVAILABLE', 'The runtime is shutting down');
+    const { sessionId, userId } = await this.openSession(input);
+    return newRunRecord(input.component, sessionId, userId, input.message, input.runId);
+  }
+
+  /**
+   * The run's session, created on first use (a new id when none is given); refuses one that
+   * belongs to another component or user.
+   */
+  async openSession(input: StartRunInput): Promise<{ sessionId: string; userId: string | undefined }> {
     const { component } = input;
     const sessionId = input.sessionId?.trim() || timeOrderedId();
     const userId = input.userId?.trim() || undefined;
@@ -115,7 +124,7 @@ export class Runner {
       user_id: userId ?? null,
       session_name: input.message.slice(0, 80),
     });
-    return newRunRecord(component, sessionId, userId, input.message, input.runId);
+    return { sessionId, userId };
   }
 
   /**
