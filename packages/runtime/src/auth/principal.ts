@@ -18,6 +18,11 @@ export interface Principal {
   enforceScopes: boolean;
   /** The service account's name, for tokens. */
   serviceAccount?: string;
+  /**
+   * The tenant the caller belongs to (`authorization_config.tenant_claim` of a JWT, or the tenant
+   * that minted a service account); undefined when tenancy is off or for global callers.
+   */
+  tenantId?: string;
   /** A JWT's verified claims, for tools that pass the caller on (an MCP server's `headers(ctx)`). */
   claims?: Readonly<Record<string, unknown>>;
 }
