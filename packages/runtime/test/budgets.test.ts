@@ -13,6 +13,7 @@ import { testDatabaseKinds } from './support/databases.js';
 import { startFakeLlm, type FakeLlm } from './support/fake-llm.js';
 import { call } from './support/http.js';
 import { parseSse } from './support/sse.js';
+import { callTool, initialize } from './support/mcp-raw.js';
 import { startRuntime, type StartedRuntime } from './support/runtime.js';
 
 type Json = Record<string, any>;
@@ -29,13 +30,15 @@ for (const kind of testDatabaseKinds) {
     beforeAll(async () => {
       fake = await startFakeLlm();
       const model = new OpenAIChatModel({ model: 'fake-model', baseURL: `${fake.url}/v1`, maxRetries: 0 });
-      const { agents } = testComponents(model);
+      const { agents, teams } = testComponents(model);
       rt = await startRuntime(kind, {
         agents,
+        teams,
+        mcp_server: true,
         env: { OS_SECURITY_KEY: KEY, MODEL_PRICES_JSON: JSON.stringify({ 'fake-model': { input: 1, output: 2 } }) },
         budgets: [
           { id: 'alice-tokens', scope: 'principal', subject: 'alice', metric: 'tokens', window: 'day', limit: 40 },
-          { id: 'writer-runs', scope: 'agent', subject: 'writer', metric: 'runs', window: 'hour', limit: 2 },
+          { id: 'writer-runs', scope: 'agent', subject: 'writer', metric: 'runs', window: 'day', limit: 2 },
         ],
       });
     });
@@ -134,6 +137,34 @@ for (const kind of testDatabaseKinds) {
       expect((await call(rt.url, 'DELETE', `/budgets/${id}`, admin)).status).toBe(204);
       expect((await call(rt.url, 'GET', `/budgets/${id}`, admin)).status).toBe(404);
       expect((await call(rt.url, 'DELETE', `/budgets/${id}`, admin)).status).toBe(404);
+    });
+
+    it('checks every way a run starts: schedules, MCP run_agent, teams (and their members\' model calls)', async () => {
+      const block = await call(rt.url, 'POST', '/budgets', { token: KEY, body: { id: 'no-dave', scope: 'principal', subject: 'sa:dave', metric: 'runs', window: 'hour', limit: 0 } });
+      expect(block.status).toBe(201);
+      // A schedule runs as its creator's user: an occurrence the budget refuses is recorded failed, naming it.
+      const daveToken = (await call(rt.url, 'POST', '/service-accounts', { token: KEY, body: { name: 'dave', scopes: [{ scope: 'schedules:write' }, { scope: 'agents:run' }], allow_privileged_scopes: true } })).body.token as string;
+      const schedule = await call(rt.url, 'POST', '/schedules', { token: daveToken, body: { cron: '0 0 1 1 *', target: { kind: 'agent', id: 'weather' }, input: { message: 'scheduled' } } });
+      expect(schedule.status).toBe(201);
+      const fired = await call(rt.url, 'POST', `/schedules/${schedule.body.schedule_id}/trigger`, { token: daveToken });
+      expect(fired.body).toMatchObject({ state: 'failed', run_id: null, error: expect.stringMatching(/^Budget "no-dave" exceeded: principal sa:dave has used 0 runs of 0 runs this hour/) });
+
+      // MCP run_agent goes through the same runner: a tool error naming the budget.
+      const mcpUrl = `${rt.url}/mcp`;
+      const auth = { authorization: `Bearer ${daveToken}` };
+      const session = await initialize(mcpUrl, auth);
+      const answer = await callTool(mcpUrl, session, 1, 'run_agent', { agent_id: 'weather', message: 'via MCP' }, auth).result;
+      expect(answer.result.isError).toBe(true);
+      expect(JSON.stringify(answer.result.content)).toContain('Budget \\"no-dave\\" exceeded');
+      await call(rt.url, 'DELETE', '/budgets/no-dave', admin);
+
+      // A team's leader and its members call the model inside one run: each call is checked and counted.
+      await call(rt.url, 'POST', '/budgets', { token: KEY, body: { id: 'erin-tokens', scope: 'principal', subject: 'erin', metric: 'tokens', window: 'month', limit: 1 } });
+      const teamRun = await call(rt.url, 'POST', '/teams/router/runs', { token: KEY, body: { message: 'route me', stream: false, user_id: 'erin' } });
+      expect(teamRun.body).toMatchObject({ status: 'ERROR', error: expect.stringMatching(/^Budget "erin-tokens" exceeded/) });
+      const erin = await call(rt.url, 'GET', '/usage?principal=erin', admin);
+      expect(erin.body.budgets.find((b: Json) => b.budget.id === 'erin-tokens')).toMatchObject({ used: PER_CALL, runs: 1 });
+      await call(rt.url, 'DELETE', '/budgets/erin-tokens', admin);
     });
   });
 }
