@@ -13,6 +13,8 @@ import { testDatabaseKinds } from './support/databases.js';
 import { startFakeLlm, type FakeLlm } from './support/fake-llm.js';
 import { call } from './support/http.js';
 import { parseSse } from './support/sse.js';
+import { eventually } from './support/eventually.js';
+import type { Runnable } from '../src/run/execution.js';
 import { callTool, initialize } from './support/mcp-raw.js';
 import { startRuntime, type StartedRuntime } from './support/runtime.js';
 
@@ -165,6 +167,25 @@ for (const kind of testDatabaseKinds) {
       const erin = await call(rt.url, 'GET', '/usage?principal=erin', admin);
       expect(erin.body.budgets.find((b: Json) => b.budget.id === 'erin-tokens')).toMatchObject({ used: PER_CALL, runs: 1 });
       await call(rt.url, 'DELETE', '/budgets/erin-tokens', admin);
+    });
+
+    it("counts a caller's tenant (principal.tenantId), also for a background run that a job starts later", async () => {
+      await call(rt.url, 'POST', '/budgets', { token: KEY, body: { id: 'acme-tokens', scope: 'tenant', subject: 'acme', metric: 'tokens', window: 'day', limit: 1 } });
+      const weather = rt.runtime.agents.find((a) => a.id === 'weather') as Runnable;
+      const principal = { kind: 'jwt', userId: 'frank', scopes: [], tenantId: 'acme' };
+      const submitted = await rt.runtime.durable.submit({ component: weather, message: 'tenant run', userId: 'frank', principal, background: true });
+      expect(submitted.kind).toBe('queued');
+      const runId = submitted.kind === 'queued' ? submitted.record.run_id : '';
+      const ended = await eventually(async () => {
+        const r = await call(rt.url, 'GET', `/agents/weather/runs/${runId}`, admin);
+        return r.body.status === 'ERROR' || r.body.status === 'COMPLETED' ? r.body : undefined;
+      }, 15_000, 'the background run to end');
+      expect(ended).toMatchObject({ status: 'ERROR', error: expect.stringMatching(/^Budget "acme-tokens" exceeded: tenant acme has used 17 tokens of 1 tokens/) });
+      const usage = await call(rt.url, 'GET', '/usage?tenant=acme', admin);
+      expect(usage.body.budgets).toEqual([expect.objectContaining({ subject: 'acme', used: PER_CALL, runs: 1 })]);
+      // The next one is refused before it is queued.
+      await expect(rt.runtime.durable.submit({ component: weather, message: 'again', userId: 'frank', principal, background: true })).rejects.toMatchObject({ code: 'BUDGET_EXCEEDED', status: 429 });
+      await call(rt.url, 'DELETE', '/budgets/acme-tokens', admin);
     });
   });
 }
