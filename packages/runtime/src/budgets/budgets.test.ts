@@ -14,6 +14,7 @@ import { codeBudgets } from './code-budgets.js';
 import type { BudgetSubject } from './types.js';
 
 const T0 = Date.UTC(2026, 10, 28, 10, 15);
+const acme = (principal: string, agent = 'writer'): BudgetSubject => ({ principal, tenant: 'acme', agent });
 const usage = (input: number, output: number) => ({ inputTokens: input, outputTokens: output, totalTokens: input + output });
 
 async function refusal(promise: Promise<unknown>): Promise<RuntimeError> {
@@ -28,7 +29,6 @@ for (const kind of testDatabaseKinds) {
     let db: Db;
     let now = T0;
     let budgets: Budgets;
-    const acme = (principal: string, agent = 'writer'): BudgetSubject => ({ principal, tenant: 'acme', agent });
 
     beforeAll(async () => {
       database = await kind.create();
