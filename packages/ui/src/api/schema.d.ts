@@ -1600,6 +1600,25 @@ export interface components {
             created_at: number;
             updated_at: number;
         };
+        BudgetExceeded: {
+            detail: string;
+            /** @enum {string} */
+            error_code: "BUDGET_EXCEEDED";
+            /** @description Seconds until the window frees up (also the Retry-After header) */
+            retry_after: number;
+            budget: {
+                id: string;
+                /** @enum {string} */
+                scope: "principal" | "tenant" | "agent";
+                subject: string;
+                /** @enum {string} */
+                metric: "runs" | "tokens" | "cost";
+                /** @enum {string} */
+                window: "hour" | "day" | "month";
+                limit: number;
+                used: number;
+            };
+        };
         RunRequest: {
             /** @example What is the weather in Paris? */
             message: string;
@@ -4116,6 +4135,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description A budget is used up (BUDGET_EXCEEDED): `Retry-After` says in how many seconds its window frees up; the body names the budget */
+            429: {
+                headers: {
+                    /** @description Seconds until the window ends */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BudgetExceeded"];
+                };
+            };
             /** @description Internal error (INTERNAL_SERVER_ERROR) */
             500: {
                 headers: {
@@ -4207,6 +4237,17 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A budget is used up (BUDGET_EXCEEDED): `Retry-After` says in how many seconds its window frees up; the body names the budget */
+            429: {
+                headers: {
+                    /** @description Seconds until the window ends */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BudgetExceeded"];
                 };
             };
             /** @description Internal error (INTERNAL_SERVER_ERROR) */
@@ -4790,6 +4831,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description A budget is used up (BUDGET_EXCEEDED): `Retry-After` says in how many seconds its window frees up; the body names the budget */
+            429: {
+                headers: {
+                    /** @description Seconds until the window ends */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BudgetExceeded"];
+                };
+            };
             /** @description Internal error (INTERNAL_SERVER_ERROR) */
             500: {
                 headers: {
@@ -4881,6 +4933,17 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A budget is used up (BUDGET_EXCEEDED): `Retry-After` says in how many seconds its window frees up; the body names the budget */
+            429: {
+                headers: {
+                    /** @description Seconds until the window ends */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BudgetExceeded"];
                 };
             };
             /** @description Internal error (INTERNAL_SERVER_ERROR) */
@@ -5464,6 +5527,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description A budget is used up (BUDGET_EXCEEDED): `Retry-After` says in how many seconds its window frees up; the body names the budget */
+            429: {
+                headers: {
+                    /** @description Seconds until the window ends */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BudgetExceeded"];
+                };
+            };
             /** @description Internal error (INTERNAL_SERVER_ERROR) */
             500: {
                 headers: {
@@ -5555,6 +5629,17 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A budget is used up (BUDGET_EXCEEDED): `Retry-After` says in how many seconds its window frees up; the body names the budget */
+            429: {
+                headers: {
+                    /** @description Seconds until the window ends */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BudgetExceeded"];
                 };
             };
             /** @description Internal error (INTERNAL_SERVER_ERROR) */

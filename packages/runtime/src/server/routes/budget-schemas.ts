@@ -61,6 +61,13 @@ export const ExceededBudgetSchema = z
   })
   .openapi('BudgetExceeded');
 
+/** The 429 of the routes that start or continue a run. */
+export const BUDGET_EXCEEDED_RESPONSE = {
+  description: 'A budget is used up (BUDGET_EXCEEDED): `Retry-After` says in how many seconds its window frees up; the body names the budget',
+  headers: { 'Retry-After': { schema: { type: 'integer' as const }, description: 'Seconds until the window ends' } },
+  content: { 'application/json': { schema: ExceededBudgetSchema } },
+};
+
 export const UsageQuerySchema = z.object({
   principal: z.string().min(1).max(200).optional().openapi({ description: 'Admins only: whose usage (default: the caller)' }),
   tenant: z.string().min(1).max(200).optional().openapi({ description: "Admins only: a tenant's usage (default: the caller's tenant)" }),
