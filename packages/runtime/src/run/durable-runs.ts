@@ -87,7 +87,7 @@ export class DurableRuns {
       if (busy.length > 0) throw new SessionBusyError(input.sessionId, busy);
     }
     const record = await runner.enqueue(input, async (tx, run) => {
-      await this.options.jobs.store.enqueue({ kind: runJobKind(input.component), ref: run.run_id, payload: { run_id: run.run_id, unconfined: input.unconfined === true }, maxAttempts: 3 }, tx);
+      await this.options.jobs.store.enqueue({ kind: runJobKind(input.component), ref: run.run_id, payload: { run_id: run.run_id, unconfined: input.unconfined === true, ...(input.principal?.tenantId ? { tenant_id: input.principal.tenantId } : {}) }, maxAttempts: 3 }, tx);
     });
     this.options.jobs.wake();
     return { kind: 'queued', record };
@@ -112,7 +112,9 @@ export class DurableRuns {
         const runId = String(job.payload.run_id);
         let started: Awaited<ReturnType<Runner['startQueued']>>;
         try {
-          started = await runner.startQueued(component, runId, job.payload.unconfined === true);
+          // The tenant its budgets count against (the request's principal is not kept).
+          const tenantId = typeof job.payload.tenant_id === 'string' ? job.payload.tenant_id : undefined;
+          started = await runner.startQueued(component, runId, job.payload.unconfined === true, tenantId);
         } catch (error) {
           // This runtime is shutting down: the job goes back, uncounted, for a runtime that is not.
           if (RuntimeError.isInstance(error) && error.code === 'SERVICE_UNAVAILABLE') return { retryAfterMs: SHUTDOWN_RETRY_MS };
