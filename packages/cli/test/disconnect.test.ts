@@ -181,7 +181,7 @@ describe('svc disconnect --revoke (security-key runtime)', () => {
     const before = readFileSync(p.cursorUser, 'utf8');
     const denied = await runCli(['disconnect', '--url', rt.url, '--revoke', '--name', 'team', '--json'], box);
     expect(denied.code).toBe(1);
-    expect(jsonOf(denied).error).toContain('requires an admin credential');
+    expect(jsonOf(denied).error).toBe('This runtime requires an admin credential to revoke service accounts (auth mode: security_key).');
     expect(readFileSync(p.cursorUser, 'utf8')).toBe(before);
     const r = await runCli(['disconnect', '--url', rt.url, '--revoke', '--name', 'team', '--clients', 'cursor', '--json'], { ...box, env });
     expect(r.code).toBe(0);
@@ -280,7 +280,8 @@ describe('svc disconnect --revoke (security-key runtime)', () => {
       {
         account: 'editor',
         status: 'failed',
-        error: 'Not revoked: its token is in none of your client configs, so another user or machine may be using it. If it is yours, re-run with --force or use: svc tokens revoke editor',
+        error:
+          'Not revoked: its token is in none of your client configs and it was not minted from here, so another user or machine may be using it. If it is yours, re-run with --force or use: svc tokens revoke editor',
       },
     ]);
     const forced = await runCli(['disconnect', '--url', rt.url, '--revoke', '--force', '--clients', 'cursor', '--json'], { ...box, env: { SVC_ADMIN_TOKEN: KEY } });
