@@ -6,31 +6,15 @@
  * what it needs one for. Built CLI as a subprocess, real runtime, temporary HOMEs.
  */
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
-import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ensureBuilt, jsonOf, runCli, sandbox, type CliResult, type Sandbox } from './support/cli.js';
-import { installClients, modeOf, paths, readJson } from './support/clients.js';
-import { api, startSqliteRuntime, type TestRuntime } from './support/runtime.js';
+import { installClients, modeOf, paths, perUserName, readJson } from './support/clients.js';
+import { activeAccountNames, api, mcpStatus as statusAt, startSqliteRuntime, type TestRuntime } from './support/runtime.js';
 
 const KEY = 'test-admin-key';
 type Json = Record<string, any>;
 
-async function mcpStatus(rt: TestRuntime, token: string): Promise<number> {
-  const res = await fetch(`${rt.url}/mcp`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${token}` },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 't', version: '1' } } }),
-  });
-  await res.text();
-  return res.status;
-}
-
-const hostSlug = (hostname().split('.')[0] ?? '')
-  .toLowerCase()
-  .replace(/[^a-z0-9]+/g, '-')
-  .replace(/^-+|-+$/g, '');
-const perUserName = (client: string, user: string): string => `${client}-${user}-${hostSlug}`.slice(0, 63).replace(/[-_]+$/, '');
 const bearer = (entry: Json): string => (entry.headers.Authorization as string).replace(/^Bearer /, '');
 const codexToken = (file: string): string => /"Bearer ([^"]+)"/.exec(readFileSync(file, 'utf8'))?.[1] ?? '';
 const recordPath = (box: Sandbox): string => join(box.home, '.config', 'svc', 'minted-accounts.json');
@@ -50,7 +34,8 @@ describe('svc account handling', () => {
   const env = { USER: 'ann', SVC_ADMIN_TOKEN: KEY };
   const svc = (args: string[], extra: Record<string, string | undefined> = {}) => runCli([...args, '--url', rt.url], { ...box, env: { ...env, ...extra } });
   const active = async (): Promise<Json[]> => (await api(rt.url, 'GET', '/service-accounts?limit=100&include_revoked=false', { token: KEY })).body.data;
-  const activeNames = async (): Promise<string[]> => (await active()).map((a) => a.name as string).sort();
+  const activeNames = (): Promise<string[]> => activeAccountNames(rt.url, KEY);
+  const mcpStatus = (_rt: TestRuntime, token: string): Promise<number> => statusAt(rt.url, token);
 
   beforeAll(async () => {
     await ensureBuilt();
@@ -127,16 +112,19 @@ describe('svc account handling', () => {
 
   it('the same user on the same machine reconnects after disconnects: the account is replaced, never locked out', async () => {
     const tokens: string[] = [];
+    const notes: unknown[] = [];
     for (let round = 1; round <= 3; round += 1) {
       const r = await svc(['connect', '--clients', 'terminal', '--json']);
       expect(r.code, r.stdout).toBe(0);
       const row = (jsonOf(r).results as Json[])[0]!;
       expect(row).toMatchObject({ status: 'connected', account: { name: 'terminal-agent' } });
-      if (round > 1) expect(row.note).toContain("Service account 'terminal-agent' was minted from here earlier and its token is in none of your client configs any more, so it was revoked and minted again.");
+      notes.push(row.note);
       tokens.push(bearer(readJson(p.claudeUser).mcpServers['customer-support']));
       expectNoSecrets(r, tokens);
       expect((await svc(['disconnect', '--clients', 'terminal', '--json'])).code).toBe(0);
     }
+    const replaced = "Service account 'terminal-agent' was minted from here earlier and its token is in none of your client configs any more, so it was revoked and minted again.";
+    expect(notes).toEqual([undefined, replaced, replaced]);
     // One account, the last token: the earlier ones were revoked when replaced.
     expect(await activeNames()).toEqual(['terminal-agent']);
     expect(await mcpStatus(rt, tokens[0]!)).toBe(401);

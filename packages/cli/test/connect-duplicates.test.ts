@@ -8,7 +8,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ensureBuilt, jsonOf, runCli, sandbox, type Sandbox } from './support/cli.js';
 import { installClients, paths, readJson } from './support/clients.js';
-import { api, startSqliteRuntime, type TestRuntime } from './support/runtime.js';
+import { activeAccountNames, mintAccount, startSqliteRuntime, type TestRuntime } from './support/runtime.js';
 
 const KEY = 'test-admin-key';
 type Json = Record<string, any>;
@@ -19,13 +19,8 @@ describe('svc connect with the runtime already configured under another name', (
   let p: ReturnType<typeof paths>;
   let mcp: string;
   const run = (args: string[]) => runCli(['connect', '--url', rt.url, ...args], { ...box, env: { USER: 'ann', SVC_ADMIN_TOKEN: KEY } });
-  const activeNames = async (): Promise<string[]> =>
-    (await api(rt.url, 'GET', '/service-accounts?limit=100&include_revoked=false', { token: KEY })).body.data.map((a: Json) => a.name as string).sort();
-  const mint = async (name: string): Promise<string> => {
-    const created = await api(rt.url, 'POST', '/service-accounts', { token: KEY, body: { name } });
-    expect(created.status).toBe(201);
-    return created.body.token as string;
-  };
+  const activeNames = (): Promise<string[]> => activeAccountNames(rt.url, KEY);
+  const mint = (name: string): Promise<string> => mintAccount(rt.url, KEY, name);
 
   beforeAll(async () => {
     await ensureBuilt();

@@ -7,20 +7,10 @@ import { join } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ensureBuilt, jsonOf, runCli, sandbox, type Sandbox } from './support/cli.js';
 import { installClients, paths, readJson } from './support/clients.js';
-import { api, deadPort, startSqliteRuntime, type TestRuntime } from './support/runtime.js';
+import { api, deadPort, mcpStatus, startSqliteRuntime, type TestRuntime } from './support/runtime.js';
 
 const KEY = 'test-admin-key';
 type Json = Record<string, any>;
-
-async function mcpStatus(url: string, token: string): Promise<number> {
-  const res = await fetch(`${url}/mcp`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${token}` },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 't', version: '1' } } }),
-  });
-  await res.text();
-  return res.status;
-}
 
 describe('svc disconnect (offline)', () => {
   let box: Sandbox;
