@@ -41,7 +41,7 @@ export function connectCommand(): Command {
     .addOption(new Option('--expires <lifetime>', "days ('90d' or '30') or 'never'").default(parseExpires(DEFAULT_EXPIRES), DEFAULT_EXPIRES).argParser(expiresOption))
     .option('--privileged', 'allow write, delete, admin and service_accounts scopes')
     .option('--pat', 'create tokens even when MCP is OAuth-protected (headless clients)')
-    .option('--server-name <name>', 'MCP entry name (default: derived from the runtime name, fallback agentos)', parseServerName)
+    .option('--server-name <name>', 'MCP entry name (default: derived from the runtime name, fallback agentos); entries for the same runtime under other names are renamed to it', parseServerName)
     .option('--project', 'write project-scoped configs instead of user-level ones')
     .option('--rotate', 'rewrite existing entries without asking: revoke and re-create your accounts (token in your client configs, or minted from here)')
     .option('--force', "with --rotate: also revoke an account that is in none of your client configs and was not minted from here (another user's)")
