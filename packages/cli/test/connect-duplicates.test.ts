@@ -99,4 +99,19 @@ describe('svc connect with the runtime already configured under another name', (
     expect(Object.keys(readJson(p.cursorUser).mcpServers)).toEqual(['customer-support']);
     expect(await activeNames()).toEqual(['editor']);
   });
+
+  it("another project's local-scope entry is left alone, and rotating its account says it is cut off", async () => {
+    const token = await mint('terminal-agent');
+    const other = { mcpServers: { 'support-there': { type: 'http', url: mcp, headers: { Authorization: `Bearer ${token}` } } } };
+    writeFileSync(p.claudeUser, JSON.stringify({ projects: { '/other/project': other } }, null, 2));
+    const refused = await run(['--json', '--clients', 'terminal']);
+    expect(refused.code).toBe(1);
+    expect((jsonOf(refused).results as Json[])[0]!.error).toContain("A service account named 'terminal-agent' already exists. Re-run with --rotate");
+    const rotated = await run(['--json', '--clients', 'terminal', '--rotate']);
+    expect(rotated.code).toBe(0);
+    const row = (jsonOf(rotated).results as Json[])[0]!;
+    expect(row.note).toContain("Rotating service account 'terminal-agent' also cuts off ~/.claude.json (local scope of /other/project) ('support-there')");
+    expect(row.replaced_duplicates).toBeUndefined();
+    expect(readJson(p.claudeUser).projects['/other/project']).toEqual(other);
+  });
 });

@@ -16,6 +16,8 @@ export interface HeldToken {
   url: string;
   token: string;
   location: string;
+  /** In a scope connect never rewrites (another project's local scope). */
+  untouched?: true;
 }
 
 /** Every token in this user's client configs, in every scope of every client. */
@@ -29,7 +31,8 @@ export function heldTokens(clients: readonly ClientAdapter[], e: ClientEnv): Hel
       continue;
     }
     for (const entry of entries) {
-      if (entry.token !== undefined) held.push({ client: client.id, name: entry.name, url: entry.url, token: entry.token, location: entry.location });
+      if (entry.token === undefined) continue;
+      held.push({ client: client.id, name: entry.name, url: entry.url, token: entry.token, location: entry.location, ...(entry.untouched ? { untouched: true as const } : {}) });
     }
   }
   return held;

@@ -177,7 +177,7 @@ export class Accounts {
       return this.recreate(name, kind, account, clients);
     }
     // This run rewrites every entry of these clients that points at this runtime, whatever its name.
-    const replacedHere = (h: HeldToken): boolean => sameEndpoint(h.url, this.plan.mcp) && clients.includes(h.client);
+    const replacedHere = (h: HeldToken): boolean => h.untouched !== true && sameEndpoint(h.url, this.plan.mcp) && clients.includes(h.client);
     const elsewhere = holders.filter((h) => !replacedHere(h));
     // A shared account already held by another of this user's clients: the new ones get the same token.
     if (kind === 'shared' && opts.rotate !== true) {
