@@ -111,11 +111,11 @@ describe('agents using MCP servers over stdio', () => {
     expect(done.tools.map((t: Json) => t.error === null)).toEqual([true, false]);
   });
 
-  it('describes an image result to the model', async () => {
+  it('names an image result in the tool message (the image itself follows it: mcp-client-media.test.ts)', async () => {
     const before = fake.requests.length;
     fake.script({ kind: 'tool-call', name: 'get-tiny-image', arguments: {} }, { kind: 'text', text: 'An image.' });
     await run('Show an image');
-    expect(fake.requests[before + 1]!.conversation.toolResults.at(-1)).toMatch(/\[image image\/png, \d+ bytes\]/);
+    expect(fake.requests[before + 1]!.conversation.toolResults.at(-1)).toMatch(/\[image image\/png, \d+ bytes\]: in the next user message/);
   });
 
   it('streams progress notifications as ToolCallProgress events and keeps them on the tool span', async () => {

@@ -20,7 +20,8 @@ import { requireModel, RunFailure, type ExecutionContext, type ExecutionResult, 
 import { AgentMemory, type AgentMemoryOptions, type MemoryRun, type MemoryServices } from '../memory/agent-memory.js';
 import type { Embedder } from '../model/embedder.js';
 import type { Db } from '../storage/db.js';
-import { executeToolCall, tool, toToolSpec, type AnyFunctionTool, type ToolProgress } from '../tools/function-tool.js';
+import { toolResultText } from '../model/tool-media.js';
+import { executeToolCall, tool, toToolSpec, type AnyFunctionTool, type ToolOutcome, type ToolProgress } from '../tools/function-tool.js';
 import { isToolSource, type ToolSource } from '../tools/tool-source.js';
 
 /** Knowledge an agent can search; `Knowledge` implements it. */
@@ -230,7 +231,7 @@ export class Agent implements Runnable {
       reports.push({ ...update, at: Date.now() } as ToolProgress);
       span?.set({ progress: reports.slice(-20) });
     };
-    let outcome: { ok: true; result: string } | { ok: false; error: string };
+    let outcome: ToolOutcome;
     if (!target) {
       outcome = { ok: false, error: `Unknown tool "${toolCall.name}"; available: ${[...byName.keys()].join(', ') || 'none'}` };
     } else if (target.requiresConfirmation && decision !== true) {
@@ -246,20 +247,23 @@ export class Agent implements Runnable {
         ...(span ? { trace: span } : {}),
       });
     }
-    span?.end(outcome.ok ? 'ok' : context.signal.aborted ? 'cancelled' : 'error', outcome.ok ? { result: outcome.result } : { error: outcome.error });
+    const media = outcome.ok ? outcome.media : undefined;
+    // Events and spans keep the text, with the media described rather than copied.
+    const described = outcome.ok ? toolResultText(outcome.result, media) : outcome.error;
+    span?.end(outcome.ok ? 'ok' : context.signal.aborted ? 'cancelled' : 'error', outcome.ok ? { result: described } : { error: outcome.error });
     const result = outcome.ok ? outcome.result : outcome.error;
     context.recordTool({
       tool_call_id: toolCall.id,
       tool_name: toolCall.name,
       tool_args: toolCall.arguments,
-      result: outcome.ok ? outcome.result : null,
+      result: outcome.ok ? described : null,
       error: outcome.ok ? null : outcome.error,
       ...confirmation,
     });
     context.emit('ToolCallCompleted', {
-      tool: { tool_call_id: toolCall.id, tool_name: toolCall.name, tool_args: toolCall.arguments, result, tool_call_error: !outcome.ok, ...confirmation },
+      tool: { tool_call_id: toolCall.id, tool_name: toolCall.name, tool_args: toolCall.arguments, result: described, tool_call_error: !outcome.ok, ...confirmation },
     });
-    turn.push({ role: 'tool', toolCallId: toolCall.id, name: toolCall.name, content: result });
+    turn.push({ role: 'tool', toolCallId: toolCall.id, name: toolCall.name, content: result, ...(media ? { media } : {}) });
     context.recordMessages([...turn]);
     if (context.signal.aborted) throw context.signal.reason;
   }

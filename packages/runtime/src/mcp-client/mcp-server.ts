@@ -29,9 +29,9 @@ import type { AnyFunctionTool, ToolContext } from '../tools/function-tool.js';
 import type { ToolSource, ToolSourceContext } from '../tools/tool-source.js';
 import { McpConnection } from './connection.js';
 import { describeMcpError } from './errors.js';
-import { toFunctionTool } from './mcp-tool.js';
+import { toFunctionTool, unavailableTool } from './mcp-tool.js';
 import { DEFAULT_CALL_TIMEOUT_MS, DEFAULT_CONNECT_TIMEOUT_MS, type HttpMcpServerOptions, type McpHeaders, type McpServerOptions, type StdioMcpServerOptions } from './options.js';
-import { privateHostsSetting, type McpClientHost } from './settings.js';
+import { maxMediaBytesSetting, privateHostsSetting, type McpClientHost } from './settings.js';
 import { supervised } from './watchdog.js';
 
 const SERVER_ID = /^[A-Za-z0-9_.-]{1,64}$/;
@@ -62,10 +62,11 @@ export class McpServerSource implements ToolSource {
   }
 
   async tools(context: ToolSourceContext): Promise<AnyFunctionTool[]> {
+    const prefix = this.options.prefix ?? '';
     const key = await this.connectionKey(context);
-    if (key === undefined) return [];
+    if (key === undefined) return [unavailableTool(prefix, this.id, this.lastError ?? 'no headers')];
     const connection = this.connection(key);
-    let listed: Tool[] | undefined;
+    let listed: Tool[];
     try {
       listed = await withTimeout(connection.listTools(), this.connectTimeoutMs, `MCP server "${this.id}" did not list its tools within ${this.connectTimeoutMs} ms`);
       connection.succeeded();
@@ -73,14 +74,16 @@ export class McpServerSource implements ToolSource {
     } catch (error) {
       this.lastError = describeMcpError(this.id, error);
       this.host.log?.warn(`${this.lastError} (run ${context.runId})`);
-      // Its calls then fail as tool errors that name the server, rather than the model not knowing of it.
-      listed = connection.tools;
+      // Not the list seen last (it may be stale): the model is told the server's tools are missing, and why.
+      return [unavailableTool(prefix, this.id, this.lastError)];
     }
+    const maxMediaBytes = this.options.maxMediaBytes ?? maxMediaBytesSetting(this.host.env);
     // A tool that runs only as a task (the protocol's experimental tasks) cannot be called here.
-    return (listed ?? []).filter((t) => this.offered(t.name) && t.execution?.taskSupport !== 'required').map((t) =>
+    return listed.filter((t) => this.offered(t.name) && t.execution?.taskSupport !== 'required').map((t) =>
       toFunctionTool(t, {
-        prefix: this.options.prefix ?? '',
+        prefix,
         requiresConfirmation: this.needsConfirmation(t.name),
+        maxMediaBytes,
         call: (name, args, toolContext) => this.call(connection, name, args, toolContext),
       }),
     );

@@ -20,3 +20,17 @@ export function privateHostsSetting(env: Readonly<Record<string, string | undefi
   if (raw === '*') return true;
   return raw.split(',').map((h) => h.trim()).filter((h) => h !== '');
 }
+
+/**
+ * The decoded bytes of images and sounds one tool result may hand the model (past it, each is
+ * described as text): MCP_CLIENT_MAX_MEDIA_BYTES, default 3,750,000 (5 MB once base64-encoded,
+ * Anthropic's limit for one image).
+ */
+export const DEFAULT_MAX_MEDIA_BYTES = 3_750_000;
+
+export function maxMediaBytesSetting(env: Readonly<Record<string, string | undefined>>): number {
+  const raw = env.MCP_CLIENT_MAX_MEDIA_BYTES?.trim();
+  if (!raw) return DEFAULT_MAX_MEDIA_BYTES;
+  const value = Number(raw);
+  return Number.isSafeInteger(value) && value >= 0 ? value : DEFAULT_MAX_MEDIA_BYTES;
+}
