@@ -131,7 +131,7 @@ export class Runner {
    * Starts a queued run here when it is first in its session's line: 'wait' when a run before it
    * is in progress, 'gone' when it is no longer queued (cancelled, or started elsewhere).
    */
-  async startQueued(component: Runnable, runId: string, unconfined: boolean): Promise<StartedRun | 'wait' | 'gone'> {
+  async startQueued(component: Runnable, runId: string, unconfined: boolean, principal?: RunCaller): Promise<StartedRun | 'wait' | 'gone'> {
     if (this.shuttingDown) throw new RuntimeError('SERVICE_UNAVAILABLE', 'The runtime is shutting down');
     const outcome = await this.queue.startNext(runId, this.chores.lease());
     if (outcome !== 'started') return outcome;
@@ -142,9 +142,9 @@ export class Runner {
       history: await this.history(record.session_id),
       userId: record.user_id ?? undefined,
       unconfined,
-      // A queued or background run executes from its record, perhaps on another runtime: the
-      // request's principal is not kept, so its tool sources see the run's user only.
-      principal: undefined,
+      // A queued or background run executes from its record, perhaps on another runtime, with
+      // the caller its job kept (run/stored-caller.ts).
+      principal,
       started: LIFECYCLE[component.kind].started,
       lastSeq: 0,
     });
