@@ -24,6 +24,10 @@ import { startRuntime, type StartedRuntime } from './support/runtime.js';
 
 type Json = Record<string, any>;
 
+/** An agent whose one tool is server-everything's image tool. */
+const imageAgent = (id: string, model: Model, maxMediaBytes?: number) =>
+  new Agent({ id, model, tools: [mcpServer({ id: `everything-${id}`, ...everythingStdio(), include: ['get-tiny-image'], ...(maxMediaBytes === undefined ? {} : { maxMediaBytes }) })] });
+
 /** The PNG the server sends, read from its own source. */
 const IMAGE = /MCP_TINY_IMAGE = "([A-Za-z0-9+/=]+)"/.exec(readFileSync(join(dirname(EVERYTHING_BIN), 'tools', 'get-tiny-image.js'), 'utf8'))![1]!;
 const IMAGE_BYTES = Buffer.from(IMAGE, 'base64').length;
@@ -36,14 +40,12 @@ for (const kind of testDatabaseKinds) {
 
     beforeAll(async () => {
       fake = await startFakeLlm();
-      const agent = (id: string, model: Model, maxMediaBytes?: number) =>
-        new Agent({ id, model, tools: [mcpServer({ id: `everything-${id}`, ...everythingStdio(), include: ['get-tiny-image'], ...(maxMediaBytes === undefined ? {} : { maxMediaBytes }) })] });
       rt = await startRuntime(kind, {
         agents: [
-          agent('openai', new OpenAIChatModel({ model: 'fake-model', apiKey: 'sk-test', baseURL: `${fake.url}/v1`, maxRetries: 0 })),
-          agent('anthropic', new AnthropicMessagesModel({ model: 'claude-test', apiKey: 'sk-ant-test', baseURL: `${fake.url}/`, maxRetries: 0 })),
-          agent('ollama', new OllamaChatModel({ model: 'llama-test', host: fake.url, maxRetries: 0 })),
-          agent('small', new OpenAIChatModel({ model: 'fake-model', apiKey: 'sk-test', baseURL: `${fake.url}/v1`, maxRetries: 0 }), 100),
+          imageAgent('openai', new OpenAIChatModel({ model: 'fake-model', apiKey: 'sk-test', baseURL: `${fake.url}/v1`, maxRetries: 0 })),
+          imageAgent('anthropic', new AnthropicMessagesModel({ model: 'claude-test', apiKey: 'sk-ant-test', baseURL: `${fake.url}/`, maxRetries: 0 })),
+          imageAgent('ollama', new OllamaChatModel({ model: 'llama-test', host: fake.url, maxRetries: 0 })),
+          imageAgent('small', new OpenAIChatModel({ model: 'fake-model', apiKey: 'sk-test', baseURL: `${fake.url}/v1`, maxRetries: 0 }), 100),
         ],
       });
     }, 60_000);

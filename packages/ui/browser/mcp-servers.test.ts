@@ -48,12 +48,12 @@ describe.skipIf(!chromiumFound)(`the MCP servers page${skipReason}`, () => {
   });
 
   const row = (id: string) => page.getByTestId('mcp-server').filter({ has: page.getByRole('cell', { name: id, exact: true }) });
+  const cells = async (id: string) => (await row(id).getByRole('cell').allTextContents()).map((t) => t.trim());
 
   it('lists each server with who uses it, its transport, status, tools and last error, reached from the menu', async () => {
     await page.goto(`${rt.url}/ui/chat`);
     await page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: 'MCP servers' }).click();
     await expect.poll(() => page.getByTestId('mcp-server').count()).toBe(3);
-    const cells = async (id: string) => (await row(id).getByRole('cell').allTextContents()).map((t) => t.trim());
     // Servers connect on first use: none has been used yet.
     expect((await cells('everything')).slice(3)).toEqual(['idle', 'not listed yet', 'none']);
     rt.fake.script({ kind: 'text', text: 'Ready.' });
