@@ -3,6 +3,7 @@
  * What the hosting runtime gives its MCP servers: its environment (for MCP_CLIENT_PRIVATE_HOSTS)
  * and its logger.
  */
+import { ConfigurationError } from '../errors.js';
 import type { Logger } from '../util/logger.js';
 
 export interface McpClientHost {
@@ -32,5 +33,6 @@ export function maxMediaBytesSetting(env: Readonly<Record<string, string | undef
   const raw = env.MCP_CLIENT_MAX_MEDIA_BYTES?.trim();
   if (!raw) return DEFAULT_MAX_MEDIA_BYTES;
   const value = Number(raw);
-  return Number.isSafeInteger(value) && value >= 0 ? value : DEFAULT_MAX_MEDIA_BYTES;
+  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(value)) throw new ConfigurationError(`MCP_CLIENT_MAX_MEDIA_BYTES: "${raw}" is not a whole number of bytes (0 sends no media)`);
+  return value;
 }
