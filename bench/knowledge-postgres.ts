@@ -7,7 +7,8 @@
  * - the same with a selective metadata filter (1 % of the rows), with several knowledge bases
  *   sharing the table (a `base` key, 8 bases) and with a user's scope (shared chunks and the
  *   user's own, ~4 %): recall against exact search under the same filter, and how many
- *   searches returned exactly `limit` hits;
+ *   searches returned exactly `limit` hits, with the candidates re-sorted swept (2, 4 and the
+ *   default 8 times `limit`);
  * - the index's build time and size, and the table's size.
  *
  * Vectors: synthetic, clustered, at the local embedder's dimension (512; bench/support/
@@ -33,6 +34,8 @@ export interface PgVectorBenchOptions {
   queries?: number;
   /** `hnsw.ef_search` values to sweep besides the default; default [100, 200, 400]. */
   efSweep?: number[];
+  /** Narrowed searches' `filteredCandidates` to sweep besides the default (8); default [2, 4]. */
+  candidateSweep?: number[];
   /** Also build and measure the full-precision index; default true. */
   fullPrecision?: boolean;
   write?: (text: string) => void;
@@ -142,6 +145,7 @@ export async function benchPostgresVectors(options: PgVectorBenchOptions): Promi
   const dimensions = options.dimensions ?? 512;
   const queryCount = options.queries ?? 200;
   const sweep = options.efSweep ?? [100, 200, 400];
+  const candidateSweep = options.candidateSweep ?? [2, 4];
   const vectors = new ClusteredVectors({ dimensions });
   const report: PgVectorReport = { rows: [], builds: [], loadAverage: [] };
   for (const size of sizes) {
@@ -185,6 +189,14 @@ export async function benchPostgresVectors(options: PgVectorBenchOptions): Promi
         for (const s of SCENARIOS) {
           const m = await measure(store, perScenario(s), s, truth.get(s.name));
           report.rows.push({ size, variant: `${variant.name} (default ef)`, scenario: s.name, p50: m.p50, p99: m.p99, recall10: m.recall10, full: m.full, queries: perScenario(s).length });
+        }
+        // Narrowed searches: how many candidates (times `limit`) are re-sorted; the default is 8.
+        for (const k of variant.halfvec ? candidateSweep : []) {
+          const swept = await open({ halfvec: true, filteredCandidates: k });
+          for (const s of SCENARIOS.slice(1)) {
+            const m = await measure(swept, perScenario(s), s, truth.get(s.name));
+            report.rows.push({ size, variant: `${variant.name} ${k}x limit`, scenario: s.name, p50: m.p50, p99: m.p99, recall10: m.recall10, full: m.full, queries: perScenario(s).length });
+          }
         }
         for (const ef of sweep) {
           const swept = await open({ halfvec: variant.halfvec, efSearch: ef, filteredEfSearch: ef });

@@ -127,10 +127,10 @@ describe('svc connect at the edges', () => {
 
   it('[TTY] Ctrl-D at a later prompt undoes the clients already connected in that run', async () => {
     // Codex connects first; then Cursor's account needs an answer (it is the user's, and rotating
-    // it would cut off another entry), and the user presses Ctrl-D.
+    // it would cut off an entry of another client), and the user presses Ctrl-D.
     const editorToken = await mint('editor');
-    const cursorBefore = JSON.stringify({ mcpServers: { older: { url: mcp, headers: { Authorization: `Bearer ${editorToken}` } } } });
-    writeFileSync(p.cursorUser, cursorBefore);
+    const claudeBefore = JSON.stringify({ mcpServers: { older: { type: 'http', url: mcp, headers: { Authorization: `Bearer ${editorToken}` } } } });
+    writeFileSync(p.claudeUser, claudeBefore);
     const r = await runCliTty(['connect', '--url', rt.url, '--clients', 'codex,cursor'], [{ waitFor: "◆  Service account 'editor' already exists.", keys: '\u0004' }], {
       ...box,
       env,
@@ -138,7 +138,8 @@ describe('svc connect at the edges', () => {
     expect(r.code).toBe(1);
     expect(r.stdout).toContain('Aborted.');
     expect(existsSync(p.codex)).toBe(false);
-    expect(readFileSync(p.cursorUser, 'utf8')).toBe(cursorBefore);
+    expect(readFileSync(p.claudeUser, 'utf8')).toBe(claudeBefore);
+    expect(existsSync(p.cursorUser)).toBe(false);
     expect((await active()).map((a) => a.name)).toEqual(['editor']);
     expect(await mcpStatus(rt, editorToken)).toBe(200);
   });

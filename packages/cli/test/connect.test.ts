@@ -132,12 +132,13 @@ describe('svc connect (security-key runtime)', () => {
   });
 
   it('an account of yours the run would have to rotate: an error naming --rotate, or skipped with --skip-existing', async () => {
-    // The editor account's token sits in this user's Cursor config (under another entry name),
-    // so the account is theirs; rotating it would cut that entry off, which needs a decision.
+    // The editor account's token sits in this user's Claude Code config (a client this run does
+    // not touch), so the account is theirs; rotating it would cut that entry off, which needs a
+    // decision. (An entry of Cursor's own for this runtime would simply be renamed in place.)
     const created = await api(rt.url, 'POST', '/service-accounts', { token: KEY, body: { name: 'editor' } });
     expect(created.status).toBe(201);
-    writeFileSync(p.cursorUser, JSON.stringify({ mcpServers: { older: { url: `${rt.url}/mcp`, headers: { Authorization: `Bearer ${created.body.token}` } } } }));
-    const before = readFileSync(p.cursorUser, 'utf8');
+    writeFileSync(p.claudeUser, JSON.stringify({ mcpServers: { older: { type: 'http', url: `${rt.url}/mcp`, headers: { Authorization: `Bearer ${created.body.token}` } } } }));
+    const before = readFileSync(p.claudeUser, 'utf8');
     const conflict = await run(['--json', '--clients', 'editor']);
     expect(conflict.code).toBe(1);
     expect((jsonOf(conflict).results as Json[])[0]).toEqual({
@@ -145,18 +146,18 @@ describe('svc connect (security-key runtime)', () => {
       status: 'failed',
       error: "A service account named 'editor' already exists. Re-run with --rotate to revoke and re-mint it, or --skip-existing to leave it untouched.",
     });
-    expect(readFileSync(p.cursorUser, 'utf8')).toBe(before);
+    expect(readFileSync(p.claudeUser, 'utf8')).toBe(before);
     const skipped = await run(['--json', '--clients', 'editor,codex', '--skip-existing']);
     expect(skipped.code).toBe(3);
     const rows = jsonOf(skipped).results as Json[];
     expect(rows[0]).toEqual({ client: 'editor', status: 'skipped', error: 'Service account exists; kept untouched.' });
     expect(rows[1]).toMatchObject({ client: 'cli-agent', status: 'connected' });
-    expect(readFileSync(p.cursorUser, 'utf8')).toBe(before);
+    expect(readFileSync(p.claudeUser, 'utf8')).toBe(before);
     expect(await mcpStatus(rt, created.body.token)).toBe(200);
     // --rotate says which other entry loses its token.
     const rotated = await run(['--json', '--clients', 'editor', '--rotate']);
     expect(rotated.code).toBe(0);
-    expect((jsonOf(rotated).results as Json[])[0]).toMatchObject({ status: 'connected', note: expect.stringContaining("also cuts off ~/.cursor/mcp.json ('older')") });
+    expect((jsonOf(rotated).results as Json[])[0]).toMatchObject({ status: 'connected', note: expect.stringContaining("also cuts off ~/.claude.json (user scope) ('older')") });
     expect(await mcpStatus(rt, created.body.token)).toBe(401);
   });
 

@@ -7,20 +7,10 @@ import { join } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ensureBuilt, jsonOf, runCli, sandbox, type Sandbox } from './support/cli.js';
 import { installClients, paths, readJson } from './support/clients.js';
-import { api, deadPort, startSqliteRuntime, type TestRuntime } from './support/runtime.js';
+import { api, deadPort, mcpStatus, startSqliteRuntime, type TestRuntime } from './support/runtime.js';
 
 const KEY = 'test-admin-key';
 type Json = Record<string, any>;
-
-async function mcpStatus(url: string, token: string): Promise<number> {
-  const res = await fetch(`${url}/mcp`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${token}` },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 't', version: '1' } } }),
-  });
-  await res.text();
-  return res.status;
-}
 
 describe('svc disconnect (offline)', () => {
   let box: Sandbox;
@@ -181,7 +171,7 @@ describe('svc disconnect --revoke (security-key runtime)', () => {
     const before = readFileSync(p.cursorUser, 'utf8');
     const denied = await runCli(['disconnect', '--url', rt.url, '--revoke', '--name', 'team', '--json'], box);
     expect(denied.code).toBe(1);
-    expect(jsonOf(denied).error).toContain('requires an admin credential');
+    expect(jsonOf(denied).error).toBe('This runtime requires an admin credential to revoke service accounts (auth mode: security_key).');
     expect(readFileSync(p.cursorUser, 'utf8')).toBe(before);
     const r = await runCli(['disconnect', '--url', rt.url, '--revoke', '--name', 'team', '--clients', 'cursor', '--json'], { ...box, env });
     expect(r.code).toBe(0);
@@ -280,7 +270,8 @@ describe('svc disconnect --revoke (security-key runtime)', () => {
       {
         account: 'editor',
         status: 'failed',
-        error: 'Not revoked: its token is in none of your client configs, so another user or machine may be using it. If it is yours, re-run with --force or use: svc tokens revoke editor',
+        error:
+          'Not revoked: its token is in none of your client configs and it was not minted from here, so another user or machine may be using it. If it is yours, re-run with --force or use: svc tokens revoke editor',
       },
     ]);
     const forced = await runCli(['disconnect', '--url', rt.url, '--revoke', '--force', '--clients', 'cursor', '--json'], { ...box, env: { SVC_ADMIN_TOKEN: KEY } });

@@ -85,7 +85,7 @@ describe('two users, one runtime', () => {
     const elsewhere = await as(fresh, 'bob', ['--json']);
     fresh.cleanup();
     expect(elsewhere.code).toBe(1);
-    expect((jsonOf(elsewhere).results as Json[])[0]!.error).toContain(`A service account named '${perUser('terminal-agent', 'bob')}' already exists. Its token is in none of your client configs`);
+    expect((jsonOf(elsewhere).results as Json[])[0]!.error).toContain(`A service account named '${perUser('terminal-agent', 'bob')}' already exists. Its token is in none of your client configs and it was not minted from here`);
     expect(await mcpStatus(rt, tokenIn(bobFile))).toBe(200);
     dave.cleanup();
   });
@@ -110,7 +110,7 @@ describe('two users, one runtime', () => {
     expect(row.note).toContain("Revoked and re-minted service account 'terminal-agent' (--force), whose token was in none of your client configs.");
     expect(await mcpStatus(rt, aliceToken)).toBe(401);
     const human = await as(sandbox(), 'carol', ['--rotate', '--force']);
-    expect(human.stderr).toContain("Service account 'terminal-agent' holds a token that is in none of your client configs: revoking it disconnects whoever uses it");
+    expect(human.stderr).toContain("Service account 'terminal-agent' holds a token that is in none of your client configs and was not minted from here: revoking it disconnects whoever uses it");
   });
 
   it('[TTY] --rotate --force asks first; the default (no) leaves the other account alone', async () => {
@@ -133,7 +133,7 @@ describe('two users, one runtime', () => {
     expect(refused.code).toBe(1);
     expect(jsonOf(refused)).toEqual({
       error: "A service account named 'team-bot' already exists.",
-      hint: 'Its token is in none of your client configs, so another user or machine may be using it: pick another --name, re-run with --rotate --force to revoke and re-mint it anyway, or with --skip-existing to leave it untouched.',
+      hint: 'Its token is in none of your client configs and it was not minted from here, so another user or machine may be using it: pick another --name, re-run with --name team-bot --rotate --force to revoke and re-mint it anyway, or with --name team-bot --skip-existing to leave it untouched.',
     });
     expect(readFileSync(paths(alice).cursorUser, 'utf8')).toBe(aliceCursor);
     expect(await mcpStatus(rt, (readJson(paths(alice).cursorUser).mcpServers.team.headers.Authorization as string).slice(7))).toBe(200);

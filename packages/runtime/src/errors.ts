@@ -22,6 +22,8 @@ export const ERROR_CODES = {
   IDEMPOTENCY_KEY_REUSED: 409,
   /** The request first sent with this `Idempotency-Key` has not finished making its record. */
   IDEMPOTENCY_KEY_IN_USE: 409,
+  /** A budget (budgets/) refuses the run or its next model call; the body names the budget. */
+  BUDGET_EXCEEDED: 429,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
@@ -46,11 +48,13 @@ export class RuntimeError extends Error {
   readonly status: number;
   readonly errors: FieldError[] | undefined;
   readonly headers: Record<string, string> | undefined;
+  /** More members of the error body, safe to show (a refusing budget's figures). */
+  readonly fields: Record<string, unknown> | undefined;
 
   constructor(
     code: ErrorCode,
     detail: string,
-    options: { cause?: unknown; errors?: FieldError[]; headers?: Record<string, string> } = {},
+    options: { cause?: unknown; errors?: FieldError[]; headers?: Record<string, string>; fields?: Record<string, unknown> } = {},
   ) {
     super(detail, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'RuntimeError';
@@ -58,6 +62,7 @@ export class RuntimeError extends Error {
     this.status = ERROR_CODES[code];
     this.errors = options.errors;
     this.headers = options.headers;
+    this.fields = options.fields;
   }
 
   /** Works across duplicated copies of this module, unlike `instanceof`. */

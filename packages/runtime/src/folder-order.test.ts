@@ -31,7 +31,8 @@ const FEATURES = {
   tools: [...BASE, 'components', 'model'],
   sessions: [...BASE, 'storage', 'model'],
   idempotency: [...BASE, 'storage'],
-  run: [...BASE, 'auth', 'components', 'model', 'sessions', 'jobs', 'idempotency'],
+  budgets: [...BASE, 'settings', 'storage', 'model'],
+  run: [...BASE, 'auth', 'components', 'model', 'sessions', 'jobs', 'idempotency', 'budgets'],
   memory: [...BASE, 'storage', 'components', 'model', 'tools', 'sessions', 'run'],
   agent: [...BASE, 'components', 'model', 'run', 'storage', 'tools', 'memory'],
   team: [...BASE, 'components', 'model', 'run', 'storage', 'tools'],
@@ -45,8 +46,8 @@ const FEATURES = {
 };
 /** The HTTP edge, then the assembly. */
 const EDGE = {
-  server: [...BASE, 'settings', 'storage', 'jobs', 'auth', 'components', 'sessions', 'idempotency', 'run', 'knowledge', 'mcp', 'traces', 'memory', 'webhooks', 'schedules'],
-  'runtime-options.ts': ['auth', 'components', 'settings', 'model', 'storage'],
+  server: [...BASE, 'settings', 'storage', 'jobs', 'auth', 'components', 'sessions', 'idempotency', 'budgets', 'run', 'knowledge', 'mcp', 'traces', 'memory', 'webhooks', 'schedules'],
+  'runtime-options.ts': ['auth', 'components', 'settings', 'model', 'storage', 'budgets'],
   'runtime.ts': [...Object.keys(KITS), ...Object.keys(FEATURES), 'server', 'runtime-options.ts'],
   'serve-until-stopped.ts': [...BASE, 'runtime.ts'],
   'index.ts': [...Object.keys(KITS), ...Object.keys(FEATURES), 'server', 'runtime-options.ts', 'runtime.ts', 'serve-until-stopped.ts'],

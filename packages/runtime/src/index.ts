@@ -32,6 +32,7 @@ export { openDb, parseDatabaseUrl, DEFAULT_DATABASE_PATH } from './storage/open-
 export { readSettings, type Settings } from './settings/runtime.js';
 export { DEFAULT_PORT, DEFAULT_HOST } from './settings/server.js';
 export { readModelPrices, type ModelPrice, type ModelPrices } from './settings/pricing.js';
+export type { BudgetDefinition, BudgetMetric, BudgetScope, BudgetWindow } from './budgets/types.js';
 export type { Logger } from './util/logger.js';
 export { consoleLogger, silentLogger } from './util/logger.js';
 export type { Access, RouteEntry } from './server/route.js';

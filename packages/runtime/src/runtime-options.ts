@@ -3,6 +3,7 @@
  * The options a Runtime takes, under the specification's exact names, validated with zod so
  * that a mistake fails at construction with a message naming the option.
  */
+import { budgetDefinitionSchema, type BudgetDefinition } from './budgets/types.js';
 import { z } from 'zod';
 import type { HostedComponent, KnowledgeComponent } from './components/component.js';
 import { isHostedComponent } from './components/component.js';
@@ -64,6 +65,8 @@ export const runtimeOptionsSchema = z
         message: 'must be a Model (for example openai({ model: "gpt-4o-mini" }))',
       })
       .optional(),
+    /** Limits on runs, tokens and cost per principal, tenant or agent (budgets/); more come through /budgets. */
+    budgets: z.array(budgetDefinitionSchema).max(1000).optional(),
     /** Largest accepted request body in bytes; defaults to MAX_REQUEST_BODY_BYTES or 10 MiB. */
     max_body_bytes: z.number().int().positive().optional(),
     /** Proxies (addresses or CIDRs) whose X-Forwarded-For names the client; defaults to TRUSTED_PROXIES. */
@@ -99,6 +102,7 @@ export interface RuntimeOptions {
   authorization_config?: AuthorizationConfig;
   mcp_server?: boolean | McpServerConfig;
   model?: Model;
+  budgets?: BudgetDefinition[];
   max_body_bytes?: number;
   trusted_proxies?: string[];
   shutdown_timeout_seconds?: number;

@@ -43,6 +43,8 @@ import type { MemoryServices } from './memory/agent-memory.js';
 import { MemoryStore } from './memory/memory-store.js';
 import { EvalService } from './knowledge/evals/service.js';
 import { Runner } from './run/runner.js';
+import { Budgets } from './budgets/budgets.js';
+import { codeBudgets } from './budgets/code-budgets.js';
 import { DurableRuns } from './run/durable-runs.js';
 import { isRunnable } from './run/execution.js';
 import { IdempotencyStore } from './idempotency/idempotency-store.js';
@@ -146,6 +148,8 @@ export class Runtime implements ServerContext {
   readonly sessions: SessionStore;
   readonly memories: MemoryStore;
   readonly runner: Runner;
+  /** Limits on runs, tokens and cost (budgets/): checked at every run start and model call. */
+  readonly budgets: Budgets;
   /** What every run did: the tracer runs record into, and the reads of GET /traces and /metrics. */
   readonly traces: Traces;
   readonly tasks = new BackgroundTasks();
@@ -247,7 +251,9 @@ export class Runtime implements ServerContext {
       // process environment, as every OpenTelemetry service does, so the decision does too.
       exportSink: otlpSinkFromEnv(process.env, this.log),
     });
+    this.budgets = new Budgets({ db: this.db, code: codeBudgets(options.budgets ?? []), prices: this.settings.modelPrices, log: this.log });
     this.runner = new Runner({
+      budgets: this.budgets,
       tracer: this.settings.tracesEnabled ? this.traces.tracer : noTracer,
       store: this.sessions,
       defaultModel: this.defaultModel,

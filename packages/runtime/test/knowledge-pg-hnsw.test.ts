@@ -106,14 +106,14 @@ describe.skipIf(!postgresTestDatabase.available)('PostgreSQL HNSW search', () =>
       queries = vectors(12, 99);
     });
 
-    // A JSONB filter has no statistics, so the planner walks the index (iteratively); a scope on
-    // user_id has them, and the planner may score the few rows it matches instead, which is exact.
+    // Every narrowed search walks the index (iteratively). A scope on user_id has statistics, and
+    // with the candidates a narrowed search takes (8 times limit) the planner chose to score every
+    // row of the table instead (exact, and 10-20 times slower at 100k): it is kept off that scan.
     const throughIndex = /Index Scan using hf_chunks_hnsw_half/;
-    const indexOrScored = /Index Scan using hf_chunks_hnsw_half|Seq Scan on hf_chunks/;
     const narrowed: [string, Partial<SearchRequest>, RegExp, (h: SearchHit) => boolean][] = [
       ['a metadata filter matching 1 %', { filters: { group: 7 } }, throughIndex, (h) => h.chunk.meta_data.group === 7],
-      ['a user scope of 1 % (shared chunks: none)', { visibleTo: 'u1' }, indexOrScored, ownedByU1],
-      ['a filter and a scope together', { filters: { base: 'kb1' }, visibleTo: 'u1' }, indexOrScored, (h) => ownedByU1(h) && h.chunk.meta_data.base === 'kb1'],
+      ['a user scope of 1 % (shared chunks: none)', { visibleTo: 'u1' }, throughIndex, ownedByU1],
+      ['a filter and a scope together', { filters: { base: 'kb1' }, visibleTo: 'u1' }, throughIndex, (h) => ownedByU1(h) && h.chunk.meta_data.base === 'kb1'],
     ];
 
     for (const [name, narrowing, plan, matches] of narrowed) {
@@ -141,7 +141,7 @@ describe.skipIf(!postgresTestDatabase.available)('PostgreSQL HNSW search', () =>
           // Re-sorted by full-precision distance: scores descend.
           for (let i = 1; i < hits.length; i++) expect(hits[i]!.score).toBeLessThanOrEqual(hits[i - 1]!.score);
         }
-        expect(agreed / (queries.length * 10)).toBeGreaterThanOrEqual(0.9);
+        expect(agreed / (queries.length * 10)).toBeGreaterThanOrEqual(0.95);
       }, 120_000);
     }
 

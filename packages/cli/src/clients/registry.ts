@@ -43,6 +43,8 @@ export interface ClientEnv {
 
 export interface NamedEntry extends ClientEntry {
   name: string;
+  /** In a scope that connect and disconnect never edit (another project's local scope). */
+  untouched?: true;
 }
 
 export interface WriteResult {
@@ -181,7 +183,8 @@ const terminalAgent: ClientAdapter = {
     const others = Object.keys(projects)
       .filter((dir) => dir !== e.cwd)
       .map((dir) => ({ servers: serversOf(projects[dir]), location: `${claudeJson(e)} (local scope of ${dir})` }));
-    return everyEntry([...terminalScopes(e), ...others]);
+    const untouched = new Set(others.map((o) => o.location));
+    return everyEntry([...terminalScopes(e), ...others]).map((entry) => (untouched.has(entry.location) ? { ...entry, untouched: true as const } : entry));
   },
   files: (e) => [claudeJson(e), mcpJson(e)],
   write(name, url, token, e, replaces) {

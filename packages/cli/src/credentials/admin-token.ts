@@ -19,12 +19,13 @@ export function exportedCredential(env: NodeJS.ProcessEnv): string | undefined {
   return undefined;
 }
 
-export async function resolveAdminCredential(ctx: Context, authMode: string): Promise<string | undefined> {
+/** `action` completes "requires an admin credential to ...": what the command needs it for. */
+export async function resolveAdminCredential(ctx: Context, authMode: string, action = 'mint tokens'): Promise<string | undefined> {
   const exported = exportedCredential(ctx.env);
   // An open runtime needs nothing, so never ask for something it would not check.
   if (exported || authMode === 'none') return exported;
   if (!ctx.interactive) {
-    throw new CliError('CREDENTIAL_REQUIRED', `This runtime requires an admin credential to mint tokens (auth mode: ${authMode}).`, { hint: ADMIN_SOURCES_HINT });
+    throw new CliError('CREDENTIAL_REQUIRED', `This runtime requires an admin credential to ${action} (auth mode: ${authMode}).`, { hint: ADMIN_SOURCES_HINT });
   }
   ctx.out.line(ADMIN_SOURCES_HINT);
   const answer = (await askSecret('Admin credential for this runtime')).trim();

@@ -37,3 +37,19 @@ export function dedupKey(url: string): string {
     return url;
   }
 }
+
+/**
+ * One endpoint under every spelling: the dedup key plus the path without trailing slashes, so
+ * `http://localhost:7777/mcp/` and `http://127.0.0.1:7777/mcp` are the same MCP server.
+ */
+export function endpointKey(url: string): string {
+  try {
+    return `${dedupKey(url)}${new URL(url).pathname.replace(/\/+$/, '')}`;
+  } catch {
+    return url;
+  }
+}
+
+export function sameEndpoint(a: string, b: string): boolean {
+  return endpointKey(a) === endpointKey(b);
+}

@@ -3,6 +3,7 @@
  * applications' locations under the sandbox HOME (Linux layout for the desktop app).
  */
 import { lstatSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { Sandbox } from './cli.js';
 
@@ -34,4 +35,13 @@ export function readJson(path: string): any {
 
 export function modeOf(path: string): number {
   return lstatSync(path).mode & 0o777;
+}
+
+/** The account name connect falls back to for a user's client (`<client>-<user>-<host>`), as the CLI builds it. */
+export function perUserName(client: string, user: string): string {
+  const host = (hostname().split('.')[0] ?? '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '');
+  return `${client}-${user}-${host}`.slice(0, 63).replace(/[-_]+$/, '');
 }

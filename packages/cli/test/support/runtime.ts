@@ -91,3 +91,27 @@ export async function expireAccount(dbPath: string, name: string): Promise<void>
     db.close();
   }
 }
+
+/** The status of one MCP `initialize` with `token`: 200 while the runtime accepts it, 401 once revoked. */
+export async function mcpStatus(base: string, token: string): Promise<number> {
+  const res = await fetch(`${base}/mcp`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${token}` },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 't', version: '1' } } }),
+  });
+  await res.text();
+  return res.status;
+}
+
+/** Mints an account straight through the API (as another tool or user would) and returns its token. */
+export async function mintAccount(base: string, adminKey: string, name: string): Promise<string> {
+  const created = await api(base, 'POST', '/service-accounts', { token: adminKey, body: { name } });
+  if (created.status !== 201) throw new Error(`minting ${name} failed: HTTP ${created.status}`);
+  return created.body.token as string;
+}
+
+/** The names of the active accounts, sorted. */
+export async function activeAccountNames(base: string, adminKey: string): Promise<string[]> {
+  const res = await api(base, 'GET', '/service-accounts?limit=100&include_revoked=false', { token: adminKey });
+  return (res.body.data as { name: string }[]).map((a) => a.name).sort();
+}

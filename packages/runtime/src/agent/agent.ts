@@ -151,6 +151,7 @@ export class Agent implements Runnable {
       let text = '';
       const calls: ToolCall[] = [];
       const messages = [...system, ...history, ...turn];
+      await context.beforeModelCall?.();
       const modelCall = new ModelCallSpan(context.trace, model, messages, specs);
       let finish: Extract<StreamPart, { type: 'finish' }> | undefined;
       try {
@@ -164,7 +165,7 @@ export class Agent implements Runnable {
             calls.push(part.call);
           } else {
             finish = part;
-            context.addUsage(part.usage);
+            context.addUsage(part.usage, model.id);
           }
         }
       } catch (error) {

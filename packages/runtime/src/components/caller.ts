@@ -12,6 +12,8 @@ export interface RunCaller {
   readonly scopes: readonly string[];
   /** The service account's name, for its tokens. */
   readonly serviceAccount?: string | undefined;
+  /** The caller's tenant (auth/principal.ts), which budgets count its runs against. */
+  readonly tenantId?: string | undefined;
   /** The verified claims of a JWT; absent for other credentials. */
   readonly claims?: Readonly<Record<string, unknown>> | undefined;
 }

@@ -7,7 +7,7 @@
  */
 import type { Embedder } from '../model/embedder.js';
 import type { MemoryStore } from './memory-store.js';
-import { estimateTokens } from './tokens.js';
+import { estimateTokens } from '../model/token-estimate.js';
 import type { StoredMemory } from './types.js';
 
 export interface RecallOptions {

@@ -13,7 +13,8 @@ import type { TraceSpan } from '../components/tracer.js';
 import type { ChatMessage, Model } from '../model/model.js';
 import { ModelCallSpan } from '../run/model-call.js';
 import type { Db } from '../storage/db.js';
-import { estimateTokens, messagesTokens } from './tokens.js';
+import { estimateTokens } from '../model/token-estimate.js';
+import { messagesTokens } from './tokens.js';
 
 /** The text that opens the summarising call's instructions (fakes and tests recognise it). */
 export const SUMMARY_MARKER = 'You summarise conversations.';

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Model } from '../model/model.js';
-import { contextWindow, estimateTokens, UNKNOWN_CONTEXT_WINDOW } from './tokens.js';
+import { estimateTokens } from '../model/token-estimate.js';
+import { contextWindow, UNKNOWN_CONTEXT_WINDOW } from './tokens.js';
 
 const model = (id: string, extra: Record<string, unknown> = {}): Model => ({ id, provider: 'x', stream: () => (async function* () {})(), generate: () => Promise.reject(new Error('unused')), ...extra });
 

@@ -1,14 +1,11 @@
 /**
  * @module memory/tokens
- * Token counts as budgets need them: an estimate (a token is about four characters of English,
- * the rule of thumb OpenAI and Anthropic both publish), never a tokenizer: a budget is a bound with
- * headroom, not a bill. And the context window of a model, for the default history budget.
+ * Token counts as budgets need them: an estimate (model/token-estimate.ts), never a tokenizer: a
+ * budget is a bound with headroom, not a bill. And the context window of a model, for the default
+ * history budget.
  */
 import type { ChatMessage, Model } from '../model/model.js';
-
-export function estimateTokens(text: string): number {
-  return Math.ceil(text.length / 4);
-}
+import { estimateTokens } from '../model/token-estimate.js';
 
 const MEDIA_TOKENS = 1_600;
 

@@ -89,8 +89,14 @@ export class DurableRuns {
       if (busy.length > 0) throw new SessionBusyError(input.sessionId, busy);
     }
     const record = await runner.enqueue(input, async (tx, run) => {
-      // The caller goes with the job, for the tool sources of the runtime that starts the run.
-      const payload = { run_id: run.run_id, unconfined: input.unconfined === true, ...(input.principal ? { caller: storeCaller(input.principal) } : {}) };
+      // The caller goes with the job, for the tool sources of the runtime that starts the run, and
+      // the tenant its budgets count against.
+      const payload = {
+        run_id: run.run_id,
+        unconfined: input.unconfined === true,
+        ...(input.principal ? { caller: storeCaller(input.principal) } : {}),
+        ...(input.principal?.tenantId ? { tenant_id: input.principal.tenantId } : {}),
+      };
       await this.options.jobs.store.enqueue({ kind: runJobKind(input.component), ref: run.run_id, payload, maxAttempts: 3 }, tx);
     });
     this.options.jobs.wake();
@@ -116,7 +122,8 @@ export class DurableRuns {
         const runId = String(job.payload.run_id);
         let started: Awaited<ReturnType<Runner['startQueued']>>;
         try {
-          started = await runner.startQueued(component, runId, job.payload.unconfined === true, storedCaller(job.payload.caller));
+          const tenantId = typeof job.payload.tenant_id === 'string' ? job.payload.tenant_id : undefined;
+          started = await runner.startQueued(component, runId, job.payload.unconfined === true, { tenantId, principal: storedCaller(job.payload.caller) });
         } catch (error) {
           // This runtime is shutting down: the job goes back, uncounted, for a runtime that is not.
           if (RuntimeError.isInstance(error) && error.code === 'SERVICE_UNAVAILABLE') return { retryAfterMs: SHUTDOWN_RETRY_MS };

@@ -36,7 +36,13 @@ export interface ExecutionContext {
   recordMessages(messages: ChatMessage[]): void;
   /** Reports streamed text, so a cancelled run keeps what the caller already saw. */
   recordContent(text: string): void;
-  addUsage(usage: Usage): void;
+  /** Adds a model call's usage to the run (and to its budgets); `model`: the model's id, for its price. */
+  addUsage(usage: Usage, model?: string): void;
+  /**
+   * Called before every model call: rejects (BUDGET_EXCEEDED) when a budget of the run is used
+   * up, which ends the run. Absent: no budgets apply.
+   */
+  beforeModelCall?(): Promise<void>;
   /**
    * The span this execution records its work under (the run's, or a team member's or workflow
    * step's); absent when nothing traces the run.

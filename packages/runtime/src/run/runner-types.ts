@@ -3,13 +3,15 @@
  * What the runner takes and gives: a run to start or continue, the run it started, and its
  * options.
  */
-import type { Model } from '../model/model.js';
+import type { Budgets } from '../budgets/budgets.js';
+import type { BudgetSubject } from '../budgets/types.js';
+import type { ChatMessage, Model } from '../model/model.js';
 import type { RunCaller } from '../components/caller.js';
 import type { Tracer } from '../components/tracer.js';
 import type { RunRecord } from '../sessions/types.js';
 import type { SessionStore } from '../sessions/session-store.js';
 import type { Logger } from '../util/logger.js';
-import type { Runnable } from './execution.js';
+import type { ExecutionContext, Runnable } from './execution.js';
 import type { RunEvent } from './run-events.js';
 import type { ContinueRequest } from './run-records.js';
 
@@ -34,6 +36,12 @@ export interface ContinueRunInput extends ContinueRequest {
   unconfined?: boolean | undefined;
   principal?: RunCaller | undefined;
   mcpRequest?: string | undefined;
+}
+
+/** What a queued run's job kept: the tenant its budgets count against, the caller its tool sources see. */
+export interface QueuedRunKept {
+  tenantId?: string | undefined;
+  principal?: RunCaller | undefined;
 }
 
 export interface StartedRun {
@@ -67,4 +75,22 @@ export interface RunnerOptions {
   userIsolation?: boolean;
   /** Where runs record their spans (traces/); none: runs are not traced. */
   tracer?: Tracer;
+  /** The budgets every run is admitted by and every model call checked against; none: no limits. */
+  budgets?: Budgets | undefined;
+}
+
+/** How the runner executes a recorded run (Runner.launch). */
+export interface LaunchOptions {
+  message: string;
+  history: ChatMessage[];
+  userId: string | undefined;
+  /** Started or continued by an admin, whose runs read every user's data. */
+  unconfined: boolean;
+  principal: RunCaller | undefined;
+  started: string;
+  resume?: ExecutionContext['resume'];
+  /** Events of this run stored before (a continued run goes on numbering them). */
+  lastSeq: number;
+  /** Whom the run's model calls count against. */
+  subject: BudgetSubject;
 }

@@ -22,10 +22,11 @@ import { RunChores, describeError, type ActiveRun } from './chores.js';
 import type { ExecutionContext, Runnable } from './execution.js';
 import { LIFECYCLE, RunEventLog, describeModel, identityFields } from './run-events.js';
 import { checkContinue, describeFailure, newRunRecord, SessionBusyError } from './run-records.js';
-import type { ContinueRunInput, RunnerOptions, StartedRun, StartRunInput } from './runner-types.js';
+import type { ContinueRunInput, LaunchOptions, QueuedRunKept, RunnerOptions, StartedRun, StartRunInput } from './runner-types.js';
+import type { Admission, Budgets } from '../budgets/budgets.js';
+import { budgetSubject, RunSpending } from './run-spending.js';
 import { cancelQueued, RUN_QUEUE_CHANNEL } from './run-queue.js';
 import { runScope } from '../auth/user-scope.js';
-import type { RunCaller } from '../components/caller.js';
 
 export type { ContinueRunInput, RunnerOptions, StartedRun, StartRunInput } from './runner-types.js';
 
@@ -43,6 +44,7 @@ export class Runner {
   private readonly historyRuns: number;
   private readonly userIsolation: boolean;
   private readonly tracer: Tracer;
+  private readonly budgets: Budgets | undefined;
   private shuttingDown = false;
 
   constructor(options: RunnerOptions) {
@@ -52,6 +54,7 @@ export class Runner {
     this.historyRuns = options.historyRuns ?? 10;
     this.userIsolation = options.userIsolation === true;
     this.tracer = options.tracer ?? noTracer;
+    this.budgets = options.budgets;
     this.leases = new RunLeaseStore(options.store.db);
     this.events = new RunEventStore(options.store.db);
     this.queue = new RunQueueStore(options.store.db);
@@ -75,14 +78,20 @@ export class Runner {
    * the request (a session owned by another component or user) reject here, before any event.
    */
   async start(input: StartRunInput): Promise<StartedRun> {
-    const record = await this.prepare(input);
-    const history = await this.history(record.session_id);
+    const { record, admission } = await this.prepare(input);
     // One run at a time per session (sessions/run-queue-store.ts): a busy session refuses.
-    const admission = await this.queue.admit(record, { lease: this.chores.lease(input.mcpRequest), queue: false });
-    if (!admission.admitted) throw new SessionBusyError(record.session_id, admission.inProgress);
+    const queued = await this.queue.admit(record, { lease: this.chores.lease(input.mcpRequest), queue: false }).catch(async (e: unknown) => {
+      await admission.release();
+      throw e;
+    });
+    if (!queued.admitted) {
+      await admission.release();
+      throw new SessionBusyError(record.session_id, queued.inProgress);
+    }
     return this.launch(input.component, record, {
+      subject: budgetSubject(input.component.id, record.user_id, input.principal?.tenantId),
+      history: await this.history(record.session_id),
       message: input.message,
-      history,
       userId: record.user_id ?? undefined,
       unconfined: input.unconfined === true,
       principal: input.principal,
@@ -96,17 +105,24 @@ export class Runner {
    * `alongside` writes in the same transaction (the job that will start it).
    */
   async enqueue(input: StartRunInput, alongside: Alongside): Promise<RunRecord> {
-    const record = await this.prepare(input);
+    const { record, admission } = await this.prepare(input);
     record.status = 'PENDING';
-    await this.queue.admit(record, { queue: true, alongside });
+    await this.queue.admit(record, { queue: true, alongside }).catch(async (e: unknown) => {
+      await admission.release();
+      throw e;
+    });
     return record;
   }
 
-  /** The session (created on first use) and the record of a new run, not stored yet. */
-  private async prepare(input: StartRunInput): Promise<RunRecord> {
+  /**
+   * The session (created on first use) and the record of a new run, not stored yet, admitted by
+   * the budgets (budgets/: a refusal is BUDGET_EXCEEDED, 429), which count it from here.
+   */
+  private async prepare(input: StartRunInput): Promise<{ record: RunRecord; admission: Admission }> {
     if (this.shuttingDown) throw new RuntimeError('SERVICE_UNAVAILABLE', 'The runtime is shutting down');
     const { sessionId, userId } = await this.openSession(input);
-    return newRunRecord(input.component, sessionId, userId, input.message, input.runId);
+    const admission = this.budgets ? await this.budgets.admit(budgetSubject(input.component.id, userId, input.principal?.tenantId)) : { release: async () => undefined };
+    return { record: newRunRecord(input.component, sessionId, userId, input.message, input.runId), admission };
   }
 
   /**
@@ -131,7 +147,8 @@ export class Runner {
    * Starts a queued run here when it is first in its session's line: 'wait' when a run before it
    * is in progress, 'gone' when it is no longer queued (cancelled, or started elsewhere).
    */
-  async startQueued(component: Runnable, runId: string, unconfined: boolean, principal?: RunCaller): Promise<StartedRun | 'wait' | 'gone'> {
+  async startQueued(component: Runnable, runId: string, unconfined: boolean, kept: QueuedRunKept = {}): Promise<StartedRun | 'wait' | 'gone'> {
+    const { tenantId, principal } = kept;
     if (this.shuttingDown) throw new RuntimeError('SERVICE_UNAVAILABLE', 'The runtime is shutting down');
     const outcome = await this.queue.startNext(runId, this.chores.lease());
     if (outcome !== 'started') return outcome;
@@ -147,6 +164,7 @@ export class Runner {
       principal,
       started: LIFECYCLE[component.kind].started,
       lastSeq: 0,
+      subject: budgetSubject(component.id, record.user_id, tenantId),
     });
   }
 
@@ -158,6 +176,9 @@ export class Runner {
     if (this.shuttingDown) throw new RuntimeError('SERVICE_UNAVAILABLE', 'The runtime is shutting down');
     const { component } = input;
     const { record, decisions } = checkContinue(await this.store.getRun(input.runId), input);
+    // A continued run is no new run, but it calls its model again: a used-up budget refuses (429).
+    const subject = budgetSubject(component.id, record.user_id, input.principal?.tenantId);
+    await this.budgets?.beforeModelCall(subject);
     // Only one caller may continue a run, also across runtime instances sharing the database.
     if (!(await this.store.transitionRun(record.run_id, 'PAUSED', 'RUNNING', this.chores.lease(input.mcpRequest)))) {
       throw new RuntimeError('CONFLICT', 'run is already running');
@@ -166,6 +187,7 @@ export class Runner {
     const history = await this.history(record.session_id);
     const lastSeq = await this.events.lastSeq(record.run_id);
     return this.launch(component, record, {
+      subject,
       lastSeq,
       message: record.input.message,
       history,
@@ -178,22 +200,7 @@ export class Runner {
   }
 
   /** Executes a recorded run in the background, streaming its events and saving its end. */
-  private launch(
-    component: Runnable,
-    record: RunRecord,
-    options: {
-      message: string;
-      history: ChatMessage[];
-      userId: string | undefined;
-      /** Started or continued by an admin, whose runs read every user's data. */
-      unconfined: boolean;
-      principal: RunCaller | undefined;
-      started: string;
-      resume?: ExecutionContext['resume'];
-      /** Events of this run stored before (a continued run goes on numbering them). */
-      lastSeq: number;
-    },
-  ): StartedRun {
+  private launch(component: Runnable, record: RunRecord, options: LaunchOptions): StartedRun {
     const runId = record.run_id;
     const sessionId = record.session_id;
     const startedMs = Date.now();
@@ -202,6 +209,7 @@ export class Runner {
     const names = LIFECYCLE[component.kind];
     const log = new RunEventLog(runId, sessionId, identityFields(component), options.lastSeq);
     let streamed = '';
+    const spending = new RunSpending(this.budgets, options.subject, this.log);
     const trace = this.tracer.startRun(
       { runId, sessionId, componentType: component.kind, componentId: component.id, userId: record.user_id },
       { input: options.message, ...(options.resume ? { continued: true } : {}) },
@@ -227,11 +235,13 @@ export class Runner {
       },
       recordMessages: (messages: ChatMessage[]) => (record.messages = messages),
       recordContent: (text: string) => (streamed += text),
-      addUsage: (usage: Usage) => {
+      addUsage: (usage: Usage, model?: string) => {
         record.metrics.input_tokens += usage.inputTokens;
         record.metrics.output_tokens += usage.outputTokens;
         record.metrics.total_tokens += usage.totalTokens;
+        spending.add(usage, model);
       },
+      beforeModelCall: () => spending.beforeModelCall(),
       ...(options.resume ? { resume: options.resume } : {}),
       trace,
     };
@@ -248,6 +258,7 @@ export class Runner {
       record.metrics.duration = previousDuration + (Date.now() - startedMs) / 1000;
       record.updated_at = epochSeconds();
       trace.finish(status, error);
+      await spending.settled();
       const last = log.record(...final(record));
       // After a store the chores may have under way, so the events land in order before the status.
       await this.chores.idle();

@@ -30,6 +30,7 @@ import { uiRoutes } from './routes/ui.js';
 import { whoamiRoutes } from './routes/whoami.js';
 import { runWebhookRoutes } from './routes/run-webhooks.js';
 import { scheduleRoutes } from './routes/schedules.js';
+import { budgetRoutes } from './routes/budgets.js';
 import { knowledgeConfigRoutes } from './routes/knowledge/config.js';
 import { knowledgeContentRoutes } from './routes/knowledge/content.js';
 import { knowledgeRemoteContentRoutes } from './routes/knowledge/remote-content.js';
@@ -94,6 +95,7 @@ export function buildApp(ctx: ServerContext, parts: AppParts = {}): BuiltApp {
     ...componentRoutes(ctx),
     ...runWebhookRoutes(ctx),
     ...scheduleRoutes(ctx),
+    ...budgetRoutes(ctx),
     ...sessionRoutes(ctx),
     ...memoryRoutes(ctx),
     ...traceRoutes(ctx),

@@ -15,6 +15,7 @@ import type { ContentService } from '../knowledge/content/service.js';
 import type { MemoryStore } from '../memory/memory-store.js';
 import type { EvalService } from '../knowledge/evals/service.js';
 import type { Runner } from '../run/runner.js';
+import type { Budgets } from '../budgets/budgets.js';
 import type { DurableRuns } from '../run/durable-runs.js';
 import type { IdempotencyStore } from '../idempotency/idempotency-store.js';
 import type { SessionStore } from '../sessions/session-store.js';
@@ -73,6 +74,8 @@ export interface ServerContext {
   readonly webhooks: Webhooks;
   /** The schedules (/schedules); every runtime's scheduler fires their occurrences. */
   readonly schedules: ScheduleService;
+  /** Limits on runs, tokens and cost (/budgets, /usage). */
+  readonly budgets: Budgets;
 }
 
 /** Hono's per-request environment for our app. */

@@ -31,10 +31,11 @@ export type ErrorBody = z.infer<typeof ErrorBodySchema>;
 export function errorResponse(
   code: ErrorCode,
   detail: string,
-  extra: { errors?: FieldError[] | undefined; headers?: Record<string, string> | undefined } = {},
+  extra: { errors?: FieldError[] | undefined; headers?: Record<string, string> | undefined; fields?: Record<string, unknown> | undefined } = {},
 ): Response {
   // A detail may quote the request (an id that was not found); a huge input is not sent back.
-  const body: ErrorBody = { detail: detail.length > MAX_DETAIL ? `${detail.slice(0, MAX_DETAIL)}…` : detail, error_code: code };
+  const body: ErrorBody = {
+    ...extra.fields, detail: detail.length > MAX_DETAIL ? `${detail.slice(0, MAX_DETAIL)}…` : detail, error_code: code };
   if (extra.errors) body.errors = extra.errors;
   return new Response(JSON.stringify(body), {
     status: ERROR_CODES[code],
@@ -87,7 +88,7 @@ export function handleError(log: Logger, realm: string, proxies?: BlockList) {
     if (RuntimeError.isInstance(error)) {
       if (error.status >= 500) log.error(`${c.req.method} ${c.req.path} failed: ${error.message}`, error);
       const headers = error.status === 401 ? { 'www-authenticate': challengeFor(c, realm, error.message), ...error.headers } : error.headers;
-      return errorResponse(error.code, error.message, { errors: error.errors, headers });
+      return errorResponse(error.code, error.message, { errors: error.errors, headers, fields: error.fields });
     }
     if (error instanceof HTTPException) {
       const code = STATUS_TO_CODE[error.status] ?? (error.status >= 500 ? 'INTERNAL_SERVER_ERROR' : 'BAD_REQUEST');

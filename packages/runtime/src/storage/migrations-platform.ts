@@ -174,4 +174,42 @@ export const PLATFORM_MIGRATIONS: readonly Migration[] = [
     --;;
     CREATE INDEX IF NOT EXISTS svc_knowledge_evals_by_base ON svc_knowledge_evals (knowledge_id, created_at)`,
   },
+  {
+    version: 55,
+    name: 'budgets',
+    // Budgets created through the API (budgets/): a limit on one metric (runs, tokens, cost) per
+    // window (hour, day, month) for a scope (principal, tenant, agent) and optionally one subject.
+    // period and limit_value: WINDOW and LIMIT are reserved words. The ones in code are not here.
+    sql: `CREATE TABLE IF NOT EXISTS svc_budgets (
+      id TEXT PRIMARY KEY,
+      scope TEXT NOT NULL,
+      subject TEXT,
+      metric TEXT NOT NULL,
+      period TEXT NOT NULL,
+      limit_value DOUBLE PRECISION NOT NULL,
+      created_at BIGINT NOT NULL,
+      updated_at BIGINT NOT NULL
+    )`,
+  },
+  {
+    version: 56,
+    name: 'budget usage counters',
+    // What each principal, tenant and agent used in each window's bucket (bucket_ms: the window's
+    // start, UTC). Changed only by INSERT ... ON CONFLICT DO UPDATE ... RETURNING, so runtimes on
+    // one PostgreSQL count together; cost in whole nano-USD so sums never round.
+    sql: `CREATE TABLE IF NOT EXISTS svc_budget_usage (
+      scope TEXT NOT NULL,
+      subject TEXT NOT NULL,
+      period TEXT NOT NULL,
+      bucket_ms BIGINT NOT NULL,
+      runs BIGINT NOT NULL DEFAULT 0,
+      input_tokens BIGINT NOT NULL DEFAULT 0,
+      output_tokens BIGINT NOT NULL DEFAULT 0,
+      cost_nanousd BIGINT NOT NULL DEFAULT 0,
+      updated_ms BIGINT NOT NULL,
+      PRIMARY KEY (scope, subject, period, bucket_ms)
+    )
+    --;;
+    CREATE INDEX IF NOT EXISTS svc_budget_usage_by_bucket ON svc_budget_usage (bucket_ms)`,
+  },
 ];

@@ -128,6 +128,7 @@ export class Team implements Runnable {
       let text = '';
       const calls: ToolCall[] = [];
       const messages = [system, ...context.history, ...turn];
+      await context.beforeModelCall?.();
       const modelCall = new ModelCallSpan(context.trace, model, messages, specs);
       let finish: Extract<StreamPart, { type: 'finish' }> | undefined;
       try {
@@ -140,7 +141,7 @@ export class Team implements Runnable {
           } else if (part.type === 'tool-call') calls.push(part.call);
           else {
             finish = part;
-            context.addUsage(part.usage);
+            context.addUsage(part.usage, model.id);
           }
         }
       } catch (error) {

@@ -159,6 +159,9 @@ for (const kind of testDatabaseKinds) {
     it(`${RUNS} generated bad requests per operation: no 5xx, the JSON envelope on every error`, async () => {
       const requests = operations(doc).flatMap((op, i) => fc.sample(badRequestsFor(doc, op, auth), { seed: SEED + i, numRuns: RUNS }));
       expect(requests.length).toBeGreaterThan(40 * RUNS);
+      // The budget routes are among them (admin CRUD and the caller's usage).
+      const paths = new Set(operations(doc).map((op) => `${op.method.toUpperCase()} ${op.path}`));
+      for (const route of ['GET /budgets', 'POST /budgets', 'GET /budgets/{budget_id}', 'PUT /budgets/{budget_id}', 'DELETE /budgets/{budget_id}', 'GET /usage']) expect(paths).toContain(route);
       const findings = await sendAll(rt.url, requests);
       expect(summary(findings)).toEqual([]);
     }, 300_000);

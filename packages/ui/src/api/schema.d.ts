@@ -847,6 +847,78 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/budgets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the budgets (code and API)
+         * @description Needs the admin scope (or the security key).
+         */
+        get: operations["listBudgets"];
+        put?: never;
+        /**
+         * Create a budget
+         * @description Needs the admin scope (or the security key). It applies from the next run start or model call, on every runtime sharing the database. 409: the id is taken.
+         */
+        post: operations["createBudget"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/budgets/{budget_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a budget
+         * @description Needs the admin scope (or the security key).
+         */
+        get: operations["getBudget"];
+        /**
+         * Replace a budget
+         * @description Needs the admin scope (or the security key). What it has counted so far stays counted. 409: the budget is set in code.
+         */
+        put: operations["updateBudget"];
+        post?: never;
+        /**
+         * Delete a budget
+         * @description Needs the admin scope (or the security key). 409: the budget is set in code.
+         */
+        delete: operations["deleteBudget"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller's consumption against the budgets that apply to it
+         * @description Each budget that applies to the caller (its principal and tenant), with what is used of it in the current window. Admins may name a `principal`, `tenant` and/or `agent` to see anyone's; anyone else naming another is refused (403).
+         */
+        get: operations["getUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/sessions": {
         parameters: {
             query?: never;
@@ -1533,6 +1605,25 @@ export interface components {
             created_at: number;
             updated_at: number;
         };
+        BudgetExceeded: {
+            detail: string;
+            /** @enum {string} */
+            error_code: "BUDGET_EXCEEDED";
+            /** @description Seconds until the window frees up (also the Retry-After header) */
+            retry_after: number;
+            budget: {
+                id: string;
+                /** @enum {string} */
+                scope: "principal" | "tenant" | "agent";
+                subject: string;
+                /** @enum {string} */
+                metric: "runs" | "tokens" | "cost";
+                /** @enum {string} */
+                window: "hour" | "day" | "month";
+                limit: number;
+                used: number;
+            };
+        };
         RunRequest: {
             /** @example What is the weather in Paris? */
             message: string;
@@ -1672,6 +1763,86 @@ export interface components {
             run_status: string | null;
             error: string | null;
             recorded_at: string;
+        };
+        BudgetList: {
+            data: components["schemas"]["Budget"][];
+        };
+        Budget: {
+            id: string;
+            /** @enum {string} */
+            scope: "principal" | "tenant" | "agent";
+            subject: string | null;
+            /**
+             * @description `runs` started, `tokens` (input + output), or `cost` in USD from MODEL_PRICES_JSON
+             * @enum {string}
+             */
+            metric: "runs" | "tokens" | "cost";
+            /**
+             * @description A calendar window in UTC
+             * @enum {string}
+             */
+            window: "hour" | "day" | "month";
+            limit: number;
+            /**
+             * @description `code`: set in the runtime options, read-only here
+             * @enum {string}
+             */
+            source: "code" | "api";
+            created_at: number | null;
+            updated_at: number | null;
+        };
+        BudgetCreate: {
+            /** @description A lowercase slug; generated when absent */
+            id?: string;
+            /** @enum {string} */
+            scope: "principal" | "tenant" | "agent";
+            /** @description The one principal (JWT `sub` or `sa:<name>`), tenant or agent id it limits; null or absent: each of them on its own */
+            subject?: string | null;
+            /** @enum {string} */
+            metric: "runs" | "tokens" | "cost";
+            /** @enum {string} */
+            window: "hour" | "day" | "month";
+            /**
+             * @description Runs or tokens (whole numbers), or USD for `cost`; 0 refuses every run
+             * @example 100000
+             */
+            limit: number;
+        };
+        BudgetUpdate: {
+            /** @enum {string} */
+            scope: "principal" | "tenant" | "agent";
+            /** @description The one principal (JWT `sub` or `sa:<name>`), tenant or agent id it limits; null or absent: each of them on its own */
+            subject?: string | null;
+            /** @enum {string} */
+            metric: "runs" | "tokens" | "cost";
+            /** @enum {string} */
+            window: "hour" | "day" | "month";
+            /**
+             * @description Runs or tokens (whole numbers), or USD for `cost`; 0 refuses every run
+             * @example 100000
+             */
+            limit: number;
+        };
+        Usage: {
+            principal: string | null;
+            tenant: string | null;
+            agent: string | null;
+            budgets: {
+                budget: components["schemas"]["Budget"];
+                /** @description The principal, tenant or agent this line counts */
+                subject: string;
+                used: number;
+                /** @description limit - used, never below 0 */
+                remaining: number;
+                /** @description Epoch seconds */
+                window_start: number;
+                /** @description Epoch seconds: when the window ends and the count starts again */
+                resets_at: number;
+                runs: number;
+                input_tokens: number;
+                output_tokens: number;
+                cost_usd: number;
+            }[];
         };
         Session: {
             session_id: string;
@@ -3969,6 +4140,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description A budget is used up (BUDGET_EXCEEDED): `Retry-After` says in how many seconds its window frees up; the body names the budget */
+            429: {
+                headers: {
+                    /** @description Seconds until the window ends */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BudgetExceeded"];
+                };
+            };
             /** @description Internal error (INTERNAL_SERVER_ERROR) */
             500: {
                 headers: {
@@ -4060,6 +4242,17 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A budget is used up (BUDGET_EXCEEDED): `Retry-After` says in how many seconds its window frees up; the body names the budget */
+            429: {
+                headers: {
+                    /** @description Seconds until the window ends */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BudgetExceeded"];
                 };
             };
             /** @description Internal error (INTERNAL_SERVER_ERROR) */
@@ -4643,6 +4836,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description A budget is used up (BUDGET_EXCEEDED): `Retry-After` says in how many seconds its window frees up; the body names the budget */
+            429: {
+                headers: {
+                    /** @description Seconds until the window ends */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BudgetExceeded"];
+                };
+            };
             /** @description Internal error (INTERNAL_SERVER_ERROR) */
             500: {
                 headers: {
@@ -4734,6 +4938,17 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A budget is used up (BUDGET_EXCEEDED): `Retry-After` says in how many seconds its window frees up; the body names the budget */
+            429: {
+                headers: {
+                    /** @description Seconds until the window ends */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BudgetExceeded"];
                 };
             };
             /** @description Internal error (INTERNAL_SERVER_ERROR) */
@@ -5317,6 +5532,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description A budget is used up (BUDGET_EXCEEDED): `Retry-After` says in how many seconds its window frees up; the body names the budget */
+            429: {
+                headers: {
+                    /** @description Seconds until the window ends */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BudgetExceeded"];
+                };
+            };
             /** @description Internal error (INTERNAL_SERVER_ERROR) */
             500: {
                 headers: {
@@ -5408,6 +5634,17 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A budget is used up (BUDGET_EXCEEDED): `Retry-After` says in how many seconds its window frees up; the body names the budget */
+            429: {
+                headers: {
+                    /** @description Seconds until the window ends */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BudgetExceeded"];
                 };
             };
             /** @description Internal error (INTERNAL_SERVER_ERROR) */
@@ -6534,6 +6771,505 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ScheduleOccurrence"][];
+                };
+            };
+            /** @description Bad request (BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid credentials (UNAUTHENTICATED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The credentials lack a required scope (FORBIDDEN) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not found (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation error (VALIDATION_ERROR), with field paths in `errors` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Internal error (INTERNAL_SERVER_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listBudgets: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every budget, those in code first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BudgetList"];
+                };
+            };
+            /** @description Bad request (BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid credentials (UNAUTHENTICATED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The credentials lack a required scope (FORBIDDEN) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not found (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation error (VALIDATION_ERROR), with field paths in `errors` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Internal error (INTERNAL_SERVER_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    createBudget: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BudgetCreate"];
+            };
+        };
+        responses: {
+            /** @description The budget */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Budget"];
+                };
+            };
+            /** @description Bad request (BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid credentials (UNAUTHENTICATED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The credentials lack a required scope (FORBIDDEN) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not found (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Bad request (BAD_REQUEST) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation error (VALIDATION_ERROR), with field paths in `errors` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Internal error (INTERNAL_SERVER_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getBudget: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                budget_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The budget */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Budget"];
+                };
+            };
+            /** @description Bad request (BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid credentials (UNAUTHENTICATED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The credentials lack a required scope (FORBIDDEN) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not found (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Bad request (BAD_REQUEST) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation error (VALIDATION_ERROR), with field paths in `errors` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Internal error (INTERNAL_SERVER_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    updateBudget: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                budget_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BudgetUpdate"];
+            };
+        };
+        responses: {
+            /** @description The budget */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Budget"];
+                };
+            };
+            /** @description Bad request (BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid credentials (UNAUTHENTICATED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The credentials lack a required scope (FORBIDDEN) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not found (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Bad request (BAD_REQUEST) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation error (VALIDATION_ERROR), with field paths in `errors` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Internal error (INTERNAL_SERVER_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    deleteBudget: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                budget_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad request (BAD_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid credentials (UNAUTHENTICATED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The credentials lack a required scope (FORBIDDEN) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not found (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Bad request (BAD_REQUEST) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation error (VALIDATION_ERROR), with field paths in `errors` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Internal error (INTERNAL_SERVER_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getUsage: {
+        parameters: {
+            query?: {
+                /** @description Admins only: whose usage (default: the caller) */
+                principal?: string;
+                /** @description Admins only: a tenant's usage (default: the caller's tenant) */
+                tenant?: string;
+                /** @description Admins only: an agent's (component's) usage */
+                agent?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The usage */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Usage"];
                 };
             };
             /** @description Bad request (BAD_REQUEST) */

@@ -1,14 +1,17 @@
 /**
  * Which account and token each client gets in a `svc connect` run that mints: an account name
  * that is free is minted; one that exists is this user's when its token is in their client
- * configs (rotated on --rotate or when they agree), else possibly another user's (left alone,
- * or a per-user name instead, unless --rotate --force). Also the shared account of --name, the
- * legacy entry's token when it can stay, and revoking what this run minted when it is undone.
+ * configs (rotated on --rotate or when they agree) or when this machine minted it for them (the
+ * local record: with its token in no config any more, it is replaced without asking), else
+ * possibly another user's (left alone, or a per-user name instead, unless --rotate --force).
+ * Also the shared account of --name, the token of an entry being renamed when it can stay, and
+ * revoking what this run minted when it is undone. Every mint and revoke updates the record.
  */
 import { hostname, userInfo } from 'node:os';
 import type { Account } from '../../accounts/account.js';
 import { currentUser, perUserAccountName } from '../../accounts/name.js';
-import { FOREIGN, foreignWarning, holdersOf, type HeldToken } from '../../accounts/ownership.js';
+import { FOREIGN, foreignWarning, holdersOf, whereHeld, type HeldToken } from '../../accounts/ownership.js';
+import type { MintRecord } from '../../accounts/record.js';
 import { safeRead, type ClientAdapter, type ClientEntry, type ClientId } from '../../clients/registry.js';
 import type { Context } from '../../context.js';
 import { CliError } from '../../errors.js';
@@ -16,10 +19,12 @@ import type { ServiceAccountsClient } from '../../http/service-accounts.js';
 import { checkToken, verifyMcp } from '../../mcp/verify.js';
 import { shortenHome } from '../../output/home-path.js';
 import { askConfirm } from '../../output/prompt.js';
+import { sameEndpoint } from '../../util/loopback.js';
 import type { ConnectOptions, Plan } from './plan.js';
 import { addNote } from './report.js';
 
-type Created = { account: Account; token: string };
+/** An account and its token: minted in this run, or (reused) a token already held for it. */
+type Created = { account: Account; token: string; reused?: true };
 type AccountKind = 'default' | 'per-user' | 'shared';
 
 /** The --name account's token for every client; undefined when that account was kept untouched. */
@@ -33,11 +38,10 @@ export interface TokenChoice {
   minted: Account | undefined;
 }
 
-const ROTATE_HINT = 'Re-run with --rotate to revoke and re-mint it, or --skip-existing to leave it untouched.';
-
-function whereHeld(holders: readonly HeldToken[]): string {
-  const places = [...new Set(holders.map((h) => `${shortenHome(h.location)} ('${h.name}')`))];
-  return places.join(', ');
+/** The conflict hint; a shared account's re-run must name it again. */
+function rotateHint(name: string, kind: AccountKind): string {
+  const again = kind === 'shared' ? ` --name ${name}` : '';
+  return `Re-run with${again} --rotate to revoke and re-mint it, or${again} --skip-existing to leave it untouched.`;
 }
 
 export class Accounts {
@@ -56,13 +60,26 @@ export class Accounts {
     /** The tokens this user's configs held when the run started: what makes an account theirs. */
     private readonly held: readonly HeldToken[],
     private readonly selectedIds: readonly ClientId[],
+    /** What this machine minted before: makes an account ours after its entry is gone. */
+    private readonly record: MintRecord,
   ) {}
 
-  private async create(name: string): Promise<Created | 'conflict'> {
+  /** Keeping the record must never fail a connect: a failure is said, and ownership falls back on the configs. */
+  private remember(update: () => void): void {
+    try {
+      update();
+    } catch (error) {
+      const detail = error instanceof Error ? error.message : String(error);
+      this.ctx.out.warn(this.ctx.out.errStyle.yellow(`Could not update ${shortenHome(this.record.path)} (${detail}); accounts minted here may later look like another user's.`));
+    }
+  }
+
+  private async create(name: string, clients: readonly string[]): Promise<Created | 'conflict'> {
     const request = { name, scopes: this.opts.scopes, expiry: this.opts.expires, privileged: this.opts.privileged === true };
     try {
       const created = await this.api.create(request);
       this.minted.add(name);
+      this.remember(() => this.record.add(this.plan.info.url, created.account, clients));
       return created;
     } catch (error) {
       if (error instanceof CliError && error.code === 'CONFLICT') return 'conflict';
@@ -70,16 +87,24 @@ export class Accounts {
     }
   }
 
+  private async revoke(account: Account): Promise<void> {
+    await this.api.revoke(account.id);
+    this.remember(() => this.record.forget(this.plan.info.url, [account.id]));
+  }
+
   /** Revokes `account` and creates `name` again; a second conflict is an error. */
-  private async recreate(name: string, account: Account | undefined): Promise<Created> {
-    if (account) await this.api.revoke(account.id);
-    const created = await this.create(name);
-    if (created === 'conflict') throw new CliError('CONFLICT', `A service account named '${name}' already exists.`, { hint: ROTATE_HINT, status: 409 });
+  private async recreate(name: string, kind: AccountKind, account: Account | undefined, clients: readonly string[]): Promise<Created> {
+    if (account) await this.revoke(account);
+    const created = await this.create(name, clients);
+    if (created === 'conflict') throw new CliError('CONFLICT', `A service account named '${name}' already exists.`, { hint: rotateHint(name, kind), status: 409 });
     return created;
   }
 
-  /** The active account of that name and the tokens of this user's configs that belong to it. */
-  private async owner(name: string): Promise<{ account: Account | undefined; holders: HeldToken[] }> {
+  /**
+   * The active account of that name, the tokens of this user's configs that belong to it, and
+   * whether this machine minted it.
+   */
+  private async owner(name: string): Promise<{ account: Account | undefined; holders: HeldToken[]; recorded: boolean }> {
     let account: Account | undefined;
     try {
       account = await this.api.findActive(name);
@@ -87,7 +112,8 @@ export class Accounts {
       // A credential that may mint but not list cannot tell whose it is: treat it as not ours.
       if (!(error instanceof CliError && error.status === 403)) throw error;
     }
-    return { account, holders: account ? holdersOf(account, this.held) : [] };
+    if (!account) return { account, holders: [], recorded: false };
+    return { account, holders: holdersOf(account, this.held), recorded: this.record.owns(this.plan.info.url, account) };
   }
 
   /** Whether the runtime accepts a token at the MCP endpoint, asked once per token. */
@@ -115,60 +141,78 @@ export class Accounts {
    * without --force. Undefined means "kept untouched" (skipped).
    */
   private async account(name: string, kind: AccountKind, notes: string[], clientId?: ClientId): Promise<Created | undefined> {
-    const created = await this.create(name);
+    const clients = kind === 'shared' || !clientId ? this.selectedIds : [clientId];
+    const created = await this.create(name, clients);
     if (created !== 'conflict') return created;
-    let { account, holders } = await this.owner(name);
+    let { account, holders, recorded } = await this.owner(name);
     if (!account) {
       // Revoked since the conflict: the name may be free now.
-      const again = await this.create(name);
+      const again = await this.create(name, clients);
       if (again !== 'conflict') return again;
-      ({ account, holders } = await this.owner(name));
+      ({ account, holders, recorded } = await this.owner(name));
     }
-    if (account && holders.length > 0) return this.ownConflict(name, kind, account, holders, notes, clientId);
+    if (account && holders.length > 0) return this.ownConflict(name, kind, account, holders, notes, clients);
+    if (account && recorded) {
+      // Minted here for this user, and its token is in none of their configs any more (a
+      // disconnect without --revoke): nobody here uses it, and its token cannot be recovered.
+      if (this.opts.skipExisting === true) return undefined;
+      addNote(notes, `Service account '${name}' was minted from here earlier and its token is in none of your client configs any more, so it was revoked and minted again.`);
+      return this.recreate(name, kind, account, clients);
+    }
     if (kind === 'default' && clientId) {
-      if (this.opts.rotate === true && this.opts.force === true && account && (await this.confirmForeign(name, notes))) return this.recreate(name, account);
+      if (this.opts.rotate === true && this.opts.force === true && account && (await this.confirmForeign(name, notes))) return this.recreate(name, kind, account, clients);
       const perUser = perUserAccountName(clientId, currentUser(this.ctx.env, () => userInfo().username), hostname());
       addNote(notes, `Service account '${name}' is someone else's (its token is in none of your client configs; another user of this runtime, probably), so this client gets its own account '${perUser}'.`);
       return this.account(perUser, 'per-user', notes, clientId);
     }
-    return this.foreignConflict(name, kind, account, notes);
+    return this.foreignConflict(name, kind, account, notes, clients);
   }
 
-  private async ownConflict(name: string, kind: AccountKind, account: Account, holders: HeldToken[], notes: string[], clientId?: ClientId): Promise<Created | undefined> {
+  private async ownConflict(name: string, kind: AccountKind, account: Account, holders: HeldToken[], notes: string[], clients: readonly ClientId[]): Promise<Created | undefined> {
     const { opts } = this;
     if (opts.skipExisting === true) return undefined;
     // Every copy of its token is refused already (expired): re-minting cuts off nobody.
     if (await this.allDead(holders)) {
       addNote(notes, `The runtime no longer accepted the token of service account '${name}', so it was revoked and minted again.`);
-      return this.recreate(name, account);
+      return this.recreate(name, kind, account, clients);
     }
-    const replacedHere = (h: HeldToken): boolean =>
-      (h.name === this.plan.serverName || h.name === this.plan.legacyName) && (kind === 'shared' ? this.selectedIds.includes(h.client) : h.client === clientId);
+    // This run rewrites every entry of these clients that points at this runtime, whatever its name.
+    const replacedHere = (h: HeldToken): boolean => h.untouched !== true && sameEndpoint(h.url, this.plan.mcp) && clients.includes(h.client);
     const elsewhere = holders.filter((h) => !replacedHere(h));
-    const cutOff = elsewhere.length > 0 ? `Rotating service account '${name}' also cuts off ${whereHeld(elsewhere)}, which use${elsewhere.length === 1 ? 's' : ''} its token.` : undefined;
+    // A shared account already held by another of this user's clients: the new ones get the same token.
+    if (kind === 'shared' && opts.rotate !== true) {
+      for (const h of holders) {
+        if ((await this.checkToken(h.token)) !== true) continue;
+        addNote(notes, `Uses service account '${name}', whose token is already in ${whereHeld([h], shortenHome)}.`);
+        return { account, token: h.token, reused: true };
+      }
+    }
+    const cutOff = elsewhere.length > 0 ? `Rotating service account '${name}' also cuts off ${whereHeld(elsewhere, shortenHome)}, which use${elsewhere.length === 1 ? 's' : ''} its token.` : undefined;
     if (opts.rotate !== true) {
-      if (!this.ctx.interactive) throw new CliError('CONFLICT', `A service account named '${name}' already exists.`, { hint: ROTATE_HINT, status: 409 });
+      if (!this.ctx.interactive) throw new CliError('CONFLICT', `A service account named '${name}' already exists.`, { hint: rotateHint(name, kind), status: 409 });
       const question = cutOff ? `Service account '${name}' already exists. ${cutOff} Revoke and re-mint it?` : `Service account '${name}' already exists. Revoke and re-mint it?`;
       if (!(await askConfirm(question, false))) return undefined;
     } else if (cutOff && this.ctx.interactive && !(await askConfirm(`${cutOff} Rotate it anyway?`, false))) {
       return undefined;
     }
     if (cutOff) addNote(notes, cutOff);
-    return this.recreate(name, account);
+    return this.recreate(name, kind, account, clients);
   }
 
-  private async foreignConflict(name: string, kind: AccountKind, account: Account | undefined, notes: string[]): Promise<Created | undefined> {
+  private async foreignConflict(name: string, kind: AccountKind, account: Account | undefined, notes: string[], clients: readonly ClientId[]): Promise<Created | undefined> {
     const { opts } = this;
+    const why = `${FOREIGN.charAt(0).toUpperCase()}${FOREIGN.slice(1)}`;
+    // Every way out names the account option a re-run needs: --name for a shared account.
     const hint =
       kind === 'shared'
-        ? `Its token is in none of your client configs, so another user or machine may be using it: pick another --name, re-run with --rotate --force to revoke and re-mint it anyway, or with --skip-existing to leave it untouched.`
-        : `Its token is in none of your client configs, so another user or machine may be using it: re-run with --rotate --force to revoke and re-mint it anyway, or with --skip-existing to leave it untouched.`;
+        ? `${why}: pick another --name, re-run with --name ${name} --rotate --force to revoke and re-mint it anyway, or with --name ${name} --skip-existing to leave it untouched.`
+        : `${why}: connect with an account name of your own (--name <account>), re-run with --rotate --force to revoke and re-mint '${name}' anyway, or with --skip-existing to leave it untouched.`;
     if (opts.skipExisting === true) return undefined;
-    if (opts.rotate === true && opts.force === true && account) return (await this.confirmForeign(name, notes)) ? this.recreate(name, account) : undefined;
+    if (opts.rotate === true && opts.force === true && account) return (await this.confirmForeign(name, notes)) ? this.recreate(name, kind, account, clients) : undefined;
     if (opts.rotate !== true && this.ctx.interactive && account) {
       if (!(await askConfirm(`Service account '${name}' already exists, and ${FOREIGN}. Revoke and re-mint it?`, false))) return undefined;
       addNote(notes, `Revoked and re-minted service account '${name}', whose token was in none of your client configs.`);
-      return this.recreate(name, account);
+      return this.recreate(name, kind, account, clients);
     }
     throw new CliError('CONFLICT', `A service account named '${name}' already exists.`, { hint, status: 409 });
   }
@@ -197,13 +241,14 @@ export class Accounts {
     }
     const created = await this.account(name, 'shared', this.sharedNotes);
     if (!created) return undefined;
-    this.sharedMinted = created.account;
+    if (!created.reused) this.sharedMinted = created.account;
     return { token: created.token, account: created.account };
   }
 
   /**
-   * The token for a client's entry: the shared one (--name); the legacy entry's while its
-   * account still works and nothing asks for a different token; else the client's own account.
+   * The token for a client's entry: the shared one (--name); that of the entry being renamed
+   * (the legacy name, or another name for the same runtime) while its account still works and
+   * nothing asks for a different token; else the client's own account.
    * Undefined means the account was kept untouched, so the client is skipped.
    */
   async tokenFor(clientId: ClientId, existing: ClientEntry | undefined, legacy: ClientEntry | undefined, shared: SharedToken | null, notes: string[]): Promise<TokenChoice | undefined> {
@@ -227,7 +272,7 @@ export class Accounts {
 
   /** Revokes an account this run minted (its client is being undone). */
   async unmint(account: Account): Promise<void> {
-    await this.api.revoke(account.id);
+    await this.revoke(account);
     this.minted.delete(account.name);
     account.revoked_at = Math.floor(Date.now() / 1000);
   }

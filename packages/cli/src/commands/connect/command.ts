@@ -11,6 +11,7 @@
 import { Command, Option } from 'commander';
 import { DEFAULT_EXPIRES, parseExpires, type Expiry } from '../../accounts/expires.js';
 import { heldTokens } from '../../accounts/ownership.js';
+import { MintRecord } from '../../accounts/record.js';
 import { exitCodeFor } from '../../clients/exit-code.js';
 import { CLIENTS } from '../../clients/registry.js';
 import { CHAT_APPS, noClientsError, selectClients } from '../../clients/select.js';
@@ -40,10 +41,10 @@ export function connectCommand(): Command {
     .addOption(new Option('--expires <lifetime>', "days ('90d' or '30') or 'never'").default(parseExpires(DEFAULT_EXPIRES), DEFAULT_EXPIRES).argParser(expiresOption))
     .option('--privileged', 'allow write, delete, admin and service_accounts scopes')
     .option('--pat', 'create tokens even when MCP is OAuth-protected (headless clients)')
-    .option('--server-name <name>', 'MCP entry name (default: derived from the runtime name, fallback agentos)', parseServerName)
+    .option('--server-name <name>', 'MCP entry name (default: derived from the runtime name, fallback agentos); entries for the same runtime under other names are renamed to it', parseServerName)
     .option('--project', 'write project-scoped configs instead of user-level ones')
-    .option('--rotate', "rewrite existing entries without asking: revoke and re-create accounts whose token is in your client configs")
-    .option('--force', "with --rotate: also revoke an account whose token is in none of your client configs (another user's)")
+    .option('--rotate', 'rewrite existing entries without asking: revoke and re-create your accounts (token in your client configs, or minted from here)')
+    .option('--force', "with --rotate: also revoke an account that is in none of your client configs and was not minted from here (another user's)")
     .option('--skip-existing', 'never touch existing accounts or entries')
     .option('--allow-http', 'allow sending credentials over plain HTTP to a non-loopback host')
     .option('-y, --yes', 'trust a remote RUNTIME_URL from a .env file without asking')
@@ -67,7 +68,8 @@ async function connect(ctx: Context, opts: ConnectOptions, expiresGiven: boolean
   // Whose accounts are whose is decided by the tokens held before anything is written.
   const held = heldTokens(CLIENTS, ce);
   const { api, warning } = await prepareMinting(ctx, opts, plan, selection.adapters);
-  const accounts = api ? new Accounts(ctx, opts, plan, api, held, selection.adapters.map((c) => c.id)) : undefined;
+  const record = new MintRecord(plan.ce);
+  const accounts = api ? new Accounts(ctx, opts, plan, api, held, selection.adapters.map((c) => c.id), record) : undefined;
   let shared: SharedToken | null = null;
   if (opts.name !== undefined && selection.adapters.length > 0 && accounts) {
     shared = await accounts.sharedToken(selection.adapters, opts.name);
@@ -83,6 +85,7 @@ async function connect(ctx: Context, opts: ConnectOptions, expiresGiven: boolean
       throw error;
     }
   }
+  await writer.releaseUnusedShared(rows);
   for (const id of selection.chatApps) rows.push(chatRow(plan, id, false));
   if (autoSurface) for (const app of CHAT_APPS) if (!selection.chatApps.includes(app.id)) rows.push(chatRow(plan, app.id, true));
 

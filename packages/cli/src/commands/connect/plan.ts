@@ -1,12 +1,12 @@
 /**
  * What a `svc connect` run is against and how it goes about it, settled before any client is
- * touched: the runtime and its MCP endpoint, the entry name (and the legacy one to rename),
+ * touched: the runtime and its MCP endpoint, the entry name,
  * OAuth sign-in or minted tokens, and the gates minting must pass. Every refusal happens here,
  * before a prompt for a client, a mint or a write.
  */
 import type { Expiry } from '../../accounts/expires.js';
-import { clientEnv, safeRead, type ClientAdapter, type ClientEnv } from '../../clients/registry.js';
-import { deriveServerName, LEGACY_SERVER_NAME } from '../../clients/server-name.js';
+import { clientEnv, type ClientAdapter, type ClientEnv } from '../../clients/registry.js';
+import { deriveServerName } from '../../clients/server-name.js';
 import type { Context } from '../../context.js';
 import { exportedCredential, resolveAdminCredential } from '../../credentials/admin-token.js';
 import { ensureUrlTrusted, requireMintCapable, requireSecureUrl } from '../../credentials/gates.js';
@@ -16,6 +16,7 @@ import { mcpUrl, type RuntimeInfo } from '../../discovery/os-info.js';
 import { CliError } from '../../errors.js';
 import { ServiceAccountsClient } from '../../http/service-accounts.js';
 import { verifyMcp } from '../../mcp/verify.js';
+import { sameEndpoint } from '../../util/loopback.js';
 
 export interface ConnectOptions {
   url?: string;
@@ -38,9 +39,7 @@ export interface Plan {
   info: RuntimeInfo;
   mcp: string;
   serverName: string;
-  /** The fixed name older versions wrote, when this run renames such entries to serverName. */
-  legacyName: string | undefined;
-  /** Whether a legacy entry's token may be kept: nothing asks for a differently shaped one. */
+  /** Whether a renamed entry's token may be kept: nothing asks for a differently shaped one. */
   legacyReuse: boolean;
   /** The MCP endpoint names an authorization server. */
   oauthEnabled: boolean;
@@ -62,9 +61,7 @@ export async function planConnect(ctx: Context, opts: ConnectOptions, expiresGiv
     );
   }
   const serverName = opts.serverName ?? deriveServerName(info.name);
-  // Entries older versions wrote under one fixed name are renamed to the derived one.
-  const legacyName = opts.serverName === undefined && serverName !== LEGACY_SERVER_NAME && opts.skipExisting !== true ? LEGACY_SERVER_NAME : undefined;
-  // A legacy entry's token is kept only when nothing asks for a differently shaped one.
+  // A renamed entry's token is kept only when nothing asks for a differently shaped one.
   const legacyReuse = opts.scopes === undefined && (!expiresGiven || (!opts.expires.neverExpires && opts.expires.days === 90));
   const oauthEnabled = (info.mcp.oauth?.authorization_servers.length ?? 0) > 0;
   const oauthMode = oauthEnabled && opts.pat !== true;
@@ -93,7 +90,7 @@ export async function planConnect(ctx: Context, opts: ConnectOptions, expiresGiv
       ctx.out.line(`The MCP endpoint is OAuth-protected: apps complete a one-time sign-in${external.length > 0 ? ` via ${external.join(', ')}` : ''}.`);
     }
   }
-  return { info, mcp, serverName, legacyName, legacyReuse, oauthEnabled, oauthMode, ce };
+  return { info, mcp, serverName, legacyReuse, oauthEnabled, oauthMode, ce };
 }
 
 /** How this run mints: `api` (with the admin credential) only when it mints tokens at all. */
@@ -146,12 +143,13 @@ export async function prepareMinting(ctx: Context, opts: ConnectOptions, plan: P
   return { api, warning };
 }
 
+/** Whether the client holds a token for this runtime's endpoint, under any entry name. */
 function existingTokenHere(plan: Plan, client: ClientAdapter): boolean {
-  const names = plan.legacyName ? [plan.serverName, plan.legacyName] : [plan.serverName];
-  return names.some((name) => {
-    const entry = safeRead(client, name, plan.ce);
-    return entry !== undefined && entry.token !== undefined && entry.url === plan.mcp;
-  });
+  try {
+    return [...client.listEntries(plan.ce).values()].some((entry) => entry.token !== undefined && sameEndpoint(entry.url, plan.mcp));
+  } catch {
+    return false;
+  }
 }
 
 /** A wrong credential should fail once, up front, not once per client. */

@@ -25,6 +25,8 @@ export interface Row {
   verify?: VerifyResult;
   instructions?: string[];
   replaced_legacy?: string;
+  /** Other names of entries for this runtime that the new entry replaced (no duplicate left). */
+  replaced_duplicates?: string[];
   rotated?: boolean;
   replaced_token_entry?: boolean;
   auto?: boolean;
@@ -55,6 +57,7 @@ export function rowJson(row: Row): JsonValue {
   if (row.instructions) out.instructions = row.instructions;
   if (row.note !== undefined && manual) out.note = row.note;
   if (row.replaced_legacy !== undefined) out.replaced_legacy = row.replaced_legacy;
+  if (row.replaced_duplicates !== undefined) out.replaced_duplicates = row.replaced_duplicates;
   if (row.rotated) out.rotated = true;
   if (row.replaced_token_entry) out.replaced_token_entry = true;
   if (row.auto) out.auto = true;
@@ -86,6 +89,7 @@ export function report(ctx: Context, rows: Row[], info: RuntimeInfo, mcp: string
     }
     if (row.note) ctx.out.warn(`${PAD}note: ${row.note}`);
     if (row.replaced_legacy) ctx.out.warn(`${PAD}renamed the legacy '${row.replaced_legacy}' entry`);
+    if (row.replaced_duplicates) ctx.out.warn(`${PAD}replaced ${row.replaced_duplicates.map((n) => `'${n}'`).join(', ')} (same runtime, other name), so the tools are listed once`);
   }
   for (const url of new Set(rows.map((r) => r.replaced_url).filter((u): u is string => u !== undefined))) {
     const apps = rows.filter((r) => r.replaced_url === url).map(display).sort().join(', ');

@@ -1,16 +1,20 @@
 /**
  * Writing one client's entry in a `svc connect` run: the entry with its token, read back and
  * verified with a real MCP handshake, notes on an entry that works but needs attention, the
- * legacy entry renamed, and the undo of all of it (files byte for byte, the minted account)
- * when the client fails or the run is aborted at a later prompt.
+ * entries of the same runtime under other names (the legacy `svc`, an older --server-name, a
+ * renamed runtime) renamed in place or removed so the client lists its tools once, and the undo
+ * of all of it (files byte for byte, the minted account) when the client fails or the run is
+ * aborted at a later prompt.
  */
 import type { Account } from '../../accounts/account.js';
-import { isProjectMcpJson, projectServerApproval, safeRead, type ClientAdapter, type ClientId } from '../../clients/registry.js';
+import { isProjectMcpJson, projectServerApproval, type ClientAdapter, type ClientEntry, type ClientId } from '../../clients/registry.js';
+import { LEGACY_SERVER_NAME } from '../../clients/server-name.js';
 import { restore, snapshot, type FileSnapshot } from '../../clients/snapshot.js';
 import type { Context } from '../../context.js';
 import { exportedCredential } from '../../credentials/admin-token.js';
 import { CliError, errorText } from '../../errors.js';
 import { verifyMcp } from '../../mcp/verify.js';
+import { sameEndpoint } from '../../util/loopback.js';
 import type { Accounts, SharedToken } from './accounts.js';
 import type { ConnectOptions, Plan } from './plan.js';
 import { addNote, type Row } from './report.js';
@@ -23,6 +27,12 @@ const SIGN_IN: Record<ClientId, (server: string) => string> = {
 };
 
 const KEPT = 'Service account exists; kept untouched.';
+
+/** An entry of the client under another name that points at this runtime's MCP endpoint. */
+interface Alias {
+  name: string;
+  entry: ClientEntry;
+}
 
 /** What a client's run changed, so a failure (or an abort at a later prompt) can undo it. */
 interface Undo {
@@ -74,16 +84,38 @@ export class ConfigWriter {
     }
   }
 
-  /** Removes what is left of the legacy entry (other scopes) once the new one works. */
-  private cleanupLegacy(client: ClientAdapter, row: Row, notes: string[], renamed: boolean): void {
-    if (!this.plan.legacyName) return;
-    let removed = renamed;
+  /**
+   * The client's entries under other names for this runtime (same MCP endpoint, any loopback
+   * spelling), the legacy name first. Left alone with --skip-existing.
+   */
+  private aliasesOf(client: ClientAdapter): Alias[] {
+    if (this.opts.skipExisting === true) return [];
+    let entries: Map<string, ClientEntry>;
     try {
-      removed = client.remove(this.plan.legacyName, this.plan.ce, (url) => url === this.plan.mcp).removed || removed;
-    } catch (error) {
-      addNote(notes, `Could not remove the legacy '${this.plan.legacyName}' entry: ${errorText(error)}`);
+      entries = client.listEntries(this.plan.ce);
+    } catch {
+      return [];
     }
-    if (removed) row.replaced_legacy = this.plan.legacyName;
+    const { serverName, mcp } = this.plan;
+    const found = [...entries].filter(([name, entry]) => name !== serverName && sameEndpoint(entry.url, mcp)).map(([name, entry]) => ({ name, entry }));
+    return found.sort((a, b) => Number(b.name === LEGACY_SERVER_NAME) - Number(a.name === LEGACY_SERVER_NAME));
+  }
+
+  /** Removes what is left of those entries (every scope) once the new one works, and says so. */
+  private cleanupAliases(client: ClientAdapter, row: Row, notes: string[], aliases: readonly Alias[], renamed: string | undefined): void {
+    const replaced: string[] = [];
+    for (const { name } of aliases) {
+      let removed = name === renamed;
+      try {
+        removed = client.remove(name, this.plan.ce, (url) => sameEndpoint(url, this.plan.mcp)).removed || removed;
+      } catch (error) {
+        addNote(notes, `Could not remove the '${name}' entry, which also points at this runtime: ${errorText(error)}`);
+      }
+      if (removed) replaced.push(name);
+    }
+    if (replaced.includes(LEGACY_SERVER_NAME)) row.replaced_legacy = LEGACY_SERVER_NAME;
+    const others = replaced.filter((name) => name !== LEGACY_SERVER_NAME);
+    if (others.length > 0) row.replaced_duplicates = others;
   }
 
   /** Puts a client's files back byte for byte and revokes the account minted for it. */
@@ -115,6 +147,25 @@ export class ConfigWriter {
   }
 
   /**
+   * A shared (--name) account minted in this run that no client ended up using (each one failed
+   * and was rolled back) is revoked again, as a client's own account is; the failed rows say so.
+   */
+  async releaseUnusedShared(rows: Row[]): Promise<void> {
+    const shared = this.accounts?.sharedMinted;
+    if (!shared || !this.accounts) return;
+    if (rows.some((r) => r.account?.id === shared.id && (r.status === 'connected' || r.status === 'needs-login'))) return;
+    let said: string;
+    try {
+      await this.accounts.unmint(shared);
+      said = ` Revoked the new service account '${shared.name}', which no client uses.`;
+    } catch (error) {
+      said = ` Could not revoke the new service account '${shared.name}' (${errorText(error)}).`;
+    }
+    this.accounts.sharedMinted = undefined;
+    for (const row of rows) if (row.account?.id === shared.id && row.status === 'failed') row.error = `${row.error ?? ''}${said}`;
+  }
+
+  /**
    * Connects one client: leaves an entry that still verifies alone, else writes the entry with
    * its token, reads it back and verifies it with an MCP handshake; a failure puts the client's
    * files back and revokes what was minted for it. Only an abort at a prompt is thrown.
@@ -129,15 +180,16 @@ export class ConfigWriter {
     let changed = false;
     try {
       const existing = client.readExisting(serverName, ce);
-      const legacyEntry = this.plan.legacyName ? safeRead(client, this.plan.legacyName, ce) : undefined;
-      const legacy = legacyEntry?.url === mcp ? legacyEntry : undefined;
+      const aliases = this.aliasesOf(client);
+      // The first one is renamed in place (and may keep its token); the others are removed.
+      const legacy = aliases[0];
       if (existing) {
         if (existing.url === mcp && opts.rotate !== true) {
           const check = await verifyMcp(mcp, existing.token, this.plan.oauthMode && existing.token === undefined, this.ctx.env);
           if (check.ok && (existing.token !== undefined || !this.accounts)) {
             const done: Row = { client: client.id, status: 'already-connected', error: null, location: existing.location, verify: check };
             this.entryNotes(client, existing, notes);
-            if (legacy) this.cleanupLegacy(client, done, notes, false);
+            this.cleanupAliases(client, done, notes, aliases, undefined);
             return withNotes(done);
           }
           if (opts.skipExisting === true) {
@@ -153,13 +205,13 @@ export class ConfigWriter {
       let token: string | undefined;
       let account: Account | undefined;
       if (this.accounts) {
-        const choice = await this.accounts.tokenFor(client.id, existing, legacy, shared, notes);
+        const choice = await this.accounts.tokenFor(client.id, existing, legacy?.entry, shared, notes);
         if (!choice) return withNotes({ ...row, status: 'skipped', error: KEPT });
         ({ token, account } = choice);
         undo.minted = choice.minted;
       }
       changed = true;
-      const written = client.write(serverName, mcp, token, ce, legacy && this.plan.legacyName ? { name: this.plan.legacyName, matches: (url) => url === mcp } : undefined);
+      const written = client.write(serverName, mcp, token, ce, legacy ? { name: legacy.name, matches: (url) => sameEndpoint(url, mcp) } : undefined);
       row.location = written.location;
       if (written.note) addNote(notes, written.note);
       if (account) row.account = account;
@@ -182,11 +234,11 @@ export class ConfigWriter {
         row.status = 'connected';
       }
       this.entryNotes(client, readback, notes);
-      this.cleanupLegacy(client, row, notes, written.renamed);
+      this.cleanupAliases(client, row, notes, aliases, written.renamed ? legacy?.name : undefined);
       const oldToken = existing?.token;
       if (oldToken !== undefined && token !== undefined && oldToken !== token) row.rotated = true;
-      const replacedLegacyToken = row.replaced_legacy !== undefined ? legacy?.token : undefined;
-      if ((oldToken !== undefined || replacedLegacyToken !== undefined) && token === undefined) row.replaced_token_entry = true;
+      const replacedTokens = aliases.some((a) => a.entry.token !== undefined && (row.replaced_legacy === a.name || row.replaced_duplicates?.includes(a.name)));
+      if ((oldToken !== undefined || replacedTokens) && token === undefined) row.replaced_token_entry = true;
       this.journal.push(undo);
       return withNotes(row);
     } catch (error) {

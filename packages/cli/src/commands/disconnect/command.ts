@@ -2,10 +2,11 @@
  * `svc disconnect`: removes the runtime's MCP entries from client configs. Offline by default:
  * a runtime that is gone (the usual reason to disconnect) can still be removed, by matching
  * every address discovery would have tried. Entries pointing at any other runtime are never
- * touched. Only --revoke needs the runtime and an admin credential.
+ * touched. Only --revoke needs the runtime and an admin credential (revoke.ts: which accounts).
  */
 import { Command } from 'commander';
 import { heldTokens } from '../../accounts/ownership.js';
+import { MintRecord } from '../../accounts/record.js';
 import { exitCodeFor, EXIT_PARTIAL } from '../../clients/exit-code.js';
 import { clientEnv, CLIENTS } from '../../clients/registry.js';
 import { CHAT_APPS, noClientsError, selectClients } from '../../clients/select.js';
@@ -22,7 +23,8 @@ import { parseServerName, parseUrlOption } from '../options.js';
 import { runWith } from '../program.js';
 import { removeEntries } from './remove.js';
 import { OK, report, rowJson, type Row } from './report.js';
-import { revokeAccounts, revokeLater, type Revocation } from './revoke.js';
+import { offlineNames, revokeAccounts, revokeLater, type Revocation } from './revoke.js';
+import { endpointKey } from '../../util/loopback.js';
 
 interface DisconnectOptions {
   url?: string;
@@ -40,9 +42,9 @@ export function disconnectCommand(): Command {
     .option('--url <url>', 'runtime base URL (default: autodiscover)', parseUrlOption)
     .option('--clients <list>', 'comma-separated clients (default: detected; chat apps print manual steps)')
     .option('--server-name <name>', 'remove exactly this entry name (default: every entry pointing at the runtime)', parseServerName)
-    .option('--name <account>', 'with --revoke: the shared account name used at connect time')
-    .option('--revoke', 'also revoke the matching service accounts whose token is in your client configs (needs the runtime and an admin credential)')
-    .option('--force', "with --revoke: also revoke an account whose token is in none of your client configs (another user's)")
+    .option('--name <account>', 'with --revoke: also this shared account (found anyway when a removed entry holds its token or it was minted from here)')
+    .option('--revoke', 'also revoke the service accounts the removed entries used, and those connect minted from here for these clients (needs the runtime and an admin credential)')
+    .option('--force', "with --revoke: also revoke an account that is in none of your client configs and was not minted from here (another user's)")
     .option('--allow-http', 'allow sending the admin credential over plain HTTP to a non-loopback host')
     .option('-y, --yes', 'trust a remote RUNTIME_URL from a .env file without asking')
     .option('--json', 'print exactly one JSON document on stdout')
@@ -73,7 +75,7 @@ async function disconnect(ctx: Context, opts: DisconnectOptions): Promise<number
   if (revoke && info) {
     await ensureUrlTrusted(ctx, info, opts.yes === true);
     if (info.auth_mode !== 'none') requireSecureUrl(info.url, opts.allowHttp === true, 'the admin credential');
-    api = new ServiceAccountsClient(info.url, await resolveAdminCredential(ctx, info.auth_mode), ctx.env);
+    api = new ServiceAccountsClient(info.url, await resolveAdminCredential(ctx, info.auth_mode, 'revoke service accounts'), ctx.env);
   }
 
   const selection = selectClients(opts.clients, ce);
@@ -89,11 +91,14 @@ async function disconnect(ctx: Context, opts: DisconnectOptions): Promise<number
   }
 
   let revocations: Revocation[] = [];
-  if (api) {
-    revocations = await revokeAccounts(ctx, opts, api, selection.adapters, held);
+  const record = new MintRecord(ce);
+  const clientIds = selection.adapters.map((a) => a.id).sort();
+  if (api && info) {
+    revocations = await revokeAccounts(ctx, opts, api, { runtimeUrl: info.url, clients: clientIds, heldBefore: held, heldAfter: heldTokens(CLIENTS, ce), record });
   } else if (revoke) {
     // No runtime to revoke on: the entries are gone, the accounts are not. Say which.
-    const names = opts.name !== undefined ? [opts.name] : selection.adapters.map((a) => a.id).sort();
+    const keys = new Set(offlineTargets.map(endpointKey));
+    const names = offlineNames(opts, clientIds, record.entries().filter((a) => keys.has(a.runtime)));
     const url = opts.url ?? (offlineTargets.length === 1 ? offlineTargets[0] : undefined);
     revocations = names.map((account) => ({
       account,

@@ -11,6 +11,7 @@
  * query) are served before queued bulk batches.
  */
 import { ModelError } from '../../model/model.js';
+import { estimateTokens as estimateTextTokens } from '../../model/token-estimate.js';
 import { withRetries, type RetryVerdict } from '../../net/retry.js';
 import { cancelled, type EmbeddingLimiter } from './limiter.js';
 import type { EmbeddingLimits } from './limits.js';
@@ -18,7 +19,7 @@ import type { EmbeddingLimits } from './limits.js';
 /** A rough count of input tokens (about four characters each), used until the provider reports. */
 export function estimateTokens(texts: readonly string[]): number {
   let total = 0;
-  for (const text of texts) total += Math.max(1, Math.ceil(text.length / 4));
+  for (const text of texts) total += Math.max(1, estimateTextTokens(text));
   return total;
 }
 

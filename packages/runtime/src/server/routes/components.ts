@@ -14,6 +14,7 @@ import { validationError, toFieldErrors } from '../errors.js';
 import { apiRoute, listing, scoped, type RouteDefinition } from '../route.js';
 import { standardErrors } from '../standard-errors.js';
 import { ContinueRequestSchema, RunRequestSchema, RunSchema } from './run-schemas.js';
+import { BUDGET_EXCEEDED_RESPONSE } from './budget-schemas.js';
 import { IdempotencyHeaders } from '../idempotency.js';
 import { toRunResponse } from '../../run/run-response.js';
 import { followRun } from './follow-run.js';
@@ -142,6 +143,7 @@ function routesFor(ctx: ServerContext, kind: Kind): RouteDefinition[] {
           202: { description: 'A background run, recorded and queued (status PENDING)', content: { 'application/json': { schema: RunSchema } } },
           409: standardErrors[400],
           415: standardErrors[400],
+          429: BUDGET_EXCEEDED_RESPONSE,
           ...standardErrors,
         },
       },
@@ -176,6 +178,7 @@ function routesFor(ctx: ServerContext, kind: Kind): RouteDefinition[] {
             content: { 'application/json': { schema: RunSchema }, 'text/event-stream': { schema: z.string() } },
           },
           409: standardErrors[400],
+          429: BUDGET_EXCEEDED_RESPONSE,
           ...standardErrors,
         },
       },

@@ -3,7 +3,8 @@
  * libreoffice-{writer,calc,impress}-nogui): its OOXML differs from the JS writers' (other
  * namespaces in use, formulas stored as TRUE()/FALSE()), and it is the one way here to make real
  * Office 97-2003 files (.doc, .xls, .ppt), which must be refused with a clear message.
- * Skipped when `soffice` is not on the PATH.
+ * Skipped when `soffice` is not on the PATH, except under CI=true, where .ci/run installs it and
+ * its absence fails the suite rather than passing it silently.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -18,6 +19,7 @@ import { ExcelReader } from './excel.js';
 import { PptxReader } from './pptx.js';
 
 const hasSoffice = spawnSync('soffice', ['--version'], { stdio: 'ignore' }).status === 0;
+const required = process.env.CI === 'true';
 
 let dir: string;
 
@@ -40,8 +42,9 @@ async function refusal(p: Promise<unknown>): Promise<RuntimeError> {
   return error;
 }
 
-describe.runIf(hasSoffice)('office readers on LibreOffice files', () => {
+describe.runIf(hasSoffice || required)('office readers on LibreOffice files', () => {
   beforeAll(async () => {
+    if (!hasSoffice) throw new Error('CI=true and `soffice` is not on the PATH: .ci/run installs libreoffice-{writer,calc,impress}-nogui');
     dir = mkdtempSync(join(tmpdir(), 'svc-soffice-'));
     writeFileSync(join(dir, 'memo.docx'), await docxDocument([{ heading: 'Memo' }, { table: [['Site', 'Opens'], ['Grenoble', '07:30']] }]));
     writeFileSync(

@@ -18,7 +18,9 @@ import { indexedType } from './hnsw.js';
 
 /** First key of the advisory lock a build holds (the second is the table's hash). */
 const BUILD_LOCK = 7_777_021;
-const LOCK_POLL_MS = 250;
+/** The lock's two keys, for `pg_try_advisory_lock` and its kin; `$1` is the table prefix. */
+const LOCK_KEYS = `${BUILD_LOCK}, hashtext(current_schema() || '.' || $1)`;
+export const LOCK_POLL_MS = 250;
 
 interface ExistingIndex extends HnswIndex {
   valid: boolean;
@@ -71,14 +73,14 @@ function startBuild(ctx: PostgresStoreContext, dims: number): void {
   let running = true;
   const done = session(async (s) => {
     pid = Number((await s.query<{ pid: number }>('SELECT pg_backend_pid() AS pid'))[0]?.pid);
-    while (!(await s.query<{ ok: boolean }>("SELECT pg_try_advisory_lock($1, hashtext(current_schema() || '.' || $2)) AS ok", [BUILD_LOCK, ctx.t]))[0]?.ok) {
+    while (!(await s.query<{ ok: boolean }>(`SELECT pg_try_advisory_lock(${LOCK_KEYS}) AS ok`, [ctx.t]))[0]?.ok) {
       if (cancelled) return;
       await new Promise((resolve) => setTimeout(resolve, LOCK_POLL_MS));
     }
     try {
       await build(ctx, s, dims);
     } finally {
-      await s.query("SELECT pg_advisory_unlock($1, hashtext(current_schema() || '.' || $2))", [BUILD_LOCK, ctx.t]);
+      await s.query(`SELECT pg_advisory_unlock(${LOCK_KEYS})`, [ctx.t]);
     }
   })
     .catch(() => {
@@ -119,6 +121,21 @@ async function build(ctx: PostgresStoreContext, s: SqlClient, dims: number): Pro
   if (ctx.hnswIndex?.name === name) {
     for (const other of after) if (other.name !== name) await s.execute(`DROP INDEX CONCURRENTLY IF EXISTS ${other.name}`);
   }
+}
+
+/**
+ * In a transaction, as its first statement: takes the build lock until the transaction ends, or
+ * says that a build (of any runtime) holds it. A reindex's swap takes it before it locks
+ * anything, so it never waits on a build's table lock while holding what the build waits for
+ * (test/knowledge-pg-hnsw-swap.test.ts). Tried, not waited for, for the reason above.
+ */
+export async function tryBuildLock(ctx: PostgresStoreContext, tx: SqlClient): Promise<boolean> {
+  return (await tx.query<{ ok: boolean }>(`SELECT pg_try_advisory_xact_lock(${LOCK_KEYS}) AS ok`, [ctx.t]))[0]?.ok === true;
+}
+
+/** The store's HNSW indexes whose cast dimension is not `dims` (a swap to `dims` drops them). */
+export async function indexesNotFor(ctx: PostgresStoreContext, sql: SqlClient, dims: number): Promise<string[]> {
+  return (await existingIndexes(ctx, sql)).filter((e) => e.dims !== dims).map((e) => e.name);
 }
 
 /** Resolves when the build in progress (if any) has finished or failed. */

@@ -1,0 +1,15 @@
+import { describe, expect, it } from 'vitest';
+import { hnswSettings } from './hnsw-settings.js';
+
+describe('hnswSettings', () => {
+  it('defaults narrowed searches to 8 times limit re-sorted, beside the other measured defaults', () => {
+    expect(hnswSettings({})).toEqual({ m: 16, efConstruction: 64, efSearch: 300, filteredEfSearch: 400, filteredCandidates: 8, maxScanTuples: 20_000, halfvec: true, buildMemory: '1GB' });
+    expect(hnswSettings({ filteredCandidates: 2 }).filteredCandidates).toBe(2);
+  });
+
+  it('refuses a candidate multiple outside 1-100 or not whole, naming the setting', () => {
+    for (const bad of [0, 101, 2.5, Number.NaN]) {
+      expect(() => hnswSettings({ filteredCandidates: bad })).toThrow(/hnsw\.filteredCandidates must be a whole number from 1 to 100/);
+    }
+  });
+});
