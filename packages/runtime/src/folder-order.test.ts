@@ -42,7 +42,7 @@ const FEATURES = {
   traces: [...BASE, 'settings', 'net', 'storage', 'components', 'model'],
   webhooks: [...BASE, 'settings', 'net', 'storage', 'sessions', 'run'],
   schedules: [...BASE, 'storage', 'run', 'webhooks'],
-  'mcp-client': [...BASE, 'version.ts', 'net', 'components', 'tools'],
+  'mcp-client': [...BASE, 'version.ts', 'net', 'components', 'model', 'tools'],
 };
 /** The HTTP edge, then the assembly. */
 const EDGE = {

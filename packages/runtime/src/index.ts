@@ -13,7 +13,7 @@ export type { MemoryRecord, MemoryQuery } from './memory/types.js';
 export { Team, type TeamOptions, type TeamMode } from './team/team.js';
 export { Workflow, type WorkflowOptions } from './workflow/workflow.js';
 export { step, parallel, condition, type Step, type StepInput, type StepFunction, type WorkflowStep } from './workflow/steps.js';
-export { tool, type FunctionTool, type AnyFunctionTool, type ToolContext } from './tools/function-tool.js';
+export { tool, withMedia, type FunctionTool, type AnyFunctionTool, type ToolContext, type ToolResultWithMedia } from './tools/function-tool.js';
 export { signWebhook, verifyWebhook, SIGNATURE_HEADER, type VerifyOptions } from './webhooks/signature.js';
 export type { ToolSource, ToolSourceContext } from './tools/tool-source.js';
 export type { RunCaller } from './components/caller.js';

@@ -31,6 +31,7 @@ describe('agents using MCP servers over stdio', () => {
   let everything: McpServerSource;
   let files: McpServerSource;
   let changing: McpServerSource;
+  let unlisting: McpServerSource;
 
   beforeAll(async () => {
     folder = await mkdtemp(join(tmpdir(), 'mcp-fs-'));
@@ -44,12 +45,14 @@ describe('agents using MCP servers over stdio', () => {
       requiresConfirmation: ['get-sum'],
     });
     files = mcpServer({ id: 'files', ...filesystemStdio(folder), prefix: 'fs_', exclude: ['write_file', 'edit_file', 'move_file'] });
+    unlisting = mcpServer({ id: 'unlisting', command: process.execPath, args: ['--import', 'tsx', fileURLToPath(new URL('./support/unlisting-mcp-server.ts', import.meta.url))] });
     changing = mcpServer({ id: 'changing', command: process.execPath, args: ['--import', 'tsx', fileURLToPath(new URL('./support/changing-mcp-server.ts', import.meta.url))] });
     rt = await startRuntime(sqliteTestDatabase, {
       agents: [
         new Agent({ id: 'helper', instructions: 'Help.', tools: [everything, files], model }),
         new Agent({ id: 'changing', tools: [changing], model }),
         new Agent({ id: 'broken', tools: [mcpServer({ id: 'missing', command: 'no-such-mcp-server-command' })], model }),
+        new Agent({ id: 'unlisting', tools: [unlisting], model }),
       ],
     });
   }, 60_000);
@@ -111,11 +114,11 @@ describe('agents using MCP servers over stdio', () => {
     expect(done.tools.map((t: Json) => t.error === null)).toEqual([true, false]);
   });
 
-  it('describes an image result to the model', async () => {
+  it('names an image result in the tool message (the image itself follows it: mcp-client-media.test.ts)', async () => {
     const before = fake.requests.length;
     fake.script({ kind: 'tool-call', name: 'get-tiny-image', arguments: {} }, { kind: 'text', text: 'An image.' });
     await run('Show an image');
-    expect(fake.requests[before + 1]!.conversation.toolResults.at(-1)).toMatch(/\[image image\/png, \d+ bytes\]/);
+    expect(fake.requests[before + 1]!.conversation.toolResults.at(-1)).toMatch(/\[image image\/png, \d+ bytes\]: in the next user message/);
   });
 
   it('streams progress notifications as ToolCallProgress events and keeps them on the tool span', async () => {
@@ -184,6 +187,7 @@ describe('agents using MCP servers over stdio', () => {
       ['helper', 'files'],
       ['changing', 'changing'],
       ['broken', 'missing'],
+      ['unlisting', 'unlisting'],
     ]);
   });
 
@@ -233,14 +237,40 @@ describe('agents using MCP servers over stdio', () => {
     expect(fake.requests[second + 1]!.conversation.toolResults.at(-1)).toBe('added says hello');
   });
 
-  it('says a command that cannot be started cannot be, without failing the run', async () => {
-    fake.script({ kind: 'text', text: 'No tools.' });
-    expect((await call(rt.url, 'POST', '/agents/broken/runs', { body: { message: 'hi', stream: false } })).body.status).toBe('COMPLETED');
+  it('says a command that cannot be started cannot be, to the model too, without failing the run', async () => {
+    const before = fake.requests.length;
+    fake.script({ kind: 'tool-call', name: 'missing_unavailable', arguments: {} }, { kind: 'text', text: 'No tools.' });
+    const done = (await call(rt.url, 'POST', '/agents/broken/runs', { body: { message: 'hi', stream: false } })).body;
+    expect(done.status).toBe('COMPLETED');
+    const error = 'MCP server "missing" failed: cannot start no-such-mcp-server-command: spawn no-such-mcp-server-command ENOENT';
+    expect(toolsOffered(before)).toEqual([
+      { name: 'missing_unavailable', description: `The tools of the MCP server "missing" are unavailable for now: ${error}. Calling this reports the failure; tell the user if you needed them.`, parameters: { type: 'object', properties: {} } },
+    ]);
+    expect(done.tools[0].error).toBe(`Tool missing_unavailable failed: ${error}`);
     const listed = (await call(rt.url, 'GET', '/mcp-servers')).body.data as Json[];
     expect(listed.find((s) => s.id === 'missing')).toMatchObject({
       status: 'failed',
       tools: null,
       error: 'MCP server "missing" failed: cannot start no-such-mcp-server-command: spawn no-such-mcp-server-command ENOENT',
     });
+  });
+
+  it('shows the model a server that no longer lists its tools, not the list it gave before', async () => {
+    fake.script({ kind: 'tool-call', name: 'break_listing', arguments: {} }, { kind: 'text', text: 'Broke it.' });
+    const first = fake.requests.length;
+    expect((await call(rt.url, 'POST', '/agents/unlisting/runs', { body: { message: 'break it', stream: false } })).body.status).toBe('COMPLETED');
+    expect(toolsOffered(first).map((t) => t.name)).toEqual(['break_listing']);
+    // The server said its list changed (before its answer), so the next run lists again, and cannot.
+    fake.script({ kind: 'text', text: 'Cannot.' });
+    const second = fake.requests.length;
+    expect((await call(rt.url, 'POST', '/agents/unlisting/runs', { body: { message: 'again', stream: false } })).body.status).toBe('COMPLETED');
+    expect(toolsOffered(second)).toEqual([
+      {
+        name: 'unlisting_unavailable',
+        description: 'The tools of the MCP server "unlisting" are unavailable for now: MCP server "unlisting" failed: MCP error -32603: the tool registry is down. Calling this reports the failure; tell the user if you needed them.',
+        parameters: { type: 'object', properties: {} },
+      },
+    ]);
+    expect(unlisting.describe()).toMatchObject({ error: 'MCP server "unlisting" failed: MCP error -32603: the tool registry is down' });
   });
 });

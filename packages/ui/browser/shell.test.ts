@@ -60,7 +60,7 @@ describe.skipIf(!chromiumFound)(`the panel's frame${skipReason}`, () => {
     await expect.poll(() => page.getByRole('heading', { name: 'Connect', exact: true }).count()).toBe(1);
     await expect.poll(() => page.getByText('Open runtime (no sign-in)').count()).toBe(1);
     const nav = page.getByRole('navigation', { name: 'Pages' });
-    expect(await nav.getByRole('link').allTextContents()).toEqual(['Chat', 'Knowledge', 'Runs & traces', 'Memories', 'Tokens', 'Connect']);
+    expect(await nav.getByRole('link').allTextContents()).toEqual(['Chat', 'Knowledge', 'Runs & traces', 'Memories', 'Tokens', 'MCP servers', 'Connect']);
     expect(await page.getByTestId('mcp-url').textContent()).toBe(`${open.url}/mcp`);
     expect(await page.getByTestId('connect-command').textContent()).toBe(`npx svc connect --url ${open.url}`);
     expect(await seriousViolations(page)).toEqual([]);

@@ -13,6 +13,7 @@ const Knowledge = lazy(() => import('./pages/knowledge/knowledge').then((m) => m
 const Runs = lazy(() => import('./pages/runs/runs').then((m) => m.Runs));
 const Memories = lazy(() => import('./pages/memories/memories').then((m) => m.Memories));
 const Tokens = lazy(() => import('./pages/tokens/tokens').then((m) => m.Tokens));
+const McpServers = lazy(() => import('./pages/mcp-servers/mcp-servers').then((m) => m.McpServers));
 const Connect = lazy(() => import('./pages/connect/connect').then((m) => m.Connect));
 const NotFound = () => <Notice title="Not found">No page here. Pick one from the menu.</Notice>;
 
@@ -31,6 +32,7 @@ function Pages() {
           <Route path="/ui/runs" component={Runs} />
           <Route path="/ui/memories" component={Memories} />
           <Route path="/ui/tokens" component={Tokens} />
+          <Route path="/ui/mcp-servers" component={McpServers} />
           <Route path="/ui/connect" component={Connect} />
           <Route default component={NotFound} />
         </Router>

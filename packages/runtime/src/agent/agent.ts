@@ -20,7 +20,8 @@ import { requireModel, RunFailure, type ExecutionContext, type ExecutionResult, 
 import { AgentMemory, type AgentMemoryOptions, type MemoryRun, type MemoryServices } from '../memory/agent-memory.js';
 import type { Embedder } from '../model/embedder.js';
 import type { Db } from '../storage/db.js';
-import { executeToolCall, tool, toToolSpec, type AnyFunctionTool, type ToolProgress } from '../tools/function-tool.js';
+import { tool, toToolSpec, type AnyFunctionTool } from '../tools/function-tool.js';
+import { runToolCall, toolsForRun } from '../tools/tool-call.js';
 import { isToolSource, type ToolSource } from '../tools/tool-source.js';
 
 /** Knowledge an agent can search; `Knowledge` implements it. */
@@ -193,19 +194,11 @@ export class Agent implements Runnable {
     throw new RunFailure(`Agent "${this.name}" stopped after ${this.maxModelCalls} model calls without a final answer`, 'ToolCallLimit');
   }
 
-  /**
-   * This run's tools: those written in code, then each source's for this run (a name already
-   * taken keeps its first owner).
-   */
+  /** This run's tools: those written in code, then each source's for this run. */
   private async runTools(context: ExecutionContext): Promise<AnyFunctionTool[]> {
     // A run without a user has no memories: its model is not offered the memory tool.
     const own = context.userId ? [...this.tools] : this.tools.filter((t) => !this.memory?.owns(t));
-    if (this.toolSources.length === 0) return own;
-    const asked = { runId: context.runId, sessionId: context.sessionId, userId: context.userId, principal: context.principal, signal: context.signal };
-    const found = await Promise.all(this.toolSources.map((s) => s.tools(asked)));
-    const byName = new Map(own.map((t) => [t.name, t]));
-    for (const t of found.flat()) if (!byName.has(t.name)) byName.set(t.name, t);
-    return [...byName.values()];
+    return toolsForRun(own, this.toolSources, context);
   }
 
   /**
@@ -219,59 +212,9 @@ export class Agent implements Runnable {
     turn: ChatMessage[],
     decision: boolean | undefined,
   ): Promise<void> {
-    const target = byName.get(toolCall.name);
-    const confirmation = target?.requiresConfirmation ? { requires_confirmation: true, confirmed: decision === true } : {};
-    const called = { tool_call_id: toolCall.id, tool_name: toolCall.name };
-    context.emit('ToolCallStarted', { tool: { ...called, tool_args: toolCall.arguments, ...confirmation } });
-    const span = context.trace?.child('tool', toolCall.name, { tool_call_id: toolCall.id, arguments: toolArguments(toolCall.arguments) });
-    const reports: ToolProgress[] = [];
-    const progress = (update: ToolProgress) => {
-      context.emit('ToolCallProgress', { tool: called, progress: update.progress, total: update.total ?? null, message: update.message ?? null });
-      // The span keeps the last 20 reports, each with when it came (ms since the epoch).
-      reports.push({ ...update, at: Date.now() } as ToolProgress);
-      span?.set({ progress: reports.slice(-20) });
-    };
-    let outcome: { ok: true; result: string } | { ok: false; error: string };
-    if (!target) {
-      outcome = { ok: false, error: `Unknown tool "${toolCall.name}"; available: ${[...byName.keys()].join(', ') || 'none'}` };
-    } else if (target.requiresConfirmation && decision !== true) {
-      outcome = { ok: false, error: `The user declined to run ${toolCall.name}` };
-    } else {
-      outcome = await executeToolCall(target, toolCall.arguments, {
-        runId: context.runId,
-        sessionId: context.sessionId,
-        userId: context.userId,
-        scopedUserId: context.scopedUserId,
-        signal: context.signal,
-        progress,
-        ...(span ? { trace: span } : {}),
-      });
-    }
-    span?.end(outcome.ok ? 'ok' : context.signal.aborted ? 'cancelled' : 'error', outcome.ok ? { result: outcome.result } : { error: outcome.error });
-    const result = outcome.ok ? outcome.result : outcome.error;
-    context.recordTool({
-      tool_call_id: toolCall.id,
-      tool_name: toolCall.name,
-      tool_args: toolCall.arguments,
-      result: outcome.ok ? outcome.result : null,
-      error: outcome.ok ? null : outcome.error,
-      ...confirmation,
-    });
-    context.emit('ToolCallCompleted', {
-      tool: { tool_call_id: toolCall.id, tool_name: toolCall.name, tool_args: toolCall.arguments, result, tool_call_error: !outcome.ok, ...confirmation },
-    });
-    turn.push({ role: 'tool', toolCallId: toolCall.id, name: toolCall.name, content: result });
+    turn.push(await runToolCall(toolCall, byName, context, decision));
     context.recordMessages([...turn]);
     if (context.signal.aborted) throw context.signal.reason;
-  }
-}
-
-/** Tool arguments as the span keeps them: parsed when JSON (so credential fields can be redacted), else the text. */
-function toolArguments(text: string): unknown {
-  try {
-    return JSON.parse(text || '{}');
-  } catch {
-    return text;
   }
 }
 

@@ -29,9 +29,9 @@ import type { AnyFunctionTool, ToolContext } from '../tools/function-tool.js';
 import type { ToolSource, ToolSourceContext } from '../tools/tool-source.js';
 import { McpConnection } from './connection.js';
 import { describeMcpError } from './errors.js';
-import { toFunctionTool } from './mcp-tool.js';
+import { toFunctionTool, unavailableTool } from './mcp-tool.js';
 import { DEFAULT_CALL_TIMEOUT_MS, DEFAULT_CONNECT_TIMEOUT_MS, type HttpMcpServerOptions, type McpHeaders, type McpServerOptions, type StdioMcpServerOptions } from './options.js';
-import { privateHostsSetting, type McpClientHost } from './settings.js';
+import { DEFAULT_MAX_MEDIA_BYTES, maxMediaBytesSetting, privateHostsSetting, type McpClientHost } from './settings.js';
 import { supervised } from './watchdog.js';
 
 const SERVER_ID = /^[A-Za-z0-9_.-]{1,64}$/;
@@ -47,10 +47,15 @@ export class McpServerSource implements ToolSource {
   private readonly userHeaders = new Map<string, McpHeaders>();
   private host: McpClientHost = { env: process.env };
   private lastError: string | undefined;
+  private maxMediaBytes = DEFAULT_MAX_MEDIA_BYTES;
 
   constructor(private readonly options: McpServerOptions) {
     if (!SERVER_ID.test(options.id ?? '')) throw new TypeError(`MCP server id "${options.id}" must be 1-64 letters, digits, "_", "-" or "."`);
     if ('url' in options && 'command' in options) throw new TypeError(`MCP server "${options.id}": give a command (stdio) or a url (HTTP), not both`);
+    if (options.maxMediaBytes !== undefined && !(Number.isSafeInteger(options.maxMediaBytes) && options.maxMediaBytes >= 0)) {
+      throw new TypeError(`MCP server "${options.id}": maxMediaBytes must be a whole number of bytes (0 sends no media)`);
+    }
+    this.maxMediaBytes = options.maxMediaBytes ?? DEFAULT_MAX_MEDIA_BYTES;
     if ('url' in options) parseUrl(options.url);
     else if (!options.command) throw new TypeError(`MCP server "${options.id}" needs a command or a url`);
     this.id = options.id;
@@ -58,14 +63,17 @@ export class McpServerSource implements ToolSource {
 
   /** Called by the runtime that hosts the agent: its settings (private hosts) and logger. */
   attach(host: McpClientHost): void {
+    // A bad setting stops the runtime from starting, rather than being found by a run.
+    this.maxMediaBytes = this.options.maxMediaBytes ?? maxMediaBytesSetting(host.env);
     this.host = host;
   }
 
   async tools(context: ToolSourceContext): Promise<AnyFunctionTool[]> {
+    const prefix = this.options.prefix ?? '';
     const key = await this.connectionKey(context);
-    if (key === undefined) return [];
+    if (key === undefined) return [unavailableTool(prefix, this.id, this.lastError ?? 'no headers')];
     const connection = this.connection(key);
-    let listed: Tool[] | undefined;
+    let listed: Tool[];
     try {
       listed = await withTimeout(connection.listTools(), this.connectTimeoutMs, `MCP server "${this.id}" did not list its tools within ${this.connectTimeoutMs} ms`);
       connection.succeeded();
@@ -73,14 +81,16 @@ export class McpServerSource implements ToolSource {
     } catch (error) {
       this.lastError = describeMcpError(this.id, error);
       this.host.log?.warn(`${this.lastError} (run ${context.runId})`);
-      // Its calls then fail as tool errors that name the server, rather than the model not knowing of it.
-      listed = connection.tools;
+      // Not the list seen last (it may be stale): the model is told the server's tools are missing, and why.
+      return [unavailableTool(prefix, this.id, this.lastError)];
     }
+    const { maxMediaBytes } = this;
     // A tool that runs only as a task (the protocol's experimental tasks) cannot be called here.
-    return (listed ?? []).filter((t) => this.offered(t.name) && t.execution?.taskSupport !== 'required').map((t) =>
+    return listed.filter((t) => this.offered(t.name) && t.execution?.taskSupport !== 'required').map((t) =>
       toFunctionTool(t, {
-        prefix: this.options.prefix ?? '',
+        prefix,
         requiresConfirmation: this.needsConfirmation(t.name),
+        maxMediaBytes,
         call: (name, args, toolContext) => this.call(connection, name, args, toolContext),
       }),
     );

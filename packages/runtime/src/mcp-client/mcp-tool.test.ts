@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { executeToolCall, toToolSpec } from '../tools/function-tool.js';
-import { modelToolName, resultText, toFunctionTool } from './mcp-tool.js';
+import { modelToolName, resultContent, resultText, toFunctionTool, unavailableTool } from './mcp-tool.js';
 
 const context = { runId: 'r', sessionId: 's', userId: undefined, signal: new AbortController().signal };
 
@@ -15,6 +15,7 @@ describe('an MCP tool as the agent holds it', () => {
     {
       prefix: 'srv_',
       requiresConfirmation: true,
+      maxMediaBytes: 1000,
       call: async (name, args) => {
         calls.push([name, args]);
         if (args.city === 'Atlantis') return { content: [{ type: 'text', text: 'No such city' }], isError: true };
@@ -51,7 +52,41 @@ describe('an MCP tool as the agent holds it', () => {
           { type: 'resource', resource: { uri: 'file:///b.txt', text: 'inside b' } },
         ],
       }),
-    ).toBe('Here:\n[image image/png, 3 bytes]\n[resource link file:///a.txt]\ninside b');
+    ).toBe('Here:\n[resource link file:///a.txt]\ninside b\n[image image/png, 3 bytes]');
     expect(resultText({ content: [{ type: 'text', text: 'same' }, { type: 'image', data: 'AAAA', mimeType: 'image/gif' }], structuredContent: { a: 1 } })).toBe('{"a":1}\n[image image/gif, 3 bytes]');
+  });
+
+  it('hands images and sounds over as media within the size limit, and describes those past it', () => {
+    const png = Buffer.alloc(600, 1).toString('base64');
+    const wav = Buffer.alloc(300, 2).toString('base64');
+    const blob = Buffer.alloc(100, 3).toString('base64');
+    const result = {
+      content: [
+        { type: 'text' as const, text: 'Chart:' },
+        { type: 'image' as const, data: png, mimeType: 'image/png' },
+        { type: 'audio' as const, data: wav, mimeType: 'audio/wav' },
+        { type: 'image' as const, data: png, mimeType: 'image/jpeg' },
+        { type: 'resource' as const, resource: { uri: 'file:///c.gif', mimeType: 'image/gif', blob } },
+      ],
+    };
+    expect(resultContent(result, 1000)).toEqual({
+      text: 'Chart:\n[image image/jpeg, 600 bytes]: not shown, past the limit of 1000 bytes of media a tool result may carry',
+      media: [
+        { type: 'image', mimeType: 'image/png', data: png },
+        { type: 'audio', mimeType: 'audio/wav', data: wav },
+        { type: 'image', mimeType: 'image/gif', data: blob },
+      ],
+    });
+    expect(resultContent(result, 0).media).toEqual([]);
+  });
+
+  it('stands for a server that cannot list its tools with one tool saying why, whose call fails with that', async () => {
+    const standIn = unavailableTool('fs_', 'files', 'MCP server "files" failed: connect ECONNREFUSED');
+    expect(toToolSpec(standIn)).toEqual({
+      name: 'fs_files_unavailable',
+      description: 'The tools of the MCP server "files" are unavailable for now: MCP server "files" failed: connect ECONNREFUSED. Calling this reports the failure; tell the user if you needed them.',
+      parameters: { type: 'object', properties: {} },
+    });
+    expect(await executeToolCall(standIn, '{}', context)).toEqual({ ok: false, error: 'Tool fs_files_unavailable failed: MCP server "files" failed: connect ECONNREFUSED' });
   });
 });

@@ -35,6 +35,11 @@ interface CommonOptions {
   requiresConfirmation?: boolean | readonly string[];
   /** How long one call may take before it is cancelled and reported to the model; default 60 s. */
   callTimeoutMs?: number;
+  /**
+   * The decoded bytes of images and sounds one result may hand the model; past it each is
+   * described as text. Default MCP_CLIENT_MAX_MEDIA_BYTES, else 3,750,000.
+   */
+  maxMediaBytes?: number;
   /** How long connecting and listing tools may take; default 30 s. */
   connectTimeoutMs?: number;
 }

@@ -7,11 +7,15 @@
 import type { ChatMessage, Model } from '../model/model.js';
 import { estimateTokens } from '../model/token-estimate.js';
 
+const MEDIA_TOKENS = 1_600;
+
 /** A message's estimated tokens: its text, its tool calls' arguments, and a few for its framing. */
 export function messageTokens(message: ChatMessage): number {
   let text = message.content;
   if (message.role === 'assistant' && message.toolCalls) for (const call of message.toolCalls) text += call.name + call.arguments;
-  return estimateTokens(text) + 4;
+  // An image costs about as much as a large one does at Anthropic (1,600) whatever its bytes.
+  const media = message.role === 'tool' ? (message.media?.length ?? 0) * MEDIA_TOKENS : 0;
+  return estimateTokens(text) + media + 4;
 }
 
 export function messagesTokens(messages: readonly ChatMessage[]): number {

@@ -4,8 +4,9 @@
  * Embedder and the Reranker, and what a call's usage cost. The providers that implement them
  * are in providers/.
  */
-export type { Model, ModelRequest, ModelResponse, StreamPart, ChatMessage, ToolCall, ToolSpec, Usage, FinishReason, ModelErrorCode } from './model.js';
+export type { Model, ModelRequest, ModelResponse, StreamPart, ChatMessage, ToolCall, ToolMedia, ToolSpec, Usage, FinishReason, ModelErrorCode } from './model.js';
 export { ModelError, collect } from './model.js';
+export { describeMedia, toolResultText } from './tool-media.js';
 export { costOf } from './pricing.js';
 export type { Embedder } from './embedder.js';
 export type { Reranker, RerankResult } from './reranker.js';

@@ -13,11 +13,24 @@ export interface ToolCall {
   arguments: string;
 }
 
+/**
+ * An image or a sound a tool returned (an MCP server's `image`/`audio` content), base64 with its
+ * media type. Providers that accept it in a tool's result send it as such; the others send
+ * `describeMedia`'s text in its place.
+ */
+export interface ToolMedia {
+  type: 'image' | 'audio';
+  mimeType: string;
+  /** Base64, without a `data:` prefix. */
+  data: string;
+}
+
 export type ChatMessage =
   | { role: 'system'; content: string }
   | { role: 'user'; content: string }
   | { role: 'assistant'; content: string; toolCalls?: ToolCall[] }
-  | { role: 'tool'; toolCallId: string; name: string; content: string };
+  /** `media` is absent from results without any (and from messages stored before it existed). */
+  | { role: 'tool'; toolCallId: string; name: string; content: string; media?: ToolMedia[] };
 
 /** A function the model may call; `parameters` is a JSON Schema object. */
 export interface ToolSpec {

@@ -14,7 +14,8 @@
  * first one's events. The run lease's sweep marks it ERROR "interrupted" with its stored output
  * (run/chores.ts); the job, taken over by a survivor, finds it no longer PENDING and ends.
  * A run whose job was claimed but not yet started when its runtime died is started by the
- * survivor.
+ * survivor. The job's payload keeps who the run acts for (run/stored-caller.ts, never the
+ * credential), so its tool sources see the same caller wherever it starts.
  */
 import type { JobHandler, JobWorker } from '../jobs/job-worker.js';
 import type { Job } from '../jobs/job-store.js';
@@ -25,6 +26,7 @@ import type { Logger } from '../util/logger.js';
 import type { Runnable } from './execution.js';
 import { RUN_QUEUE_CHANNEL } from './run-queue.js';
 import { SessionBusyError } from './run-records.js';
+import { storeCaller, storedCaller } from './stored-caller.js';
 import type { Runner, StartedRun, StartRunInput } from './runner.js';
 
 export type MultitaskStrategy = 'reject' | 'enqueue' | 'interrupt';
@@ -87,7 +89,15 @@ export class DurableRuns {
       if (busy.length > 0) throw new SessionBusyError(input.sessionId, busy);
     }
     const record = await runner.enqueue(input, async (tx, run) => {
-      await this.options.jobs.store.enqueue({ kind: runJobKind(input.component), ref: run.run_id, payload: { run_id: run.run_id, unconfined: input.unconfined === true, ...(input.principal?.tenantId ? { tenant_id: input.principal.tenantId } : {}) }, maxAttempts: 3 }, tx);
+      // The caller goes with the job, for the tool sources of the runtime that starts the run, and
+      // the tenant its budgets count against.
+      const payload = {
+        run_id: run.run_id,
+        unconfined: input.unconfined === true,
+        ...(input.principal ? { caller: storeCaller(input.principal) } : {}),
+        ...(input.principal?.tenantId ? { tenant_id: input.principal.tenantId } : {}),
+      };
+      await this.options.jobs.store.enqueue({ kind: runJobKind(input.component), ref: run.run_id, payload, maxAttempts: 3 }, tx);
     });
     this.options.jobs.wake();
     return { kind: 'queued', record };
@@ -112,9 +122,8 @@ export class DurableRuns {
         const runId = String(job.payload.run_id);
         let started: Awaited<ReturnType<Runner['startQueued']>>;
         try {
-          // The tenant its budgets count against (the request's principal is not kept).
           const tenantId = typeof job.payload.tenant_id === 'string' ? job.payload.tenant_id : undefined;
-          started = await runner.startQueued(component, runId, job.payload.unconfined === true, tenantId);
+          started = await runner.startQueued(component, runId, job.payload.unconfined === true, { tenantId, principal: storedCaller(job.payload.caller) });
         } catch (error) {
           // This runtime is shutting down: the job goes back, uncounted, for a runtime that is not.
           if (RuntimeError.isInstance(error) && error.code === 'SERVICE_UNAVAILABLE') return { retryAfterMs: SHUTDOWN_RETRY_MS };

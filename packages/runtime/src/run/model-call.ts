@@ -7,6 +7,7 @@
  */
 import type { TraceSpan } from '../components/tracer.js';
 import type { ChatMessage, FinishReason, Model, ToolCall, ToolSpec, Usage } from '../model/model.js';
+import { withoutMediaData } from '../model/tool-media.js';
 
 export class ModelCallSpan {
   private readonly startMs = Date.now();
@@ -17,7 +18,7 @@ export class ModelCallSpan {
     this.span = trace?.child('model', `${model.provider}/${model.id}`, {
       provider: model.provider,
       model: model.id,
-      messages_sent: messages,
+      messages_sent: withoutMediaData(messages),
       ...(tools?.length ? { tools: tools.map((t) => t.name) } : {}),
     });
   }

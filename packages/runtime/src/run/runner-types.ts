@@ -38,6 +38,12 @@ export interface ContinueRunInput extends ContinueRequest {
   mcpRequest?: string | undefined;
 }
 
+/** What a queued run's job kept: the tenant its budgets count against, the caller its tool sources see. */
+export interface QueuedRunKept {
+  tenantId?: string | undefined;
+  principal?: RunCaller | undefined;
+}
+
 export interface StartedRun {
   runId: string;
   sessionId: string;

@@ -22,7 +22,7 @@ import { RunChores, describeError, type ActiveRun } from './chores.js';
 import type { ExecutionContext, Runnable } from './execution.js';
 import { LIFECYCLE, RunEventLog, describeModel, identityFields } from './run-events.js';
 import { checkContinue, describeFailure, newRunRecord, SessionBusyError } from './run-records.js';
-import type { ContinueRunInput, LaunchOptions, RunnerOptions, StartedRun, StartRunInput } from './runner-types.js';
+import type { ContinueRunInput, LaunchOptions, QueuedRunKept, RunnerOptions, StartedRun, StartRunInput } from './runner-types.js';
 import type { Admission, Budgets } from '../budgets/budgets.js';
 import { budgetSubject, RunSpending } from './run-spending.js';
 import { cancelQueued, RUN_QUEUE_CHANNEL } from './run-queue.js';
@@ -147,7 +147,8 @@ export class Runner {
    * Starts a queued run here when it is first in its session's line: 'wait' when a run before it
    * is in progress, 'gone' when it is no longer queued (cancelled, or started elsewhere).
    */
-  async startQueued(component: Runnable, runId: string, unconfined: boolean, tenantId?: string): Promise<StartedRun | 'wait' | 'gone'> {
+  async startQueued(component: Runnable, runId: string, unconfined: boolean, kept: QueuedRunKept = {}): Promise<StartedRun | 'wait' | 'gone'> {
+    const { tenantId, principal } = kept;
     if (this.shuttingDown) throw new RuntimeError('SERVICE_UNAVAILABLE', 'The runtime is shutting down');
     const outcome = await this.queue.startNext(runId, this.chores.lease());
     if (outcome !== 'started') return outcome;
@@ -158,9 +159,9 @@ export class Runner {
       history: await this.history(record.session_id),
       userId: record.user_id ?? undefined,
       unconfined,
-      // A queued or background run executes from its record, perhaps on another runtime: the
-      // request's principal is not kept, so its tool sources see the run's user only.
-      principal: undefined,
+      // A queued or background run executes from its record, perhaps on another runtime, with
+      // the caller its job kept (run/stored-caller.ts).
+      principal,
       started: LIFECYCLE[component.kind].started,
       lastSeq: 0,
       subject: budgetSubject(component.id, record.user_id, tenantId),

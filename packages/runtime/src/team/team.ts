@@ -3,6 +3,9 @@
  * A team: a leader model that hands work to member agents.
  * - `route`: the leader picks one member and that member's answer is the team's answer.
  * - `coordinate`: the leader may ask several members, then writes the answer itself.
+ * The leader may also have tools of its own (function tools and `mcpServer(...)` sources), called
+ * as an agent calls them; one needing a person's confirmation is declined, as a team's run
+ * cannot pause (give such a tool to a member agent).
  *
  * @example
  * ```ts
@@ -17,7 +20,9 @@ import { ModelCallSpan } from '../run/model-call.js';
 import { memberContent, requireModel, RunFailure, type ExecutionContext, type ExecutionResult, type Runnable } from '../run/execution.js';
 import { identityFields } from '../run/run-events.js';
 import type { Db } from '../storage/db.js';
-import { toToolSpec, tool } from '../tools/function-tool.js';
+import { toToolSpec, tool, type AnyFunctionTool } from '../tools/function-tool.js';
+import { runToolCall, toolsForRun } from '../tools/tool-call.js';
+import { isToolSource, type ToolSource } from '../tools/tool-source.js';
 
 export type TeamMode = 'route' | 'coordinate';
 
@@ -33,6 +38,8 @@ export interface TeamOptions {
   /** The leader's model; defaults to the runtime's. */
   model?: Model;
   instructions?: string;
+  /** The leader's own tools: function tools, and sources of tools found at run time (`mcpServer(...)`). */
+  tools?: (AnyFunctionTool | ToolSource)[];
   db?: Db;
   maxModelCalls?: number;
 }
@@ -54,6 +61,10 @@ export class Team implements Runnable {
   readonly instructions: string | undefined;
   readonly db: Db | undefined;
   readonly maxModelCalls: number;
+  /** The leader's function tools. */
+  readonly tools: readonly AnyFunctionTool[];
+  /** Where the rest of the leader's tools come from, asked at the start of each run. */
+  readonly toolSources: readonly ToolSource[];
 
   constructor(options: TeamOptions) {
     if (!options.members?.length) throw new TypeError(`Team "${options.id}" needs at least one member`);
@@ -70,6 +81,17 @@ export class Team implements Runnable {
     this.instructions = options.instructions;
     this.db = options.db;
     this.maxModelCalls = options.maxModelCalls ?? 10;
+    this.tools = (options.tools ?? []).filter((t): t is AnyFunctionTool => !isToolSource(t));
+    this.toolSources = (options.tools ?? []).filter(isToolSource);
+    const names = new Set<string>([this.handOffName]);
+    for (const t of [...this.tools, ...this.toolSources.map((s) => ({ name: `source ${s.id}` }))]) {
+      if (names.has(t.name)) throw new TypeError(`Team "${options.id}" has two tools named "${t.name}"`);
+      names.add(t.name);
+    }
+  }
+
+  private get handOffName(): string {
+    return this.mode === 'route' ? 'transfer_to_member' : 'delegate_task_to_member';
   }
 
   describe(): Record<string, unknown> {
@@ -77,6 +99,8 @@ export class Team implements Runnable {
       mode: this.mode,
       members: this.members.map((m) => ({ id: m.id, name: m.name ?? m.id, type: m.kind })),
       ...(this.model ? { model: { name: this.model.id, model: this.model.id, provider: this.model.provider } } : {}),
+      ...(this.tools.length ? { tools: this.tools.map((t) => t.name) } : {}),
+      ...(this.toolSources.length ? { mcp_servers: this.toolSources.map((s) => s.describe()) } : {}),
     };
   }
 
@@ -91,8 +115,11 @@ export class Team implements Runnable {
 
   async execute(context: ExecutionContext): Promise<ExecutionResult> {
     const model = requireModel(this.model, context, `Team "${this.name}"`);
-    const toolName = this.mode === 'route' ? 'transfer_to_member' : 'delegate_task_to_member';
-    const spec = toToolSpec(tool({ name: toolName, description: 'Hand a task to a team member and get its answer', input: HAND_OFF, execute: () => '' }));
+    const toolName = this.handOffName;
+    const handOff = toToolSpec(tool({ name: toolName, description: 'Hand a task to a team member and get its answer', input: HAND_OFF, execute: () => '' }));
+    const own = (await toolsForRun(this.tools, this.toolSources, context)).filter((t) => t.name !== toolName);
+    const byName = new Map(own.map((t) => [t.name, t]));
+    const specs = [handOff, ...own.map(toToolSpec)];
     const turn: ChatMessage[] = [{ role: 'user', content: context.message }];
     const system: ChatMessage = { role: 'system', content: this.leaderInstructions() };
     let content = '';
@@ -102,10 +129,10 @@ export class Team implements Runnable {
       const calls: ToolCall[] = [];
       const messages = [system, ...context.history, ...turn];
       await context.beforeModelCall?.();
-      const modelCall = new ModelCallSpan(context.trace, model, messages, [spec]);
+      const modelCall = new ModelCallSpan(context.trace, model, messages, specs);
       let finish: Extract<StreamPart, { type: 'finish' }> | undefined;
       try {
-        for await (const part of model.stream({ messages, tools: [spec], signal: context.signal })) {
+        for await (const part of model.stream({ messages, tools: specs, signal: context.signal })) {
           modelCall.part();
           if (part.type === 'text-delta') {
             text += part.text;
@@ -128,6 +155,12 @@ export class Team implements Runnable {
       if (calls.length === 0) return { content };
 
       for (const toolCall of calls) {
+        if (toolCall.name !== toolName) {
+          turn.push(await runToolCall(toolCall, byName, context, undefined, `${toolCall.name} needs a person's confirmation, which a team's leader cannot ask for`));
+          context.recordMessages([...turn]);
+          if (context.signal.aborted) throw context.signal.reason;
+          continue;
+        }
         const answer = await this.handOff(toolCall, context);
         turn.push({ role: 'tool', toolCallId: toolCall.id, name: toolCall.name, content: answer.text });
         context.recordMessages([...turn]);

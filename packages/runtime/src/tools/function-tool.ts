@@ -15,7 +15,7 @@
  * ```
  */
 import { z } from 'zod';
-import type { ToolSpec } from '../model/model.js';
+import type { ToolMedia, ToolSpec } from '../model/model.js';
 import type { TraceSpan } from '../components/tracer.js';
 
 /** What a tool's `execute` receives besides its arguments. */
@@ -103,7 +103,26 @@ export function toToolSpec(t: AnyFunctionTool): ToolSpec {
   return { name: t.name, description: t.description, parameters };
 }
 
-export type ToolOutcome = { ok: true; result: string } | { ok: false; error: string };
+const MEDIA_RESULT = Symbol.for('svc.runtime.tool-result-with-media');
+
+/** What a tool's `execute` returns to give the model images (or sounds) besides text. */
+export interface ToolResultWithMedia {
+  readonly [MEDIA_RESULT]: true;
+  readonly text: string;
+  readonly media: readonly ToolMedia[];
+}
+
+/** A result of text and media: `return withMedia('The chart:', [{ type: 'image', mimeType: 'image/png', data }])`. */
+export function withMedia(text: string, media: readonly ToolMedia[]): ToolResultWithMedia {
+  return { [MEDIA_RESULT]: true, text, media };
+}
+
+function isWithMedia(value: unknown): value is ToolResultWithMedia {
+  return typeof value === 'object' && value !== null && MEDIA_RESULT in value;
+}
+
+/** `media` is set only when the tool returned some (`withMedia`). */
+export type ToolOutcome = { ok: true; result: string; media?: ToolMedia[] } | { ok: false; error: string };
 
 /**
  * Runs one tool call from the model. Bad arguments and tool failures become an error text the
@@ -123,6 +142,7 @@ export async function executeToolCall(t: AnyFunctionTool, rawArguments: string, 
   }
   try {
     const value = await t.execute(parsed.data as never, context);
+    if (isWithMedia(value)) return { ok: true, result: value.text, ...(value.media.length ? { media: [...value.media] } : {}) };
     return { ok: true, result: typeof value === 'string' ? value : JSON.stringify(value ?? null) };
   } catch (error) {
     return { ok: false, error: `Tool ${t.name} failed: ${error instanceof Error ? error.message : String(error)}` };

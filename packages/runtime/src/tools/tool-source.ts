@@ -3,8 +3,8 @@
  * Tools an agent gets from elsewhere at run time (an MCP server), beside the function tools
  * written in code. A source is asked for its tools at the start of each run, with who the run
  * acts for, so it can reach its service with that caller's credentials; it never throws there:
- * a source that cannot list its tools offers what it listed last (whose calls then fail as tool
- * errors the model reads) or none.
+ * a source that cannot list its tools offers a stand-in tool whose description says why (and
+ * whose call reports it), never a list it saw earlier that may be stale.
  */
 import type { RunCaller } from '../components/caller.js';
 import type { AnyFunctionTool } from './function-tool.js';

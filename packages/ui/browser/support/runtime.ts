@@ -37,6 +37,8 @@ export interface PanelRuntimeOptions {
   contentSources?: RemoteSource[];
   /** Where the runtime and the `library` base keep their data; default temp SQLite files. */
   database?: TestDatabaseKind;
+  /** More agents, made with the fake model (an agent using MCP servers). */
+  moreAgents?: (model: () => OpenAIChatModel) => Agent[];
 }
 
 export async function startPanelRuntime(options: PanelRuntimeOptions = {}): Promise<PanelRuntime> {
@@ -89,6 +91,7 @@ export async function startPanelRuntime(options: PanelRuntimeOptions = {}): Prom
         echo,
         new Agent({ id: 'files', name: 'Files', instructions: 'Manage files.', tools: [deleteFile], model: model() }),
         new Agent({ id: 'librarian', name: 'Librarian', instructions: 'Search first.', knowledge: library, model: model() }),
+        ...(options.moreAgents?.(model) ?? []),
       ],
       teams: [new Team({ id: 'crew', name: 'Crew', mode: 'route', members: [echo, helper], model: model() })],
       workflows: [new Workflow({ id: 'flow', name: 'Flow', steps: [step('shout', ({ message }) => message.toUpperCase()), step('say', echo)] })],

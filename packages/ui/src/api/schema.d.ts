@@ -1253,8 +1253,13 @@ export interface components {
             }[];
         };
         McpServerStatus: {
-            /** @description The agent that uses it */
+            /** @description The agent, or the team (its leader), that uses it */
             agent_id: string;
+            /**
+             * @description Whether agent_id names an agent or a team
+             * @enum {string}
+             */
+            component_type: "agent" | "team";
             id: string;
             /** @enum {string} */
             transport: "stdio" | "streamable-http";

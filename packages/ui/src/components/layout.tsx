@@ -20,6 +20,7 @@ const NAV: NavItem[] = [
   { href: '/ui/runs', label: 'Runs & traces', needs: ['sessions:read', 'traces:read', 'metrics:read'] },
   { href: '/ui/memories', label: 'Memories', needs: ['memories:read'] },
   { href: '/ui/tokens', label: 'Tokens', needs: ['service_accounts:read'] },
+  { href: '/ui/mcp-servers', label: 'MCP servers', needs: ['config:read'] },
   { href: '/ui/connect', label: 'Connect', needs: [] },
 ];
 

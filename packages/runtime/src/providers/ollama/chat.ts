@@ -12,6 +12,7 @@ import { ollamaSettingsSchema } from '../../settings/providers.js';
 import { defineChatProvider, type ChatFactoryOptions } from '../chat-provider.js';
 import { asModelError, httpSettings, postForJson, postForStream, type HttpOptions, type HttpSettings } from '../http.js';
 import { array, isRecord, num, optionalRecord, record, str, type JsonRecord } from '../json-fields.js';
+import { toolResultText } from '../../model/tool-media.js';
 import { argumentsObject, argumentsText } from '../tool-arguments.js';
 import { usageFrom } from '../usage.js';
 import { OLLAMA_DEFAULT_HOST, ollamaBaseUrl } from './host.js';
@@ -107,7 +108,7 @@ function toOllamaMessage(message: ChatMessage): JsonRecord {
       };
     case 'tool':
       // Ollama matches results to calls by tool name (its calls have no ids).
-      return { role: 'tool', content: message.content, tool_name: message.name };
+      return { role: 'tool', content: toolResultText(message.content, message.media), tool_name: message.name };
   }
 }
 

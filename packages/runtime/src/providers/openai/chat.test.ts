@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ModelRequest, StreamPart } from '../../model/model.js';
 import { startWireReplay, type WireReplay } from '../../../test/support/wire-replay.js';
-import { OpenAIChatModel } from './chat.js';
+import { OpenAIChatModel, toOpenAIMessages } from './chat.js';
 
 const request: ModelRequest = { messages: [{ role: 'user', content: 'What is new?' }] };
 
@@ -54,5 +54,31 @@ describe('OpenAI chat completions usage, from recorded answers', () => {
       finishReason: 'stop',
       usage: { inputTokens: 1530, outputTokens: 42, totalTokens: 1572, cachedInputTokens: 1408 },
     });
+  });
+});
+
+describe('tool results with media on the chat completions wire', () => {
+  it('keeps tool messages text and follows the turn’s tool messages with one user message of data URLs', () => {
+    const png = Buffer.from('png-bytes').toString('base64');
+    const wav = Buffer.from('wav-bytes!').toString('base64');
+    expect(
+      toOpenAIMessages([
+        { role: 'assistant', content: '', toolCalls: [{ id: 'a', name: 'shot', arguments: '{}' }, { id: 'b', name: 'clip', arguments: '{}' }] },
+        { role: 'tool', toolCallId: 'a', name: 'shot', content: 'The screen:', media: [{ type: 'image', mimeType: 'image/png', data: png }] },
+        { role: 'tool', toolCallId: 'b', name: 'clip', content: '', media: [{ type: 'audio', mimeType: 'audio/wav', data: wav }] },
+        { role: 'assistant', content: 'Seen.' },
+      ]).slice(1),
+    ).toEqual([
+      { role: 'tool', tool_call_id: 'a', content: 'The screen:\n[image image/png, 9 bytes]: in the next user message' },
+      { role: 'tool', tool_call_id: 'b', content: '[audio audio/wav, 10 bytes]' },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'The images the shot call (a) returned:' },
+          { type: 'image_url', image_url: { url: `data:image/png;base64,${png}` } },
+        ],
+      },
+      { role: 'assistant', content: 'Seen.' },
+    ]);
   });
 });

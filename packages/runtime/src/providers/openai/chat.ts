@@ -6,6 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { ModelError, type ChatMessage, type FinishReason, type Model, type ModelRequest, type ModelResponse, type StreamPart, type ToolCall, type Usage } from '../../model/model.js';
+import { describeMedia, toolResultText } from '../../model/tool-media.js';
 import { parseSse } from '../../net/sse.js';
 import { openaiSettingsSchema } from '../../settings/providers.js';
 import { defineChatProvider, type ChatFactoryOptions } from '../chat-provider.js';
@@ -125,7 +126,7 @@ export class OpenAIChatModel implements Model {
   #post(request: ModelRequest, stream: boolean) {
     const headers: Record<string, string> = { 'content-type': 'application/json', accept: stream ? 'text/event-stream' : 'application/json' };
     if (this.#apiKey) headers.authorization = `Bearer ${this.#apiKey}`;
-    const body: JsonRecord = { model: this.id, messages: request.messages.map(toOpenAIMessage), stream };
+    const body: JsonRecord = { model: this.id, messages: toOpenAIMessages(request.messages), stream };
     if (stream) body.stream_options = { include_usage: true };
     if (request.tools?.length) {
       body.tools = request.tools.map((tool) => ({ type: 'function', function: { name: tool.name, description: tool.description, parameters: tool.parameters } }));
@@ -137,7 +138,42 @@ export class OpenAIChatModel implements Model {
   }
 }
 
-function toOpenAIMessage(message: ChatMessage): JsonRecord {
+/** The image types OpenAI's vision models accept; other media (audio included) go as their description. */
+const OPENAI_IMAGES = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp']);
+
+/**
+ * The conversation on the wire. A tool message is text only, so the images tools returned follow
+ * the run of tool messages answering one assistant turn as a user message of `image_url` data
+ * URLs (the tool messages must directly follow their assistant turn, so it comes after them all);
+ * each tool message names the images it returned.
+ */
+export function toOpenAIMessages(messages: readonly ChatMessage[]): JsonRecord[] {
+  const out: JsonRecord[] = [];
+  let images: JsonRecord[] = [];
+  const flush = () => {
+    if (images.length) out.push({ role: 'user', content: images });
+    images = [];
+  };
+  for (const message of messages) {
+    if (message.role !== 'tool') flush();
+    if (message.role === 'tool') {
+      const shown = (message.media ?? []).filter((m) => m.type === 'image' && OPENAI_IMAGES.has(m.mimeType));
+      const notShown = (message.media ?? []).filter((m) => !shown.includes(m));
+      const text = [toolResultText(message.content, notShown), ...shown.map((m) => `${describeMedia(m)}: in the next user message`)].filter((t) => t !== '');
+      out.push({ role: 'tool', tool_call_id: message.toolCallId, content: text.join('\n') });
+      if (shown.length) {
+        images.push({ type: 'text', text: `The images the ${message.name} call (${message.toolCallId}) returned:` });
+        for (const m of shown) images.push({ type: 'image_url', image_url: { url: `data:${m.mimeType};base64,${m.data}` } });
+      }
+    } else {
+      out.push(toOpenAIMessage(message));
+    }
+  }
+  flush();
+  return out;
+}
+
+function toOpenAIMessage(message: Exclude<ChatMessage, { role: 'tool' }>): JsonRecord {
   switch (message.role) {
     case 'system':
     case 'user':
@@ -151,8 +187,6 @@ function toOpenAIMessage(message: ChatMessage): JsonRecord {
           ? { tool_calls: message.toolCalls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } })) }
           : {}),
       };
-    case 'tool':
-      return { role: 'tool', tool_call_id: message.toolCallId, content: message.content };
   }
 }
 

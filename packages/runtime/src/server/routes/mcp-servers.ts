@@ -1,6 +1,6 @@
 /**
  * @module server/routes/mcp-servers
- * `GET /mcp-servers`: the MCP servers the hosted agents use (team members included), each with
+ * `GET /mcp-servers`: the MCP servers the hosted agents and team leaders use (team members included), each with
  * its transport, connection status and tools, as the server describes itself; never a secret
  * (no headers, arguments, environment or query strings).
  */
@@ -13,7 +13,8 @@ import { standardErrors } from '../standard-errors.js';
 
 const McpServerSchema = z
   .object({
-    agent_id: z.string().openapi({ description: 'The agent that uses it' }),
+    agent_id: z.string().openapi({ description: 'The agent, or the team (its leader), that uses it' }),
+    component_type: z.enum(['agent', 'team']).openapi({ description: 'Whether agent_id names an agent or a team' }),
     id: z.string(),
     transport: z.enum(['stdio', 'streamable-http']),
     url: z.string().optional().openapi({ description: 'Origin and path (streamable HTTP)' }),
@@ -29,10 +30,6 @@ const McpServerSchema = z
   })
   .openapi('McpServerStatus');
 
-/** Agents, and the members of teams (and of their sub-teams), each once. */
-function agentsOf(components: readonly HostedComponent[]): HostedComponent[] {
-  return withMembers(components).filter((c) => !Array.isArray((c as { members?: unknown }).members));
-}
 
 export function mcpServersRoutes(ctx: ServerContext): RouteDefinition[] {
   return [
@@ -50,9 +47,11 @@ export function mcpServersRoutes(ctx: ServerContext): RouteDefinition[] {
         },
       },
       (c) => {
-        const data = agentsOf([...ctx.agents, ...ctx.teams]).flatMap((agent) => {
-          const servers = agent.describe?.().mcp_servers;
-          return Array.isArray(servers) ? servers.map((s) => ({ agent_id: agent.id, ...(s as Record<string, unknown>) })) : [];
+        // Agents and teams, with the members of teams (and of their sub-teams), each once.
+        const data = withMembers([...ctx.agents, ...ctx.teams]).flatMap((component: HostedComponent) => {
+          const servers = component.describe?.().mcp_servers;
+          const type = Array.isArray((component as { members?: unknown }).members) ? 'team' : 'agent';
+          return Array.isArray(servers) ? servers.map((s) => ({ agent_id: component.id, component_type: type, ...(s as Record<string, unknown>) })) : [];
         });
         return c.json({ data: data as z.infer<typeof McpServerSchema>[] }, 200);
       },
