@@ -122,6 +122,7 @@ export class Runner {
       session_type: component.kind,
       component_id: component.id,
       user_id: userId ?? null,
+      tenant_id: input.tenantId ?? null,
       session_name: input.message.slice(0, 80),
     });
     return { sessionId, userId };
