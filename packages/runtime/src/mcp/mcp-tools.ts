@@ -260,7 +260,7 @@ export function registerTools(server: McpServer, ctx: McpHost, tools: ToolContex
           ...args,
           type: args.session_type,
           // A caller with an identity sees only its own sessions here (admins: anyone's), and only its tenant's.
-          user_id: scope.user ?? args.user_id,
+          owner: scope.user,
           tenant_id: scope.tenant,
         });
         return json({

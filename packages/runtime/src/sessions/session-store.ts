@@ -12,6 +12,11 @@ export interface SessionQuery {
   type?: SessionType | undefined;
   component_id?: string | undefined;
   user_id?: string | undefined;
+  /**
+   * The user a confined caller is held to (auth/data-scope.ts), in the WHERE beside any
+   * `user_id` it asks for: asking for another user's finds nothing.
+   */
+  owner?: string | undefined;
   /** Only this tenant's sessions (auth/tenancy.ts). */
   tenant_id?: string | undefined;
   /** Case-insensitive substring of the session name. */
@@ -155,7 +160,8 @@ export class SessionStore {
     };
     if (query.type) add('session_type = ?', query.type);
     if (query.component_id) add('component_id = ?', query.component_id);
-    if (query.user_id) add('user_id = ?', query.user_id);
+    if (query.owner !== undefined) add('user_id = ?', query.owner);
+    if (query.user_id && query.user_id !== query.owner) add('user_id = ?', query.user_id);
     if (query.tenant_id !== undefined) add('tenant_id = ?', query.tenant_id);
     if (query.session_name) {
       // The user's text is matched literally: % and _ in it are not wildcards.

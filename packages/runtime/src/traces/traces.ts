@@ -74,6 +74,8 @@ export class Traces {
   async list(filter: TraceFilter, limit: number, cursor: string | undefined, viewer: string | undefined, tenant?: string): Promise<TracePage> {
     await this.writer.flush();
     const after = cursor === undefined ? undefined : decodeCursor(cursor);
+    // A confined viewer asking for another user's runs finds none, as `user_id = a AND user_id = b` would.
+    if (viewer !== undefined && filter.userId !== undefined && filter.userId !== viewer) return { data: [], next_cursor: null };
     const confined = { ...filter, ...(viewer !== undefined ? { userId: viewer } : {}), ...(tenant !== undefined ? { tenantId: tenant } : {}) };
     const rows = await this.store.list(confined, limit + 1, after);
     const data = rows.slice(0, limit);

@@ -75,9 +75,9 @@ function routesFor(ctx: ServerContext, kind: Kind): RouteDefinition[] {
    * The run of this component, or 404: also when it is another user's (under user isolation)
    * or another tenant's (auth/data-scope.ts), so its id tells the caller nothing.
    */
-  const visibleRun = async (c: Context<AppEnv>, component: HostedComponent, runId: string): Promise<RunRecord> => {
+  const visibleRun = async (c: Context<AppEnv>, component: HostedComponent, runId: string, scope = ctx.auth.dataScope(c.get('principal'))): Promise<RunRecord> => {
     const run = await ctx.sessions.getRun(runId);
-    if (!run || run.session_type !== kind.type || run.component_id !== component.id || !inScope(ctx.auth.dataScope(c.get('principal')), run)) {
+    if (!run || run.session_type !== kind.type || run.component_id !== component.id || !inScope(scope, run)) {
       throw new RuntimeError('NOT_FOUND', 'Run not found');
     }
     return run;
@@ -234,7 +234,9 @@ function routesFor(ctx: ServerContext, kind: Kind): RouteDefinition[] {
       async (c) => {
         const component = find(c.req.param(kind.param)!);
         const runId = c.req.param('run_id')!;
-        const run = await visibleRun(c, component, runId);
+        // Another tenant's run is missing; another user's is refused (403), as it always was.
+        const tenant = ctx.auth.tenantOf(c.get('principal'));
+        const run = await visibleRun(c, component, runId, tenant !== undefined ? { tenant } : {});
         if (!ctx.auth.isAdmin(c.get('principal'))) assertRunOwner(run, c.get('principal')?.userId);
         const outcome = await ctx.runner.cancel(runId);
         return c.json({ run_id: runId, cancelled: outcome.cancelled, status: outcome.status, already_finished: outcome.alreadyFinished }, 200);

@@ -107,8 +107,8 @@ export function sessionRoutes(ctx: ServerContext): RouteDefinition[] {
       async (c) => {
         const q = c.req.valid('query');
         const scope = scopeOf(c);
-        // The caller's own user wins over any user_id it asks for (the same WHERE: `limit` stays exact).
-        const page = await ctx.sessions.listSessions({ ...q, user_id: scope.user ?? q.user_id, tenant_id: scope.tenant });
+        // The caller's own user and tenant join the query's filters in one WHERE (`limit` stays exact).
+        const page = await ctx.sessions.listSessions({ ...q, owner: scope.user, tenant_id: scope.tenant });
         return c.json(
           {
             data: page.data.map(toSession),
