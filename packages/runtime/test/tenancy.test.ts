@@ -16,6 +16,8 @@ import type { StartedRuntime } from './support/runtime.js';
 
 type Json = Record<string, any>;
 
+const sessionsOf = (who: 'acme' | 'globex' | 'bob'): string[] => [`${who}-1`, `${who}-2`, `${who}-3`];
+
 interface Seen {
   runs: string[];
   memories: string[];
@@ -58,8 +60,6 @@ for (const kind of testDatabaseKinds) {
       await rt?.stop();
       await fake?.close();
     });
-
-    const sessionsOf = (who: 'acme' | 'globex' | 'bob') => [`${who}-1`, `${who}-2`, `${who}-3`];
 
     it('the same `sub` in two tenants is two callers: each sees only its own tenant’s rows, on REST', async () => {
       for (const who of ['acme', 'globex'] as const) {
@@ -193,12 +193,12 @@ for (const kind of testDatabaseKinds) {
     });
 
     it('schedules are the tenant’s: listed and read within it only', async () => {
-      const made = await call(rt.url, 'POST', '/schedules', {
+      const created = await call(rt.url, 'POST', '/schedules', {
         token: bearer.acme,
         body: { cron: '0 3 * * *', target: { kind: 'agent', id: 'writer' }, input: { message: 'nightly' } },
       });
-      expect(made.status, JSON.stringify(made.body)).toBe(201);
-      const id = made.body.schedule_id as string;
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      const id = created.body.schedule_id as string;
       expect((await call(rt.url, 'GET', '/schedules', { token: bearer.globex })).body).toEqual([]);
       expect((await call(rt.url, 'GET', `/schedules/${id}`, { token: bearer.globex })).status).toBe(404);
       expect((await call(rt.url, 'GET', `/schedules/${id}`, { token: bearer.acmeAdmin })).status).toBe(200);
