@@ -138,7 +138,7 @@ for (const kind of testDatabaseKinds) {
         knowledge: [docs],
         ...(mode === 'key'
           ? { env: { OS_SECURITY_KEY: SECURITY_KEY, USER_ISOLATION: 'true' } }
-          : { authorization: true, authorization_config: { verification_keys: [key.publicPem], ...(mode === 'on' ? { user_isolation: true } : {}) } }),
+          : { authorization: true, authorization_config: { verification_keys: [key.publicPem], user_isolation: mode === 'on' } }),
       });
       cleanups.unshift(() => rt.stop());
       const jwt = (sub: string | undefined, scopes: string[]) => sign(key, { claims: { sub, scopes } });

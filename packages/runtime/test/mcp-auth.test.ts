@@ -86,7 +86,8 @@ for (const kind of testDatabaseKinds) {
       const ran = await client.callTool({ name: 'run_agent', arguments: { agent_id: 'writer', message: 'hello', user_id: 'mallory' } });
       expect(ran.isError).toBeFalsy();
       const { session_id } = ran.structuredContent as Json;
-      const session = await call(rt.url, 'GET', `/sessions/${session_id}`, { token: await jwt(['sessions:read'], 'auditor') });
+      // Read by an admin: under user isolation (the default) only dora and admins see dora's session.
+      const session = await call(rt.url, 'GET', `/sessions/${session_id}`, { token: await jwt(['agent_os:admin'], 'auditor') });
       expect(session.body.user_id).toBe('dora');
     });
 

@@ -57,7 +57,7 @@ for (const kind of testDatabaseKinds) {
       const res = await mint({ name: 'ci-bot' });
       expect(res.status).toBe(201);
       expect(Object.keys(res.body)).toEqual([
-        'id', 'name', 'principal', 'user_id', 'token_prefix', 'scopes', 'created_at', 'expires_at', 'last_used_at', 'revoked_at', 'created_by', 'token',
+        'id', 'name', 'principal', 'user_id', 'token_prefix', 'scopes', 'created_at', 'expires_at', 'last_used_at', 'revoked_at', 'created_by', 'tenant_id', 'token',
       ]);
       expect(res.body).toMatchObject({
         name: 'ci-bot',
@@ -67,6 +67,7 @@ for (const kind of testDatabaseKinds) {
         scopes: ['agents:run', 'teams:run', 'workflows:run', 'sessions:read', 'config:read'],
         last_used_at: null,
         revoked_at: null,
+        tenant_id: null,
       });
       expect(res.body.token).toMatch(/^svc_pat_[0-9A-Za-z]+$/);
       expect(res.body.token_prefix).toBe(res.body.token.slice(0, 16));

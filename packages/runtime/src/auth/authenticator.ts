@@ -14,15 +14,21 @@ import { ANONYMOUS, isReservedSubject, SECURITY_KEY_PRINCIPAL, scopesFromClaims,
 import { accessibleIds, contextualize, hasScopes, parseScope, resourceContext } from './scopes.js';
 import type { ServiceAccountVerifier } from './service-accounts/service-account-verifier.js';
 import { isServiceAccountToken } from './service-accounts/token.js';
-import { personalDataOwner, scopedUserId } from './user-scope.js';
+import { DEFAULT_TENANT_ADMIN_SCOPE, isTenantAdmin, tenantOfClaims, tenantScope, type TenancyOptions } from './tenancy.js';
+import { personalDataOwner, scopedUserId, unconfinedAdmin } from './user-scope.js';
+import type { DataScope } from './data-scope.js';
 
 export interface AuthenticatorOptions {
   mode: AuthMode;
   /** Whether JWT scopes are checked (`authorization` / `AUTHORIZATION_ENABLED`). */
   rbac: boolean;
   adminScope: string;
-  /** User isolation: callers with a user reach only that user's data and shared data (see user-scope.ts). */
+  /** User isolation (on unless false): callers with a user reach only that user's data and shared data (see user-scope.ts). */
   userIsolation?: boolean | undefined;
+  /** Tenancy: the JWT claim naming the tenant (auth/tenancy.ts); undefined: off. */
+  tenantClaim?: string | undefined;
+  /** The scope that administers its own tenant; defaults to `tenant:admin`. */
+  tenantAdminScope?: string | undefined;
   jwt?: JwtVerifier | undefined;
   securityKey?: string | undefined;
   serviceAccounts?: ServiceAccountVerifier | undefined;
@@ -48,6 +54,7 @@ export class Authenticator {
   readonly rbac: boolean;
   readonly adminScope: string;
   readonly userIsolation: boolean;
+  readonly tenancy: TenancyOptions;
   readonly serviceAccounts: ServiceAccountVerifier | undefined;
   /**
    * Granted decisions per service-account principal object. A cached token yields the same
@@ -61,7 +68,8 @@ export class Authenticator {
     this.mode = options.mode;
     this.rbac = options.rbac;
     this.adminScope = options.adminScope;
-    this.userIsolation = options.userIsolation === true;
+    this.userIsolation = options.userIsolation !== false;
+    this.tenancy = { claim: options.tenantClaim, adminScope: options.adminScope, tenantAdminScope: options.tenantAdminScope ?? DEFAULT_TENANT_ADMIN_SCOPE };
     this.serviceAccounts = options.serviceAccounts;
   }
 
@@ -109,7 +117,8 @@ export class Authenticator {
       }
       const sub = typeof claims.sub === 'string' ? claims.sub : undefined;
       if (sub !== undefined && isReservedSubject(sub)) return this.fail(client, 'Invalid token subject');
-      return { kind: 'jwt', userId: sub, scopes: scopesFromClaims(claims), enforceScopes: this.rbac, claims };
+      // A valid token without its tenant is refused (403), not counted as a failed attempt.
+      return this.jwtPrincipal(sub, claims);
     }
     return ANONYMOUS;
   }
@@ -132,9 +141,20 @@ export class Authenticator {
       if (!claims) return undefined;
       const sub = typeof claims.sub === 'string' ? claims.sub : undefined;
       if (sub !== undefined && isReservedSubject(sub)) return undefined;
-      return { kind: 'jwt', userId: sub, scopes: scopesFromClaims(claims), enforceScopes: this.rbac, claims };
+      try {
+        return this.jwtPrincipal(sub, claims);
+      } catch {
+        return undefined; // authenticate gives the refusal
+      }
     }
     return mode === 'none' ? ANONYMOUS : undefined;
+  }
+
+  /** A verified JWT's principal, with its tenant under tenancy (throws 403 when it names none). */
+  private jwtPrincipal(sub: string | undefined, claims: Record<string, unknown>): Principal {
+    const scopes = scopesFromClaims(claims);
+    const tenantId = tenantOfClaims(claims, scopes, this.tenancy);
+    return { kind: 'jwt', userId: sub, scopes, enforceScopes: this.rbac, claims, ...(tenantId !== undefined ? { tenantId } : {}) };
   }
 
   /**
@@ -144,6 +164,8 @@ export class Authenticator {
    */
   authorize(principal: Principal, method: string, path: string, required: readonly string[], listing = false): Visible {
     if (!principal.enforceScopes || required.length === 0) return '*';
+    // A tenant admin passes every route; what it reaches stays its tenant's (dataScope).
+    if (isTenantAdmin(principal, this.tenancy)) return '*';
     // Other principals are built per request: a memo would only cost them.
     if (principal.kind !== 'service_account') return this.decide(principal, path, method, required, listing);
     const key = `${listing ? 'L' : ''}${method} ${path} ${required.join(' ')}`;
@@ -170,19 +192,38 @@ export class Authenticator {
     throw insufficient(required.map((r) => contextualize(r, context, this.adminScope).raw));
   }
 
-  /** Whether `principal` holds the admin scope, which no user isolation confines. */
+  /**
+   * Whether `principal` holds the admin scope (or, with tenancy, administers its tenant): no user
+   * isolation confines it. A tenant admin is still held to its tenant (tenantOf).
+   */
   isAdmin(principal: Principal | undefined): boolean {
-    return principal?.scopes.includes(this.adminScope) === true;
+    return principal !== undefined && unconfinedAdmin(principal, this.userScopeAdmins());
   }
 
   /** The user `principal` is confined to under user isolation; undefined when unconfined. */
   scopedUserId(principal: Principal | undefined): string | undefined {
-    return scopedUserId(principal, { isolation: this.userIsolation, adminScope: this.adminScope });
+    return scopedUserId(principal, { isolation: this.userIsolation, ...this.userScopeAdmins() });
   }
 
   /** The user whose memories `principal` may reach (user-scope.ts); undefined: everyone's. */
   memoryOwner(principal: Principal | undefined): string | undefined {
-    return personalDataOwner(principal, this.adminScope);
+    return personalDataOwner(principal, this.userScopeAdmins());
+  }
+
+  /** The tenant whose rows `principal` may reach (auth/tenancy.ts); undefined: every tenant's. */
+  tenantOf(principal: Principal | undefined): string | undefined {
+    return tenantScope(principal, this.tenancy);
+  }
+
+  /** Both confinements at once: what a store puts in its WHERE for this caller. */
+  dataScope(principal: Principal | undefined): DataScope {
+    const tenant = this.tenantOf(principal);
+    const user = this.scopedUserId(principal);
+    return { ...(user !== undefined ? { user } : {}), ...(tenant !== undefined ? { tenant } : {}) };
+  }
+
+  private userScopeAdmins(): { adminScope: string; tenantAdminScope: string | undefined } {
+    return { adminScope: this.adminScope, tenantAdminScope: this.tenancy.claim !== undefined ? this.tenancy.tenantAdminScope : undefined };
   }
 
   /** `authorize` as a yes/no with the refusal text, for MCP tools. */

@@ -22,10 +22,21 @@ export const authorizationConfigSchema = z
     /** The scope that passes every check; defaults to `agent_os:admin`. */
     admin_scope: z.string().min(1).optional(),
     /**
-     * Confine each user to their own data plus shared data (knowledge content today); admins,
-     * the security key and open runtimes are not confined. Defaults to USER_ISOLATION, else false.
+     * Confine each user to their own sessions, runs and their events, traces, knowledge content
+     * (plus shared content), memories and schedules; admins, the security key and open runtimes
+     * are not confined. On by default (USER_ISOLATION, else true); `false` is the explicit
+     * opt-out that lets every user with a read scope see every user's data.
      */
     user_isolation: z.boolean().optional(),
+    /**
+     * Tenancy: the JWT claim naming the caller's tenant (e.g. `org_id`; TENANT_CLAIM). Set, every
+     * row carries its tenant and every read and write is confined to the caller's; a token
+     * without the claim is refused (global admins excepted). Service-account tokens carry the
+     * tenant that minted them.
+     */
+    tenant_claim: z.string().min(1).max(200).optional(),
+    /** The scope that administers its own tenant only (TENANT_ADMIN_SCOPE, else `tenant:admin`). */
+    tenant_admin_scope: z.string().min(1).max(200).optional(),
     /** Refuse JWTs without an `exp` claim (defaults to JWT_REQUIRE_EXP, else false). */
     require_exp: z.boolean().optional(),
     /** Failed authentications per client address before 429 (defaults: AUTH_FAILURE_LIMIT or 50 per 60 s). */

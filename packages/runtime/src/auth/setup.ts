@@ -13,6 +13,7 @@ import { FailureLimiter } from './failure-limiter.js';
 import { SharedFailureCounter } from './shared-failures.js';
 import { JwtVerifier } from './jwt-verifier.js';
 import { DEFAULT_ADMIN_SCOPE } from './scopes.js';
+import { DEFAULT_TENANT_ADMIN_SCOPE } from './tenancy.js';
 import { ServiceAccountStore } from './service-accounts/service-account-store.js';
 import { Revocations } from './service-accounts/revocations.js';
 import { ServiceAccountVerifier } from './service-accounts/service-account-verifier.js';
@@ -61,6 +62,8 @@ export function createAuthenticator(inputs: AuthSetupInputs): { auth: Authentica
     rbac: inputs.authorization === true || settings.authorization,
     adminScope: config?.admin_scope ?? DEFAULT_ADMIN_SCOPE,
     userIsolation: config?.user_isolation ?? settings.userIsolation,
+    tenantClaim: config?.tenant_claim ?? settings.tenantClaim,
+    tenantAdminScope: config?.tenant_admin_scope ?? settings.tenantAdminScope ?? DEFAULT_TENANT_ADMIN_SCOPE,
     jwt,
     securityKey: settings.securityKey,
     serviceAccounts,

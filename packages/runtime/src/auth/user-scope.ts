@@ -1,9 +1,9 @@
 /**
  * @module auth/user-scope
- * User isolation (`authorization_config.user_isolation`, `USER_ISOLATION`): which user's data a
- * caller is confined to. Knowledge content is the first data it confines (see
- * knowledge/content-routes.ts); the rule is kept here, apart from any route, so later data
- * (sessions, memories) can share it.
+ * User isolation (`authorization_config.user_isolation`, `USER_ISOLATION`, on by default): which
+ * user's data a caller is confined to. Sessions, runs and their events, traces, knowledge
+ * content, memories and schedules all ask it (the tenant a caller is held to is auth/tenancy's);
+ * the rule is kept here, apart from any route, so every read path shares it.
  */
 import { RuntimeError } from '../errors.js';
 import type { Principal } from './principal.js';
@@ -12,6 +12,14 @@ export interface UserScopeOptions {
   /** Whether the runtime runs with user isolation. */
   isolation: boolean;
   adminScope: string;
+  /** With tenancy on: the scope that administers a tenant, which no user isolation confines either. */
+  tenantAdminScope?: string | undefined;
+}
+
+/** Whether `principal` holds the admin scope, or (with tenancy) the tenant admin scope and a tenant. */
+export function unconfinedAdmin(principal: Principal, options: Pick<UserScopeOptions, 'adminScope' | 'tenantAdminScope'>): boolean {
+  if (principal.scopes.includes(options.adminScope)) return true;
+  return options.tenantAdminScope !== undefined && principal.tenantId !== undefined && principal.scopes.includes(options.tenantAdminScope);
 }
 
 /**
@@ -25,7 +33,7 @@ export interface UserScopeOptions {
 export function scopedUserId(principal: Principal | undefined, options: UserScopeOptions): string | undefined {
   if (!principal) return undefined;
   if (principal.kind === 'security_key' || principal.kind === 'anonymous') return undefined;
-  if (principal.scopes.includes(options.adminScope)) return undefined;
+  if (unconfinedAdmin(principal, options)) return undefined;
   if (principal.kind === 'service_account' && principal.userId) return principal.userId;
   if (!options.isolation) return undefined;
   if (principal.userId === undefined || principal.userId === '') {
@@ -52,9 +60,12 @@ export function runScope(userId: string | undefined, isolation: boolean): string
  * security key and an open runtime's anonymous caller are not. A non-admin JWT naming no user
  * is refused: it would otherwise reach everyone's.
  */
-export function personalDataOwner(principal: Principal | undefined, adminScope: string): string | undefined {
+export function personalDataOwner(
+  principal: Principal | undefined,
+  options: Pick<UserScopeOptions, 'adminScope' | 'tenantAdminScope'>,
+): string | undefined {
   if (!principal || principal.kind === 'security_key' || principal.kind === 'anonymous') return undefined;
-  if (principal.scopes.includes(adminScope)) return undefined;
+  if (unconfinedAdmin(principal, options)) return undefined;
   if (principal.userId === undefined || principal.userId === '') {
     throw new RuntimeError('FORBIDDEN', 'This token names no user (it has no `sub` claim), so it can reach no user memories');
   }

@@ -19,7 +19,9 @@ export function callerFor(auth: Authenticator, principal: Principal | undefined,
   const enforce = principal.enforceScopes || (options.alwaysEnforce === true && principal.kind === 'jwt');
   const admin = auth.isAdmin(principal);
   const memoryOwner = () => auth.memoryOwner(principal);
-  if (!enforce) return { userId: principal.userId, admin, principal, gate: () => undefined, memoryOwner };
+  const scope = () => auth.dataScope(principal);
+  const tenant = () => auth.tenantOf(principal);
+  if (!enforce) return { userId: principal.userId, admin, principal, gate: () => undefined, memoryOwner, scope, tenant };
   const effective: Principal = { ...principal, enforceScopes: true };
   const map = options.scopeMap ?? defaultScopeMap;
   return {
@@ -33,6 +35,8 @@ export function callerFor(auth: Authenticator, principal: Principal | undefined,
       return auth.check(effective, method, path, required);
     },
     memoryOwner,
+    scope,
+    tenant,
     canRead: (kind, id) => auth.check(effective, 'GET', `/${kind}/${encodeURIComponent(id)}`, [`${kind}:read`]) === undefined,
   };
 }

@@ -8,9 +8,9 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { RuntimeError } from '../errors.js';
 import type { McpHost } from './host.js';
-import { assertRunOwner, deny, guarded, PLURAL } from './mcp-tools.js';
+import { deny, guarded, PLURAL } from './mcp-tools.js';
 import { RUN_OUTPUT, runResult } from './run-result.js';
-import type { McpCaller } from './tool-gate.js';
+import { assertRunVisible, type McpCaller } from './tool-gate.js';
 
 export function registerGetRun(server: McpServer, ctx: McpHost, caller: McpCaller): void {
   server.registerTool(
@@ -26,7 +26,7 @@ export function registerGetRun(server: McpServer, ctx: McpHost, caller: McpCalle
         const run = await ctx.sessions.getRun(args.run_id);
         if (!run) throw new RuntimeError('NOT_FOUND', `Run ${args.run_id} not found`);
         deny(caller, 'GET', `/${PLURAL[run.session_type]}/${encodeURIComponent(run.component_id)}/runs/${encodeURIComponent(run.run_id)}`);
-        assertRunOwner(run, caller.userId);
+        assertRunVisible(run, caller);
         return runResult(run);
       }),
   );

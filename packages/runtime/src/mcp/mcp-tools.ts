@@ -12,8 +12,9 @@ import type { Runnable } from '../run/execution.js';
 import type { StartedRun, StartRunInput } from '../run/runner.js';
 import type { McpHost } from './host.js';
 import { toRunResponse } from '../run/run-response.js';
-import type { RunRecord, SessionType } from '../sessions/types.js';
-import type { McpCaller } from './tool-gate.js';
+import type { SessionType } from '../sessions/types.js';
+import { assertRunVisible, confinement, type McpCaller } from './tool-gate.js';
+import { inScope } from '../auth/data-scope.js';
 import { requestDigest, type InFlightCalls } from './in-flight.js';
 import { cancelResult, CANCEL_OUTPUT, RUN_OUTPUT, runResult } from './run-result.js';
 
@@ -55,11 +56,6 @@ export async function guarded(body: () => Promise<CallToolResult>): Promise<Call
     if (RuntimeError.isInstance(error) && error.status < 500) return failure(error.message);
     return failure('The tool failed because of an internal error');
   }
-}
-
-/** A run belongs to the user who started it: another identified user may not act on it. */
-export function assertRunOwner(run: RunRecord, userId: string | undefined): void {
-  if (userId && run.user_id && run.user_id !== userId) throw new RuntimeError('FORBIDDEN', 'This run belongs to another user');
 }
 
 export function deny(caller: McpCaller, method: string, path: string): void {
@@ -174,7 +170,7 @@ export function registerTools(server: McpServer, ctx: McpHost, tools: ToolContex
         const { type, id } = pick(args);
         deny(caller, 'POST', `/${PLURAL[type]}/${encodeURIComponent(id)}/runs/${encodeURIComponent(args.run_id!)}/cancel`);
         const run = await findRun(type, id, args.run_id!, args.session_id);
-        assertRunOwner(run, caller.userId);
+        assertRunVisible(run, caller);
         return cancelResult(run.run_id, await ctx.runner.cancel(run.run_id, 'cancelled through cancel_run'));
       }),
   );
@@ -205,6 +201,7 @@ export function registerTools(server: McpServer, ctx: McpHost, tools: ToolContex
         const runId = args.run_id as string;
         deny(caller, 'POST', `/${PLURAL[type]}/${encodeURIComponent(id)}/runs/${encodeURIComponent(runId)}/continue`);
         const run = await findRun(type, id, runId, args.session_id as string | undefined);
+        assertRunVisible(run, caller);
         const component = ctx[PLURAL[type]].find((c) => c.id === id) as Runnable | undefined;
         if (!component || typeof component.execute !== 'function') throw new RuntimeError('NOT_FOUND', `Run ${runId} not found`);
         const decisions = DECISIONS.safeParse(args.requirements ?? []);
@@ -216,6 +213,7 @@ export function registerTools(server: McpServer, ctx: McpHost, tools: ToolContex
           runId,
           sessionId: run.session_id,
           userId: caller.userId ?? (args.user_id as string | undefined),
+          tenantId: caller.tenant?.(),
           unconfined: caller.admin === true,
           principal: caller.principal,
           decisions: decisions.data,
@@ -257,11 +255,13 @@ export function registerTools(server: McpServer, ctx: McpHost, tools: ToolContex
     }) =>
       guarded(async () => {
         deny(caller, 'GET', '/sessions');
+        const scope = confinement(caller);
         const page = await ctx.sessions.listSessions({
           ...args,
           type: args.session_type,
-          // A caller with an identity sees only its own sessions here.
-          user_id: caller.userId ?? args.user_id,
+          // A caller with an identity sees only its own sessions here (admins: anyone's), and only its tenant's.
+          owner: scope.user,
+          tenant_id: scope.tenant,
         });
         return json({
           data: page.data,
@@ -282,7 +282,7 @@ export function registerTools(server: McpServer, ctx: McpHost, tools: ToolContex
       guarded(async () => {
         deny(caller, 'GET', `/sessions/${encodeURIComponent(args.session_id)}/runs`);
         const session = await ctx.sessions.getSession(args.session_id);
-        if (!session || (caller.userId && session.user_id !== caller.userId)) {
+        if (!session || !inScope(confinement(caller), session)) {
           throw new RuntimeError('NOT_FOUND', `Session ${args.session_id} not found`);
         }
         const runs = await ctx.sessions.listRuns({ session_id: args.session_id });
@@ -315,6 +315,7 @@ function startInput(component: Runnable, args: Record<string, string | undefined
     sessionId: args.session_id,
     // An authenticated caller cannot act as someone else.
     userId: tools.caller.userId ?? args.user_id,
+    tenantId: tools.caller.tenant?.(),
     unconfined: tools.caller.admin === true,
     principal: tools.caller.principal,
   };

@@ -39,6 +39,8 @@ export function registerMemoryTools(server: McpServer, memories: Memories, calle
     if (reason) throw new RuntimeError('FORBIDDEN', reason);
     return caller.memoryOwner?.();
   };
+  /** The caller's tenant under tenancy (auth/tenancy.ts), held in the same statements as the owner. */
+  const tenant = (): string | undefined => caller.tenant?.();
 
   server.registerTool(
     'get_memories',
@@ -57,7 +59,7 @@ export function registerMemoryTools(server: McpServer, memories: Memories, calle
     (args: { user_id?: string | undefined; topic?: string | undefined; text?: string | undefined; limit: number; page: number }) =>
       guarded(async () => {
         const owner = deny('GET', '/memories');
-        const page = await memories.list({ ...args, sort_by: 'updated_at', sort_order: 'desc' }, owner);
+        const page = await memories.list({ ...args, sort_by: 'updated_at', sort_order: 'desc' }, owner, tenant());
         return json({ data: page.data, total_count: page.total });
       }),
   );
@@ -75,7 +77,7 @@ export function registerMemoryTools(server: McpServer, memories: Memories, calle
         const owner = deny('POST', '/memories');
         const userId = owner ?? args.user_id ?? caller.userId;
         if (!userId) throw new RuntimeError('BAD_REQUEST', 'user_id is required: say whose memory this is');
-        return json({ memory: await memories.create({ user_id: userId, memory: args.memory, topics: args.topics }) });
+        return json({ memory: await memories.create({ user_id: userId, tenant_id: tenant(), memory: args.memory, topics: args.topics }) });
       }),
   );
 
@@ -90,7 +92,7 @@ export function registerMemoryTools(server: McpServer, memories: Memories, calle
     (args: { memory_id: string; memory?: string | undefined; topics?: string[] | undefined; version?: number | undefined }) =>
       guarded(async () => {
         const owner = deny('PATCH', `/memories/${encodeURIComponent(args.memory_id)}`);
-        const changed = await memories.update(args.memory_id, { memory: args.memory, topics: args.topics, expected_version: args.version, run_id: null }, owner);
+        const changed = await memories.update(args.memory_id, { memory: args.memory, topics: args.topics, expected_version: args.version, run_id: null }, owner, tenant());
         return json({ memory: changed });
       }),
   );
@@ -106,7 +108,7 @@ export function registerMemoryTools(server: McpServer, memories: Memories, calle
     (args: { memory_id: string }) =>
       guarded(async () => {
         const owner = deny('DELETE', `/memories/${encodeURIComponent(args.memory_id)}`);
-        if ((await memories.delete([args.memory_id], owner)) === 0) throw new RuntimeError('NOT_FOUND', `Memory '${args.memory_id}' not found`);
+        if ((await memories.delete([args.memory_id], owner, tenant())) === 0) throw new RuntimeError('NOT_FOUND', `Memory '${args.memory_id}' not found`);
         return json({ deleted: true });
       }),
   );

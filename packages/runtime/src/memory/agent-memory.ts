@@ -115,7 +115,8 @@ export class AgentMemory {
     if (!this.recall || !this.services || !run.userId) return undefined;
     const span = run.trace?.child('memory', 'memory recall', { user_id: run.userId, budget_tokens: this.recall.budgetTokens });
     try {
-      const found = await recall(this.services.store, run.userId, run.message, { ...this.recall, embedder: this.embedder, signal: run.signal });
+      // Held to the run's tenant (its row says which), as every memory statement of a run is.
+      const found = await recall(this.services.store, run.userId, run.message, { ...this.recall, embedder: this.embedder, signal: run.signal }, { run: run.runId });
       span?.end('ok', { search: found.search, candidates: found.candidates, recalled: found.memories.map((m) => m.memory_id), tokens: found.tokens });
       if (found.memories.length === 0) return undefined;
       if (this.useTool) {

@@ -59,18 +59,18 @@ const isMissing = (error: unknown) => RuntimeError.isInstance(error) && error.co
 
 export async function applyChange(ctx: ChangeContext, change: MemoryChange): Promise<ChangeOutcome> {
   if (change.action === 'add') {
-    const same = await ctx.store.list({ user_id: ctx.userId, text: change.memory.trim(), limit: 20, page: 1, sort_by: 'updated_at', sort_order: 'desc' }, ctx.userId);
+    const same = await ctx.store.list({ user_id: ctx.userId, text: change.memory.trim(), limit: 20, page: 1, sort_by: 'updated_at', sort_order: 'desc' }, ctx.userId, { run: ctx.runId });
     const duplicate = same.data.find((m) => m.memory.trim().toLowerCase() === change.memory.trim().toLowerCase());
     if (duplicate) return { action: 'add', memory_id: duplicate.memory_id, result: 'duplicate' };
     return { action: 'add', memory_id: (await add(ctx, change.memory, change.topics)).memory_id, result: 'added' };
   }
   if (change.action === 'delete') {
-    const deleted = await ctx.store.delete([change.memory_id], ctx.userId);
+    const deleted = await ctx.store.delete([change.memory_id], ctx.userId, { run: ctx.runId });
     return { action: 'delete', memory_id: change.memory_id, result: deleted ? 'deleted' : 'not-found' };
   }
   const embedding = await vectorOf(ctx, change.memory);
   for (let attempt = 0; attempt < 2; attempt++) {
-    const current = await ctx.store.get(change.memory_id, ctx.userId);
+    const current = await ctx.store.get(change.memory_id, ctx.userId, { run: ctx.runId });
     if (!current) {
       // Deleted meanwhile (or never this user's): the fact is kept as a memory of its own.
       return { action: 'update', memory_id: (await add(ctx, change.memory, change.topics)).memory_id, result: 'added' };
@@ -78,7 +78,7 @@ export async function applyChange(ctx: ChangeContext, change: MemoryChange): Pro
     if (current.memory === change.memory.trim() && change.topics === undefined) return { action: 'update', memory_id: current.memory_id, result: 'unchanged' };
     try {
       const expected = ctx.seen?.get(current.memory_id) ?? current.version;
-      const updated = await ctx.store.update(current.memory_id, { memory: change.memory, topics: change.topics, run_id: ctx.runId, expected_version: expected, embedding }, ctx.userId);
+      const updated = await ctx.store.update(current.memory_id, { memory: change.memory, topics: change.topics, run_id: ctx.runId, expected_version: expected, embedding }, ctx.userId, { run: ctx.runId });
       // This run has now seen its own change: a second update of it in the same run builds on it.
       ctx.seen?.set(updated.memory_id, updated.version);
       return { action: 'update', memory_id: current.memory_id, result: 'updated' };

@@ -46,7 +46,7 @@ export interface ExtractionInput {
 }
 
 export async function extractMemories(input: ExtractionInput): Promise<ChangeOutcome[]> {
-  const known = await input.changes.store.recent(input.changes.userId, EXTRACTION_LIMITS.memories);
+  const known = await input.changes.store.recent(input.changes.userId, EXTRACTION_LIMITS.memories, { run: input.changes.runId });
   // The model proposes updates to the versions it is shown here.
   const changes = { ...input.changes, seen: new Map(known.map((m) => [m.memory_id, m.version])) };
   const half = EXTRACTION_LIMITS.exchangeChars / 2;

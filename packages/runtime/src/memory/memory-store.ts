@@ -9,7 +9,7 @@
 import { RuntimeError } from '../errors.js';
 import type { Db, SqlValue } from '../storage/db.js';
 import { timeOrderedId } from '../util/ids.js';
-import { MEMORY_LIMITS, type MemoryPatch, type MemoryQuery, type MemoryRecord, type NewMemory, type StoredMemory } from './types.js';
+import { MEMORY_LIMITS, type MemoryPatch, type MemoryQuery, type MemoryRecord, type MemoryTenant, type NewMemory, type StoredMemory } from './types.js';
 
 type Row = Record<string, unknown>;
 
@@ -82,18 +82,19 @@ export class MemoryStore {
     return this.lastMs;
   }
 
-  /** The WHERE of a statement on one memory: its id, and its owner when the caller is confined. */
-  private owned(id: string, owner: string | undefined, params: SqlValue[]): string {
+  /** The WHERE of a statement on one memory: its id, and its owner (and tenant) when the caller is confined. */
+  private owned(id: string, owner: string | undefined, params: SqlValue[], tenant?: MemoryTenant): string {
     params.push(id);
     let where = `memory_id = $${params.length}`;
     if (owner !== undefined) {
       params.push(owner);
       where += ` AND user_id = $${params.length}`;
     }
-    return where;
+    const held = tenantClause(tenant, params);
+    return held ? `${where} AND ${held}` : where;
   }
 
-  async list(query: MemoryQuery, owner: string | undefined): Promise<Page<MemoryRecord>> {
+  async list(query: MemoryQuery, owner: string | undefined, tenant?: MemoryTenant): Promise<Page<MemoryRecord>> {
     const where: string[] = [];
     const params: SqlValue[] = [];
     const add = (clause: string, value: SqlValue) => {
@@ -103,6 +104,8 @@ export class MemoryStore {
     // A confined caller's own user wins over any user_id it asks for: asking for another's finds nothing.
     if (owner !== undefined) add('user_id = ?', owner);
     if (query.user_id !== undefined && query.user_id !== owner) add('user_id = ?', query.user_id);
+    const held = tenantClause(tenant, params);
+    if (held) where.push(held);
     if (query.agent_id !== undefined) add('agent_id = ?', query.agent_id);
     if (query.topic !== undefined) add("topic_keys LIKE ? ESCAPE '\\'", `%|${query.topic.trim().toLowerCase().replace(/[\\%_|]/g, (c) => (c === '|' ? ' ' : `\\${c}`))}|%`);
     if (query.text !== undefined && query.text !== '') add("LOWER(memory) LIKE ? ESCAPE '\\'", literalLike(query.text));
@@ -118,17 +121,19 @@ export class MemoryStore {
     return { data: rows.map(toRecord), total: Number(total[0]?.n ?? 0) };
   }
 
-  async get(id: string, owner: string | undefined): Promise<MemoryRecord | undefined> {
+  async get(id: string, owner: string | undefined, tenant?: MemoryTenant): Promise<MemoryRecord | undefined> {
     const params: SqlValue[] = [];
-    const rows = await this.db.query<Row>(`SELECT ${COLUMNS} FROM svc_memories WHERE ${this.owned(id, owner, params)}`, params);
+    const rows = await this.db.query<Row>(`SELECT ${COLUMNS} FROM svc_memories WHERE ${this.owned(id, owner, params, tenant)}`, params);
     return rows[0] ? toRecord(rows[0]) : undefined;
   }
 
   /** A user's most recently changed memories with their vectors (what recall ranks), at most `limit`. */
-  async recent(userId: string, limit: number): Promise<StoredMemory[]> {
+  async recent(userId: string, limit: number, tenant?: MemoryTenant): Promise<StoredMemory[]> {
+    const params: SqlValue[] = [userId, limit];
+    const held = tenantClause(tenant, params);
     const rows = await this.db.query<Row>(
-      `SELECT ${COLUMNS}, embedding, embedder FROM svc_memories WHERE user_id = $1 ORDER BY changed_ms DESC, memory_id DESC LIMIT $2`,
-      [userId, limit],
+      `SELECT ${COLUMNS}, embedding, embedder FROM svc_memories WHERE user_id = $1${held ? ` AND ${held}` : ''} ORDER BY changed_ms DESC, memory_id DESC LIMIT $2`,
+      params,
     );
     return rows.map((row) => ({ ...toRecord(row), embedding: parseList<number[] | null>(row.embedding, null), embedder: (row.embedder as string | null) ?? null }));
   }
@@ -139,10 +144,10 @@ export class MemoryStore {
     const now = nowSeconds();
     const id = timeOrderedId();
     await this.db.execute(
-      `INSERT INTO svc_memories (memory_id, user_id, memory, topics, topic_keys, agent_id, run_id, embedding, embedder, version, created_at, updated_at, changed_ms)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 1, $10, $10, $11)`,
+      `INSERT INTO svc_memories (memory_id, user_id, memory, topics, topic_keys, agent_id, run_id, embedding, embedder, version, created_at, updated_at, changed_ms, tenant_id)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 1, $10, $10, $11, COALESCE($12, (SELECT r.tenant_id FROM svc_runs r WHERE r.run_id = $7)))`,
       [id, input.user_id, memory, JSON.stringify(topics), topicKeys(topics), input.agent_id ?? null, input.run_id ?? null,
-        input.embedding ? JSON.stringify(input.embedding.vector) : null, input.embedding?.embedder ?? null, now, this.changedMs()],
+        input.embedding ? JSON.stringify(input.embedding.vector) : null, input.embedding?.embedder ?? null, now, this.changedMs(), input.tenant_id ?? null],
     );
     return { memory_id: id, user_id: input.user_id, memory, topics, agent_id: input.agent_id ?? null, run_id: input.run_id ?? null, version: 1, created_at: now, updated_at: now };
   }
@@ -151,7 +156,7 @@ export class MemoryStore {
    * Changes a memory in one statement, guarded by its owner and, when `expected_version` is given,
    * its version. NOT_FOUND: no such memory for this caller; CONFLICT: it changed since that version.
    */
-  async update(id: string, patch: MemoryPatch, owner: string | undefined): Promise<MemoryRecord> {
+  async update(id: string, patch: MemoryPatch, owner: string | undefined, tenant?: MemoryTenant): Promise<MemoryRecord> {
     const sets: string[] = ['version = version + 1'];
     const params: SqlValue[] = [];
     const set = (column: string, value: SqlValue) => {
@@ -171,13 +176,13 @@ export class MemoryStore {
     if (patch.run_id !== undefined) set('run_id', patch.run_id);
     set('updated_at', nowSeconds());
     set('changed_ms', this.changedMs());
-    let where = this.owned(id, owner, params);
+    let where = this.owned(id, owner, params, tenant);
     if (patch.expected_version !== undefined) {
       params.push(patch.expected_version);
       where += ` AND version = $${params.length}`;
     }
     const changed = await this.db.execute(`UPDATE svc_memories SET ${sets.join(', ')} WHERE ${where}`, params);
-    const current = await this.get(id, owner);
+    const current = await this.get(id, owner, tenant);
     if (!current) throw new RuntimeError('NOT_FOUND', `Memory '${id}' not found`);
     if (changed === 0) {
       throw new RuntimeError('CONFLICT', `Memory '${id}' changed since version ${patch.expected_version} (it is at version ${current.version}); read it again and retry`);
@@ -186,17 +191,17 @@ export class MemoryStore {
   }
 
   /** Deletes the caller's memories among `ids`; answers how many there were. */
-  async delete(ids: readonly string[], owner: string | undefined): Promise<number> {
+  async delete(ids: readonly string[], owner: string | undefined, tenant?: MemoryTenant): Promise<number> {
     let deleted = 0;
     for (const id of ids) {
       const params: SqlValue[] = [];
-      deleted += await this.db.execute(`DELETE FROM svc_memories WHERE ${this.owned(id, owner, params)}`, params);
+      deleted += await this.db.execute(`DELETE FROM svc_memories WHERE ${this.owned(id, owner, params, tenant)}`, params);
     }
     return deleted;
   }
 
   /** Every user's memory topics with counts, or one user's. */
-  async topics(owner: string | undefined, userId: string | undefined): Promise<{ topic: string; count: number }[]> {
+  async topics(owner: string | undefined, userId: string | undefined, tenant?: MemoryTenant): Promise<{ topic: string; count: number }[]> {
     const params: SqlValue[] = [];
     const where: string[] = [];
     for (const user of new Set([owner, userId])) {
@@ -204,9 +209,25 @@ export class MemoryStore {
       params.push(user);
       where.push(`user_id = $${params.length}`);
     }
+    const held = tenantClause(tenant, params);
+    if (held) where.push(held);
     const rows = await this.db.query<Row>(`SELECT topics FROM svc_memories ${where.length ? `WHERE ${where.join(' AND ')}` : ''} LIMIT 10000`, params);
     const counts = new Map<string, number>();
     for (const row of rows) for (const t of parseList<string[]>(row.topics, [])) counts.set(t, (counts.get(t) ?? 0) + 1);
     return [...counts].map(([topic, count]) => ({ topic, count })).sort((a, b) => b.count - a.count || a.topic.localeCompare(b.topic));
   }
+}
+
+/**
+ * The condition holding a statement to a tenant (auth/tenancy.ts), or '' for none. Inside a run
+ * the tenant is the run's, NULL included: a run without a tenant reaches memories without one.
+ */
+function tenantClause(tenant: MemoryTenant | undefined, params: SqlValue[]): string {
+  if (tenant === undefined) return '';
+  if (typeof tenant === 'string') {
+    params.push(tenant);
+    return `tenant_id = $${params.length}`;
+  }
+  params.push(tenant.run);
+  return `COALESCE(tenant_id, '') = COALESCE((SELECT r.tenant_id FROM svc_runs r WHERE r.run_id = $${params.length}), '')`;
 }

@@ -8,7 +8,7 @@
 import type { Embedder } from '../model/embedder.js';
 import type { MemoryStore } from './memory-store.js';
 import { estimateTokens } from '../model/token-estimate.js';
-import type { StoredMemory } from './types.js';
+import type { MemoryTenant, StoredMemory } from './types.js';
 
 export interface RecallOptions {
   budgetTokens: number;
@@ -63,8 +63,8 @@ export function memoryLine(m: { memory_id: string; memory: string; topics: reado
   return `- ${withIds ? `[${m.memory_id}] ` : ''}${m.memory}${m.topics.length ? ` (${m.topics.join(', ')})` : ''}`;
 }
 
-export async function recall(store: MemoryStore, userId: string, message: string, options: RecallOptions): Promise<Recalled> {
-  const candidates = await store.recent(userId, CANDIDATES);
+export async function recall(store: MemoryStore, userId: string, message: string, options: RecallOptions, tenant?: MemoryTenant): Promise<Recalled> {
+  const candidates = await store.recent(userId, CANDIDATES, tenant);
   if (candidates.length === 0) return { memories: [], search: options.embedder ? 'semantic' : 'keyword', candidates: 0, tokens: 0 };
   let queryVector: number[] | undefined;
   if (options.embedder && candidates.some((m) => m.embedder === options.embedder!.id)) {

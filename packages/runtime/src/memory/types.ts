@@ -24,8 +24,16 @@ export interface StoredMemory extends MemoryRecord {
   embedder: string | null;
 }
 
+/**
+ * The tenant a memory statement is held to (auth/tenancy.ts): a caller's tenant, or, inside a
+ * run, the tenant of that run (read from its row, so the agent code never carries it).
+ */
+export type MemoryTenant = string | { run: string };
+
 export interface NewMemory {
   user_id: string;
+  /** The tenant it belongs to; without it, a memory made in a run takes that run's tenant. */
+  tenant_id?: string | undefined;
   memory: string;
   topics?: readonly string[] | undefined;
   agent_id?: string | null | undefined;

@@ -26,6 +26,7 @@ import type { Logger } from '../util/logger.js';
 import type { Runnable } from './execution.js';
 import { RUN_QUEUE_CHANNEL } from './run-queue.js';
 import { SessionBusyError } from './run-records.js';
+import { runTenant } from './run-spending.js';
 import { storeCaller, storedCaller } from './stored-caller.js';
 import type { Runner, StartedRun, StartRunInput } from './runner.js';
 
@@ -95,7 +96,7 @@ export class DurableRuns {
         run_id: run.run_id,
         unconfined: input.unconfined === true,
         ...(input.principal ? { caller: storeCaller(input.principal) } : {}),
-        ...(input.principal?.tenantId ? { tenant_id: input.principal.tenantId } : {}),
+        ...(runTenant(input) ? { tenant_id: runTenant(input) } : {}),
       };
       await this.options.jobs.store.enqueue({ kind: runJobKind(input.component), ref: run.run_id, payload, maxAttempts: 3 }, tx);
     });

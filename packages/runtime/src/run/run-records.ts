@@ -49,6 +49,8 @@ export interface ContinueRequest {
   sessionId?: string | undefined;
   /** When given (an authenticated caller), the run must be this user's. */
   userId?: string | undefined;
+  /** When given (tenancy: the caller's tenant), the run must be this tenant's. */
+  tenantId?: string | undefined;
   /** A decision for every tool call the run waits on. */
   decisions: { tool_call_id: string; confirmed: boolean }[];
 }
@@ -65,7 +67,9 @@ export function checkContinue(record: RunRecord | undefined, request: ContinueRe
     !record ||
     record.session_type !== component.kind ||
     record.component_id !== component.id ||
-    (request.sessionId && record.session_id !== request.sessionId)
+    (request.sessionId && record.session_id !== request.sessionId) ||
+    // Another tenant's run, or one from before tenancy, is not there for a confined caller.
+    (request.tenantId !== undefined && record.tenant_id !== request.tenantId)
   ) {
     throw new RuntimeError('NOT_FOUND', 'Run not found');
   }

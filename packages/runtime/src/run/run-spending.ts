@@ -10,7 +10,15 @@ import type { BudgetSubject } from '../budgets/types.js';
 import type { Usage } from '../model/model.js';
 import type { Logger } from '../util/logger.js';
 
-/** A run counts against its user (the principal), its caller's tenant and its component. */
+/**
+ * The tenant a new run belongs to and counts against: the one its starter named (a schedule's, a
+ * route's confined caller's), else its caller's.
+ */
+export function runTenant(input: { tenantId?: string | undefined; principal?: { tenantId?: string | undefined } | undefined }): string | undefined {
+  return input.tenantId ?? input.principal?.tenantId;
+}
+
+/** A run counts against its user (the principal), its tenant and its component. */
 export function budgetSubject(componentId: string, userId: string | null | undefined, tenantId: string | undefined): BudgetSubject {
   return { principal: userId ?? undefined, tenant: tenantId, agent: componentId };
 }

@@ -20,6 +20,8 @@ export interface StartRunInput {
   message: string;
   sessionId?: string | undefined;
   userId?: string | undefined;
+  /** The caller's tenant (auth/tenancy.ts): its session must be that tenant's, and a new one is. */
+  tenantId?: string | undefined;
   /** Started by an admin: its data reads are not confined to its user (see auth/user-scope.ts). */
   unconfined?: boolean | undefined;
   /** Who asked for the run (the request's principal), handed to tool sources as the run's caller. */

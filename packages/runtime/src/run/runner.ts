@@ -2,9 +2,9 @@
  * @module run/runner
  * Runs agents, teams and workflows: creates the session and run records, streams events,
  * honours cancellation (explicit, or the client going away), and always persists what
- * happened, including a run's partial output when it is cancelled or fails. Its parts: the
- * events (run-events.ts), the records (run-records.ts), the bookkeeping that stores progress and
- * keeps leases (chores.ts), and cancelling a run wherever it executes (cancellation.ts).
+ * happened, including a run's partial output when it is cancelled or fails. Its parts: events
+ * (run-events.ts), records (run-records.ts), progress and leases (chores.ts), cancelling a run
+ * wherever it executes (cancellation.ts), and its budgets (run-spending.ts).
  */
 import { randomUUID } from 'node:crypto';
 import { timeOrderedId } from '../util/ids.js';
@@ -24,7 +24,7 @@ import { LIFECYCLE, RunEventLog, describeModel, identityFields } from './run-eve
 import { checkContinue, describeFailure, newRunRecord, SessionBusyError } from './run-records.js';
 import type { ContinueRunInput, LaunchOptions, QueuedRunKept, RunnerOptions, StartedRun, StartRunInput } from './runner-types.js';
 import type { Admission, Budgets } from '../budgets/budgets.js';
-import { budgetSubject, RunSpending } from './run-spending.js';
+import { budgetSubject, RunSpending, runTenant } from './run-spending.js';
 import { cancelQueued, RUN_QUEUE_CHANNEL } from './run-queue.js';
 import { runScope } from '../auth/user-scope.js';
 
@@ -89,7 +89,7 @@ export class Runner {
       throw new SessionBusyError(record.session_id, queued.inProgress);
     }
     return this.launch(input.component, record, {
-      subject: budgetSubject(input.component.id, record.user_id, input.principal?.tenantId),
+      subject: budgetSubject(input.component.id, record.user_id, runTenant(input)),
       history: await this.history(record.session_id),
       message: input.message,
       userId: record.user_id ?? undefined,
@@ -121,7 +121,7 @@ export class Runner {
   private async prepare(input: StartRunInput): Promise<{ record: RunRecord; admission: Admission }> {
     if (this.shuttingDown) throw new RuntimeError('SERVICE_UNAVAILABLE', 'The runtime is shutting down');
     const { sessionId, userId } = await this.openSession(input);
-    const admission = this.budgets ? await this.budgets.admit(budgetSubject(input.component.id, userId, input.principal?.tenantId)) : { release: async () => undefined };
+    const admission = this.budgets ? await this.budgets.admit(budgetSubject(input.component.id, userId, runTenant(input))) : { release: async () => undefined };
     return { record: newRunRecord(input.component, sessionId, userId, input.message, input.runId), admission };
   }
 
@@ -138,6 +138,7 @@ export class Runner {
       session_type: component.kind,
       component_id: component.id,
       user_id: userId ?? null,
+      tenant_id: input.tenantId ?? null,
       session_name: input.message.slice(0, 80),
     });
     return { sessionId, userId };
@@ -159,8 +160,7 @@ export class Runner {
       history: await this.history(record.session_id),
       userId: record.user_id ?? undefined,
       unconfined,
-      // A queued or background run executes from its record, perhaps on another runtime, with
-      // the caller its job kept (run/stored-caller.ts).
+      // Run from its record, perhaps on another runtime, with the caller its job kept (stored-caller.ts).
       principal,
       started: LIFECYCLE[component.kind].started,
       lastSeq: 0,
@@ -177,7 +177,7 @@ export class Runner {
     const { component } = input;
     const { record, decisions } = checkContinue(await this.store.getRun(input.runId), input);
     // A continued run is no new run, but it calls its model again: a used-up budget refuses (429).
-    const subject = budgetSubject(component.id, record.user_id, input.principal?.tenantId);
+    const subject = budgetSubject(component.id, record.user_id, record.tenant_id ?? input.principal?.tenantId);
     await this.budgets?.beforeModelCall(subject);
     // Only one caller may continue a run, also across runtime instances sharing the database.
     if (!(await this.store.transitionRun(record.run_id, 'PAUSED', 'RUNNING', this.chores.lease(input.mcpRequest)))) {

@@ -19,6 +19,7 @@ interface Row {
   webhook: string | null;
   enabled: number | string;
   user_id: string | null;
+  tenant_id?: string | null;
   next_fire_ms: number | string | null;
   created_at: number | string;
   updated_at: number | string;
@@ -36,6 +37,8 @@ export interface StoredSchedule {
   webhook: string | null;
   enabled: boolean;
   userId: string | null;
+  /** The tenant that made it (auth/tenancy.ts); its runs are that tenant's. Null without tenancy. */
+  tenantId?: string | null;
   nextFireMs: number | null;
   createdMs: number;
   updatedMs: number;
@@ -56,6 +59,7 @@ function fromRow(row: Row): StoredSchedule {
     webhook: row.webhook,
     enabled: Number(row.enabled) === 1,
     userId: row.user_id,
+    tenantId: row.tenant_id ?? null,
     nextFireMs: num(row.next_fire_ms),
     createdMs: Number(row.created_at),
     updatedMs: Number(row.updated_at),
@@ -79,13 +83,13 @@ export function toSchedule(s: StoredSchedule): Schedule {
   };
 }
 
-const COLUMNS = 'schedule_id, name, cron, timezone, target_kind, target_id, input, webhook, enabled, user_id, next_fire_ms, created_at, updated_at';
+const COLUMNS = 'schedule_id, name, cron, timezone, target_kind, target_id, input, webhook, enabled, user_id, next_fire_ms, created_at, updated_at, tenant_id';
 
 export class ScheduleStore {
   constructor(readonly db: Db) {}
 
   async insert(s: StoredSchedule): Promise<void> {
-    await this.db.execute(`INSERT INTO svc_schedules (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`, [
+    await this.db.execute(`INSERT INTO svc_schedules (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`, [
       s.id,
       s.name,
       s.cron,
@@ -99,6 +103,7 @@ export class ScheduleStore {
       s.nextFireMs,
       s.createdMs,
       s.updatedMs,
+      s.tenantId ?? null,
     ]);
   }
 
@@ -117,11 +122,14 @@ export class ScheduleStore {
     return rows[0] ? fromRow(rows[0]) : undefined;
   }
 
-  /** Oldest first; only `userId`'s when given. */
-  async list(userId: string | undefined, limit: number): Promise<StoredSchedule[]> {
-    const where = userId === undefined ? '' : 'WHERE user_id = $2';
-    const params: SqlValue[] = userId === undefined ? [limit] : [limit, userId];
-    const rows = await this.db.query<Row>(`SELECT ${COLUMNS} FROM svc_schedules ${where} ORDER BY created_at, schedule_id LIMIT $1`, params);
+  /** Oldest first; only `userId`'s when given, only `tenantId`'s when given (the same WHERE: `limit` stays exact). */
+  async list(userId: string | undefined, limit: number, tenantId?: string): Promise<StoredSchedule[]> {
+    const params: SqlValue[] = [limit];
+    const where: string[] = [];
+    if (userId !== undefined) where.push(`user_id = $${params.push(userId)}`);
+    if (tenantId !== undefined) where.push(`tenant_id = $${params.push(tenantId)}`);
+    const filter = where.length ? `WHERE ${where.join(' AND ')}` : '';
+    const rows = await this.db.query<Row>(`SELECT ${COLUMNS} FROM svc_schedules ${filter} ORDER BY created_at, schedule_id LIMIT $1`, params);
     return rows.map(fromRow);
   }
 

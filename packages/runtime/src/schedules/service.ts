@@ -55,7 +55,7 @@ export class ScheduleService {
     this.store = options.store;
   }
 
-  async create(draft: ScheduleDraft, userId: string | undefined, now = Date.now()): Promise<Schedule> {
+  async create(draft: ScheduleDraft, userId: string | undefined, now = Date.now(), tenantId?: string): Promise<Schedule> {
     const checked = await this.check({ ...draft, timezone: draft.timezone ?? 'UTC' });
     const enabled = draft.enabled ?? true;
     const stored: StoredSchedule = {
@@ -64,6 +64,7 @@ export class ScheduleService {
       name: draft.name ?? `${draft.target.kind} ${draft.target.id}`,
       enabled,
       userId: userId ?? null,
+      tenantId: tenantId ?? null,
       nextFireMs: enabled ? (checked.cron.next(now) ?? null) : null,
       createdMs: now,
       updatedMs: now,
@@ -117,7 +118,9 @@ export class ScheduleService {
       outcome = { state: 'failed', runId: undefined, error: `no runnable ${schedule.targetKind} '${schedule.targetId}' is hosted by this runtime` };
     } else {
       try {
-        const run = await runner.start({ component, message: schedule.input.message, sessionId: schedule.input.session_id, userId: schedule.userId ?? undefined });
+        const run = await runner.start({ component, message: schedule.input.message, sessionId: schedule.input.session_id, userId: schedule.userId ?? undefined,
+          // The run belongs to the schedule's tenant, as if its maker had started it.
+          ...(schedule.tenantId ? { tenantId: schedule.tenantId } : {}) });
         for (const url of [schedule.webhook, component.webhook]) if (url) await webhooks.register(run.runId, url);
         void run.done.then(() => webhooks.nudge());
         outcome = { state: 'started', runId: run.runId, error: undefined };

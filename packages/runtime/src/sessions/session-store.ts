@@ -12,6 +12,13 @@ export interface SessionQuery {
   type?: SessionType | undefined;
   component_id?: string | undefined;
   user_id?: string | undefined;
+  /**
+   * The user a confined caller is held to (auth/data-scope.ts), in the WHERE beside any
+   * `user_id` it asks for: asking for another user's finds nothing.
+   */
+  owner?: string | undefined;
+  /** Only this tenant's sessions (auth/tenancy.ts). */
+  tenant_id?: string | undefined;
   /** Case-insensitive substring of the session name. */
   session_name?: string | undefined;
   limit: number;
@@ -44,6 +51,7 @@ function toSession(row: Row): SessionRecord {
     session_type: row.session_type as SessionType,
     component_id: String(row.component_id),
     user_id: (row.user_id as string | null) ?? null,
+    tenant_id: (row.tenant_id as string | null) ?? null,
     session_name: (row.session_name as string | null) ?? null,
     session_state: parseJson(row.session_state, null),
     metadata: parseJson(row.metadata, null),
@@ -59,6 +67,7 @@ function toRun(row: Row): RunRecord {
     session_type: row.session_type as SessionType,
     component_id: String(row.component_id),
     user_id: (row.user_id as string | null) ?? null,
+    tenant_id: (row.tenant_id as string | null) ?? null,
     status: row.status as RunRecord['status'],
     input: parseJson(row.input, { message: '' }),
     content: (row.content as string | null) ?? null,
@@ -76,6 +85,8 @@ const SESSION_COLUMNS =
   'session_id, session_type, component_id, user_id, session_name, session_state, metadata, created_at, updated_at';
 const RUN_COLUMNS =
   'run_id, session_id, session_type, component_id, user_id, status, input, content, messages, tools, metrics, error, started_ms, created_at, updated_at';
+/** A run is written with its session's tenant, so no writer has to carry it. */
+const RUN_TENANT = '(SELECT s.tenant_id FROM svc_sessions s WHERE s.session_id = $2)';
 
 export class SessionStore {
   constructor(readonly db: Db) {}
@@ -89,6 +100,8 @@ export class SessionStore {
     session_type: SessionType;
     component_id: string;
     user_id: string | null;
+    /** The tenant of the caller opening it (auth/tenancy.ts); a session of another is refused. */
+    tenant_id?: string | null | undefined;
     session_name?: string | null;
   }): Promise<SessionRecord> {
     const existing = await this.getSession(input.session_id);
@@ -99,8 +112,8 @@ export class SessionStore {
     const now = epochSeconds();
     try {
       await this.db.execute(
-        `INSERT INTO svc_sessions (${SESSION_COLUMNS}) VALUES ($1, $2, $3, $4, $5, NULL, NULL, $6, $6)`,
-        [input.session_id, input.session_type, input.component_id, input.user_id, input.session_name ?? null, now],
+        `INSERT INTO svc_sessions (${SESSION_COLUMNS}, tenant_id) VALUES ($1, $2, $3, $4, $5, NULL, NULL, $6, $6, $7)`,
+        [input.session_id, input.session_type, input.component_id, input.user_id, input.session_name ?? null, now, input.tenant_id ?? null],
       );
     } catch (error) {
       // Two first runs of one new session raced; the other one created it.
@@ -113,7 +126,15 @@ export class SessionStore {
     return (await this.getSession(input.session_id))!;
   }
 
-  private assertOwner(session: SessionRecord, input: { session_type: SessionType; component_id: string; user_id: string | null }): void {
+  private assertOwner(
+    session: SessionRecord,
+    input: { session_type: SessionType; component_id: string; user_id: string | null; tenant_id?: string | null | undefined },
+  ): void {
+    // Under tenancy (input.tenant_id set) another tenant's session, or one from before
+    // tenancy, is refused exactly like another user's: the id tells the caller nothing.
+    if (input.tenant_id !== undefined && input.tenant_id !== null && session.tenant_id !== input.tenant_id) {
+      throw new RuntimeError('FORBIDDEN', `Session '${session.session_id}' belongs to another user`);
+    }
     if (session.session_type !== input.session_type || session.component_id !== input.component_id) {
       throw new RuntimeError(
         'CONFLICT',
@@ -126,7 +147,7 @@ export class SessionStore {
   }
 
   async getSession(sessionId: string): Promise<SessionRecord | undefined> {
-    const rows = await this.db.query<Row>(`SELECT ${SESSION_COLUMNS} FROM svc_sessions WHERE session_id = $1`, [sessionId]);
+    const rows = await this.db.query<Row>(`SELECT ${SESSION_COLUMNS}, tenant_id FROM svc_sessions WHERE session_id = $1`, [sessionId]);
     return rows[0] ? toSession(rows[0]) : undefined;
   }
 
@@ -139,7 +160,9 @@ export class SessionStore {
     };
     if (query.type) add('session_type = ?', query.type);
     if (query.component_id) add('component_id = ?', query.component_id);
-    if (query.user_id) add('user_id = ?', query.user_id);
+    if (query.owner !== undefined) add('user_id = ?', query.owner);
+    if (query.user_id && query.user_id !== query.owner) add('user_id = ?', query.user_id);
+    if (query.tenant_id !== undefined) add('tenant_id = ?', query.tenant_id);
     if (query.session_name) {
       // The user's text is matched literally: % and _ in it are not wildcards.
       const literal = query.session_name.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`);
@@ -150,7 +173,7 @@ export class SessionStore {
     // sort_by comes from a closed enum, so it is safe to place in the SQL text.
     const order = `${query.sort_by} ${query.sort_order === 'asc' ? 'ASC' : 'DESC'}, session_id ASC`;
     const rows = await this.db.query<Row>(
-      `SELECT ${SESSION_COLUMNS} FROM svc_sessions ${filter} ORDER BY ${order} LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
+      `SELECT ${SESSION_COLUMNS}, tenant_id FROM svc_sessions ${filter} ORDER BY ${order} LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
       [...params, query.limit, (query.page - 1) * query.limit],
     );
     return { data: rows.map(toSession), total: Number(totalRows[0]?.n ?? 0) };
@@ -213,7 +236,7 @@ export class SessionStore {
   }
 
   async getRun(runId: string): Promise<RunRecord | undefined> {
-    const rows = await this.db.query<Row>(`SELECT ${RUN_COLUMNS} FROM svc_runs WHERE run_id = $1`, [runId]);
+    const rows = await this.db.query<Row>(`SELECT ${RUN_COLUMNS}, tenant_id FROM svc_runs WHERE run_id = $1`, [runId]);
     return rows[0] ? toRun(rows[0]) : undefined;
   }
 
@@ -223,14 +246,21 @@ export class SessionStore {
    */
   async recentRuns(sessionId: string, status: RunStatus, limit: number): Promise<RunRecord[]> {
     const rows = await this.db.query<Row>(
-      `SELECT ${RUN_COLUMNS} FROM svc_runs WHERE session_id = $1 AND status = $2 ORDER BY started_ms DESC, run_id DESC LIMIT $3`,
+      `SELECT ${RUN_COLUMNS}, tenant_id FROM svc_runs WHERE session_id = $1 AND status = $2 ORDER BY started_ms DESC, run_id DESC LIMIT $3`,
       [sessionId, status, limit],
     );
     return rows.map(toRun).toReversed();
   }
 
-  /** Runs, oldest first. */
-  async listRuns(filter: { session_id?: string; session_type?: SessionType; component_id?: string; status?: string }): Promise<RunRecord[]> {
+  /** Runs, oldest first; `user_id` and `tenant_id` confine them to a caller's (auth/data-scope.ts). */
+  async listRuns(filter: {
+    session_id?: string;
+    session_type?: SessionType;
+    component_id?: string;
+    status?: string;
+    user_id?: string | undefined;
+    tenant_id?: string | undefined;
+  }): Promise<RunRecord[]> {
     const where: string[] = [];
     const params: SqlValue[] = [];
     for (const [column, value] of Object.entries(filter)) {
@@ -239,7 +269,7 @@ export class SessionStore {
       where.push(`${column} = $${params.length}`);
     }
     const rows = await this.db.query<Row>(
-      `SELECT ${RUN_COLUMNS} FROM svc_runs ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY started_ms ASC, run_id ASC`,
+      `SELECT ${RUN_COLUMNS}, tenant_id FROM svc_runs ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY started_ms ASC, run_id ASC`,
       params,
     );
     return rows.map(toRun);
@@ -268,8 +298,8 @@ export async function upsertRun(tx: SqlClient, run: RunRecord, lease: RunLease |
   if (lease) {
     values.push(lease.owner, lease.node, lease.expiresMs, lease.mcpRequest ?? null);
     await tx.execute(
-      `INSERT INTO svc_runs (${RUN_COLUMNS}, run_owner, run_node, lease_expires_ms, mcp_request)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)
+      `INSERT INTO svc_runs (${RUN_COLUMNS}, run_owner, run_node, lease_expires_ms, mcp_request, tenant_id)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, ${RUN_TENANT})
        ON CONFLICT (run_id) DO UPDATE SET status = excluded.status, content = excluded.content,
          messages = excluded.messages, tools = excluded.tools, metrics = excluded.metrics,
          error = excluded.error, updated_at = excluded.updated_at, run_owner = excluded.run_owner,
@@ -279,7 +309,7 @@ export async function upsertRun(tx: SqlClient, run: RunRecord, lease: RunLease |
     return;
   }
   await tx.execute(
-    `INSERT INTO svc_runs (${RUN_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
+    `INSERT INTO svc_runs (${RUN_COLUMNS}, tenant_id) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, ${RUN_TENANT})
      ON CONFLICT (run_id) DO UPDATE SET status = excluded.status, content = excluded.content,
        messages = excluded.messages, tools = excluded.tools, metrics = excluded.metrics,
        error = excluded.error, updated_at = excluded.updated_at`,

@@ -15,6 +15,8 @@ export interface SessionRecord {
   session_type: SessionType;
   component_id: string;
   user_id: string | null;
+  /** The tenant it belongs to (auth/tenancy.ts); null without tenancy or for older rows. */
+  tenant_id?: string | null;
   session_name: string | null;
   session_state: Record<string, unknown> | null;
   metadata: Record<string, unknown> | null;
@@ -51,6 +53,8 @@ export interface RunRecord {
   session_type: SessionType;
   component_id: string;
   user_id: string | null;
+  /** Its session's tenant, written with the run; null without tenancy. */
+  tenant_id?: string | null;
   status: RunStatus;
   input: { message: string };
   content: string | null;

@@ -101,6 +101,15 @@ export function switchedOn(): Field<boolean> {
   return variable().transform((value) => value !== undefined && YES.includes(value.trim().toLowerCase()));
 }
 
+/**
+ * The other way round, for a protection that is on by default (USER_ISOLATION): off only for
+ * 0, false, no or off (any case), on for anything else, never refused, so a misspelt opt-out
+ * leaves the protection on rather than stopping the start or quietly dropping it.
+ */
+export function switchedOff(): Field<boolean> {
+  return variable().transform((value) => value === undefined || value.trim() === '' || !NO.includes(value.trim().toLowerCase()));
+}
+
 export interface OneOfOptions {
   /** Compares (and reports) the value lowercased. */
   lowercase?: boolean;

@@ -212,4 +212,42 @@ export const PLATFORM_MIGRATIONS: readonly Migration[] = [
     --;;
     CREATE INDEX IF NOT EXISTS svc_budget_usage_by_bucket ON svc_budget_usage (bucket_ms)`,
   },
+  {
+    version: 57,
+    name: 'tenants',
+    // Tenancy (authorization_config.tenant_claim; docs/ARCHITECTURE.md, "Isolation and
+    // tenants"): the tenant each row belongs to. NULL for every row written before this step or
+    // with tenancy off; once tenancy is on such rows are visible to global admins only, since
+    // every confined read says tenant_id = <the caller's>. Runs and traces take their session's
+    // tenant when written. The indexes lead with the tenant for the confined listings.
+    sql: `ALTER TABLE svc_sessions ADD COLUMN IF NOT EXISTS tenant_id TEXT
+    --;;
+    ALTER TABLE svc_runs ADD COLUMN IF NOT EXISTS tenant_id TEXT
+    --;;
+    ALTER TABLE svc_traces ADD COLUMN IF NOT EXISTS tenant_id TEXT
+    --;;
+    ALTER TABLE svc_memories ADD COLUMN IF NOT EXISTS tenant_id TEXT
+    --;;
+    ALTER TABLE svc_knowledge_contents ADD COLUMN IF NOT EXISTS tenant_id TEXT
+    --;;
+    ALTER TABLE svc_schedules ADD COLUMN IF NOT EXISTS tenant_id TEXT
+    --;;
+    ALTER TABLE svc_service_accounts ADD COLUMN IF NOT EXISTS tenant_id TEXT
+    --;;
+    CREATE INDEX IF NOT EXISTS svc_sessions_by_tenant ON svc_sessions (tenant_id, user_id, created_at)
+    --;;
+    CREATE INDEX IF NOT EXISTS svc_runs_by_tenant ON svc_runs (tenant_id, component_id, started_ms)
+    --;;
+    CREATE INDEX IF NOT EXISTS svc_runs_by_user ON svc_runs (user_id, component_id, started_ms)
+    --;;
+    CREATE INDEX IF NOT EXISTS svc_traces_by_tenant ON svc_traces (tenant_id, start_ms)
+    --;;
+    CREATE INDEX IF NOT EXISTS svc_memories_by_tenant ON svc_memories (tenant_id, user_id)
+    --;;
+    CREATE INDEX IF NOT EXISTS svc_knowledge_contents_by_tenant ON svc_knowledge_contents (knowledge_id, tenant_id)
+    --;;
+    CREATE INDEX IF NOT EXISTS svc_schedules_by_tenant ON svc_schedules (tenant_id, created_at)
+    --;;
+    CREATE INDEX IF NOT EXISTS svc_service_accounts_by_tenant ON svc_service_accounts (tenant_id, created_at)`,
+  },
 ];

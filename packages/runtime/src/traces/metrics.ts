@@ -115,11 +115,21 @@ function splitName(name: string): { provider: string; model: string } {
   return slash < 0 ? { provider: '', model: name } : { provider: name.slice(0, slash), model: name.slice(slash + 1) };
 }
 
-/** The window's usage; `userId` confines it to one user's runs; `prices` puts a cost on it. */
-export async function usageMetrics(db: Db, fromMs: number, toMs: number, userId?: string, prices?: ModelPrices): Promise<Metrics> {
+/**
+ * The window's usage; `userId` confines it to one user's runs and `tenantId` to one tenant's;
+ * `prices` puts a cost on it.
+ */
+export async function usageMetrics(db: Db, fromMs: number, toMs: number, userId?: string, prices?: ModelPrices, tenantId?: string): Promise<Metrics> {
   const params: SqlValue[] = [fromMs, toMs];
-  if (userId !== undefined) params.push(userId);
-  const byUser = userId !== undefined ? ' AND t.user_id = $3' : '';
+  let byUser = '';
+  if (userId !== undefined) {
+    params.push(userId);
+    byUser += ` AND t.user_id = $${params.length}`;
+  }
+  if (tenantId !== undefined) {
+    params.push(tenantId);
+    byUser += ` AND t.tenant_id = $${params.length}`;
+  }
   const runs = await db.query<Record<string, unknown>>(
     `SELECT t.trace_id, t.start_ms, t.duration_ms, t.status, t.input_tokens, t.output_tokens, t.component_type, t.component_id
      FROM svc_traces t WHERE t.start_ms >= $1 AND t.start_ms < $2 AND t.status <> 'RUNNING'${byUser}`,

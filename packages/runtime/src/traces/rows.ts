@@ -10,6 +10,8 @@ export interface TraceRow {
   component_type: 'agent' | 'team' | 'workflow';
   component_id: string;
   user_id: string | null;
+  /** Its session's tenant (read back; written from the session, never by the writer). */
+  tenant_id?: string | null;
   /** The run's status: COMPLETED, ERROR, CANCELLED or PAUSED. */
   status: string;
   error: string | null;

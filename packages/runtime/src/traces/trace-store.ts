@@ -11,6 +11,8 @@ export interface TraceFilter {
   componentId?: string | undefined;
   sessionId?: string | undefined;
   userId?: string | undefined;
+  /** Only this tenant's runs (auth/tenancy.ts). */
+  tenantId?: string | undefined;
   status?: string | undefined;
   fromMs?: number | undefined;
   toMs?: number | undefined;
@@ -53,6 +55,7 @@ export class TraceStore {
     if (filter.componentId) add((p) => `component_id = ${p}`, filter.componentId);
     if (filter.sessionId) add((p) => `session_id = ${p}`, filter.sessionId);
     if (filter.userId !== undefined) add((p) => `user_id = ${p}`, filter.userId);
+    if (filter.tenantId !== undefined) add((p) => `tenant_id = ${p}`, filter.tenantId);
     if (filter.status) add((p) => `status = ${p}`, filter.status);
     if (filter.fromMs !== undefined) add((p) => `start_ms >= ${p}`, filter.fromMs);
     if (filter.toMs !== undefined) add((p) => `start_ms < ${p}`, filter.toMs);
@@ -72,7 +75,7 @@ export class TraceStore {
   }
 
   async get(traceId: string): Promise<TraceRow | undefined> {
-    const rows = await this.db.query<Record<string, unknown>>(`SELECT ${TRACE_COLUMNS} FROM svc_traces WHERE trace_id = $1`, [traceId]);
+    const rows = await this.db.query<Record<string, unknown>>(`SELECT ${TRACE_COLUMNS}, tenant_id FROM svc_traces WHERE trace_id = $1`, [traceId]);
     return rows[0] ? toTraceRow(rows[0]) : undefined;
   }
 
@@ -137,10 +140,14 @@ async function insertSpans(tx: SqlClient, spans: readonly SerializedSpan[]): Pro
   );
 }
 
-/** A continued run (paused, then decided on) ends twice: its summary adds the second part. */
+/**
+ * A continued run (paused, then decided on) ends twice: its summary adds the second part. The
+ * row takes its session's tenant, so a trace is confined exactly as its run is.
+ */
 async function upsertTrace(tx: SqlClient, t: TraceRow): Promise<void> {
   await tx.execute(
-    `INSERT INTO svc_traces (${TRACE_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+    `INSERT INTO svc_traces (${TRACE_COLUMNS}, tenant_id) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12,
+       (SELECT s.tenant_id FROM svc_sessions s WHERE s.session_id = $2))
      ON CONFLICT (trace_id) DO UPDATE SET status = excluded.status, error = excluded.error, end_ms = excluded.end_ms,
        duration_ms = svc_traces.duration_ms + excluded.duration_ms,
        input_tokens = svc_traces.input_tokens + excluded.input_tokens,
@@ -156,6 +163,7 @@ function toTraceRow(r: Record<string, unknown>): TraceRow {
     component_type: String(r.component_type) as TraceRow['component_type'],
     component_id: String(r.component_id),
     user_id: r.user_id === null ? null : String(r.user_id),
+    ...(r.tenant_id !== undefined ? { tenant_id: r.tenant_id === null ? null : String(r.tenant_id) } : {}),
     status: String(r.status),
     error: r.error === null ? null : String(r.error),
     start_ms: Number(r.start_ms),

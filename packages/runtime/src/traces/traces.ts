@@ -70,29 +70,33 @@ export class Traces {
     await Promise.all([this.writer.close(), this.exportSink?.close()]);
   }
 
-  /** A page of runs, newest first. `viewer` confines it to that user's runs. */
-  async list(filter: TraceFilter, limit: number, cursor: string | undefined, viewer: string | undefined): Promise<TracePage> {
+  /** A page of runs, newest first. `viewer` confines it to that user's runs, `tenant` to that tenant's. */
+  async list(filter: TraceFilter, limit: number, cursor: string | undefined, viewer: string | undefined, tenant?: string): Promise<TracePage> {
     await this.writer.flush();
     const after = cursor === undefined ? undefined : decodeCursor(cursor);
-    const rows = await this.store.list(viewer === undefined ? filter : { ...filter, userId: viewer }, limit + 1, after);
+    // A confined viewer asking for another user's runs finds none, as `user_id = a AND user_id = b` would.
+    if (viewer !== undefined && filter.userId !== undefined && filter.userId !== viewer) return { data: [], next_cursor: null };
+    const confined = { ...filter, ...(viewer !== undefined ? { userId: viewer } : {}), ...(tenant !== undefined ? { tenantId: tenant } : {}) };
+    const rows = await this.store.list(confined, limit + 1, after);
     const data = rows.slice(0, limit);
     const last = data.at(-1);
     return { data, next_cursor: rows.length > limit && last ? encodeCursor({ startMs: last.start_ms, traceId: last.trace_id }) : null };
   }
 
   /** A run's summary and span tree; another user's run is missing to a confined viewer. */
-  async tree(runId: string, viewer: string | undefined): Promise<{ trace: TraceRow; spans: SpanNode[] }> {
+  async tree(runId: string, viewer: string | undefined, tenant?: string): Promise<{ trace: TraceRow; spans: SpanNode[] }> {
     await this.writer.flush();
     const trace = await this.store.get(runId);
-    if (!trace || (viewer !== undefined && trace.user_id !== viewer)) throw new RuntimeError('NOT_FOUND', `Trace of run ${runId} not found`);
+    const hidden = (viewer !== undefined && trace?.user_id !== viewer) || (tenant !== undefined && trace?.tenant_id !== tenant);
+    if (!trace || hidden) throw new RuntimeError('NOT_FOUND', `Trace of run ${runId} not found`);
     return { trace, spans: buildTree(await this.store.spans(runId)) };
   }
 
-  async metrics(fromMs: number, toMs: number, viewer: string | undefined): Promise<Metrics> {
+  async metrics(fromMs: number, toMs: number, viewer: string | undefined, tenant?: string): Promise<Metrics> {
     if (toMs <= fromMs) throw badRequest('`to` must be after `from`');
     if (toMs - fromMs > MAX_METRICS_DAYS * 86_400_000) throw badRequest(`The window is at most ${MAX_METRICS_DAYS} days`);
     await this.writer.flush();
-    return usageMetrics(this.store.db, fromMs, toMs, viewer, this.prices);
+    return usageMetrics(this.store.db, fromMs, toMs, viewer, this.prices, tenant);
   }
 }
 

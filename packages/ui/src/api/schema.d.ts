@@ -1979,6 +1979,8 @@ export interface components {
             last_used_at: number | null;
             revoked_at: number | null;
             created_by: string | null;
+            /** @description The tenant that minted it (tenancy on); its tokens act in that tenant only */
+            tenant_id: string | null;
         };
         ServiceAccountCreate: {
             name: string;
@@ -2000,6 +2002,8 @@ export interface components {
              * @default false
              */
             allow_privileged_scopes: boolean;
+            /** @description With tenancy on: the tenant the account belongs to. Only a global admin (or the security key) may name one; others mint in their own tenant */
+            tenant_id?: string;
         };
         WhoamiResponse: {
             /** @enum {string} */

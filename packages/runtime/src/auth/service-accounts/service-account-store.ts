@@ -11,7 +11,7 @@ import type { ServiceAccount } from './types.js';
 
 type Row = Record<string, unknown>;
 
-const COLUMNS = 'id, name, user_id, token_hash, token_prefix, scopes, created_at, expires_at, last_used_at, revoked_at, created_by';
+const COLUMNS = 'id, name, user_id, token_hash, token_prefix, scopes, created_at, expires_at, last_used_at, revoked_at, created_by, tenant_id';
 export const SORTABLE = ['created_at', 'name', 'last_used_at', 'expires_at'] as const;
 export type SortColumn = (typeof SORTABLE)[number];
 
@@ -42,6 +42,7 @@ function toAccount(row: Row): ServiceAccount {
     last_used_at: nullableNumber(row.last_used_at),
     revoked_at: nullableNumber(row.revoked_at),
     created_by: (row.created_by as string | null) ?? null,
+    tenant_id: (row.tenant_id as string | null) ?? null,
   };
 }
 
@@ -58,6 +59,8 @@ export interface NewServiceAccount {
   scopes: readonly string[];
   createdAt: number;
   expiresAt: number | null;
+  /** The minting tenant (auth/tenancy.ts); null: none. */
+  tenantId?: string | null | undefined;
 }
 
 export interface ListQuery {
@@ -66,6 +69,8 @@ export interface ListQuery {
   page: number;
   sortBy: SortColumn;
   sortOrder: 'asc' | 'desc';
+  /** Only this tenant's accounts (auth/tenancy.ts). */
+  tenant?: string | undefined;
 }
 
 export class ServiceAccountStore {
@@ -79,8 +84,8 @@ export class ServiceAccountStore {
     const id = randomUUID();
     try {
       await this.db.execute(
-        `INSERT INTO svc_service_accounts (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, NULL, NULL, $9)`,
-        [id, input.name, input.userId, input.tokenHash, input.tokenPrefix, JSON.stringify(input.scopes), input.createdAt, input.expiresAt, input.createdBy],
+        `INSERT INTO svc_service_accounts (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, NULL, NULL, $9, $10)`,
+        [id, input.name, input.userId, input.tokenHash, input.tokenPrefix, JSON.stringify(input.scopes), input.createdAt, input.expiresAt, input.createdBy, input.tenantId ?? null],
       );
     } catch (error) {
       if (isUniqueViolation(error)) throw duplicate(input.name);
@@ -100,15 +105,19 @@ export class ServiceAccountStore {
   }
 
   async list(query: ListQuery): Promise<{ data: ServiceAccount[]; total: number }> {
-    const filter = query.includeRevoked ? '' : 'WHERE revoked_at IS NULL';
-    const total = await this.db.query<{ n: number }>(`SELECT COUNT(*) AS n FROM svc_service_accounts ${filter}`);
+    const tenant = query.tenant !== undefined ? [query.tenant] : [];
+    /** The WHERE with the tenant (when confined) as parameter `at`. */
+    const filterAt = (at: number): string => {
+      const where = [...(query.includeRevoked ? [] : ['revoked_at IS NULL']), ...tenant.map(() => `tenant_id = $${at}`)];
+      return where.length ? `WHERE ${where.join(' AND ')}` : '';
+    };
+    const total = await this.db.query<{ n: number }>(`SELECT COUNT(*) AS n FROM svc_service_accounts ${filterAt(1)}`, tenant);
+    const filter = filterAt(3);
+    const params = [query.limit, (query.page - 1) * query.limit, ...tenant];
     // sort_by comes from a closed list, so it is safe in the SQL text. NULLs sort last either way.
     const direction = query.sortOrder === 'asc' ? 'ASC' : 'DESC';
     const order = `CASE WHEN ${query.sortBy} IS NULL THEN 1 ELSE 0 END, ${query.sortBy} ${direction}, id ASC`;
-    const rows = await this.db.query<Row>(`SELECT ${COLUMNS} FROM svc_service_accounts ${filter} ORDER BY ${order} LIMIT $1 OFFSET $2`, [
-      query.limit,
-      (query.page - 1) * query.limit,
-    ]);
+    const rows = await this.db.query<Row>(`SELECT ${COLUMNS} FROM svc_service_accounts ${filter} ORDER BY ${order} LIMIT $1 OFFSET $2`, params);
     return { data: rows.map(toAccount), total: Number(total[0]?.n ?? 0) };
   }
 

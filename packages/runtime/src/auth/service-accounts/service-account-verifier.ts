@@ -74,6 +74,8 @@ export class ServiceAccountVerifier {
       scopes: account.scopes,
       enforceScopes: true,
       serviceAccount: account.name,
+      // Its tokens act in the tenant that minted it (auth/tenancy.ts).
+      ...(account.tenant_id !== null ? { tenantId: account.tenant_id } : {}),
     };
     if (cacheable && account.revoked_at === null) this.cache.set(hash, { account, principal }, now + this.cacheTtlMs);
     return principal;

@@ -15,6 +15,8 @@ export interface ServiceAccount {
   last_used_at: number | null;
   revoked_at: number | null;
   created_by: string | null;
+  /** The tenant that minted it (auth/tenancy.ts): its tokens are that tenant's. Null without tenancy. */
+  tenant_id: string | null;
 }
 
 /** Lowercase slug, at most 63 characters; `$` without the multiline flag rejects a trailing newline. */

@@ -40,6 +40,8 @@ export interface ContentRecord {
   source_version: string | null;
   /** The owner (a JWT `sub`, `sa:<name>`, an SDK caller's user); null for shared content. */
   user_id: string | null;
+  /** The tenant it belongs to (auth/tenancy.ts); null without tenancy. A collection's children take their parent's. */
+  tenant_id?: string | null;
   /** Epoch milliseconds. */
   created_at: number;
   updated_at: number;
@@ -61,6 +63,8 @@ export interface ContentListQuery {
   sortOrder: 'asc' | 'desc';
   /** Only shared records and this user's. */
   visibleTo?: string | undefined;
+  /** Only this tenant's records (auth/tenancy.ts). */
+  tenant?: string | undefined;
   /** Only records in this status. */
   status?: ContentStatus | undefined;
 }
@@ -94,6 +98,7 @@ interface Row {
   source_key: string | null;
   source_version: string | null;
   user_id: string | null;
+  tenant_id?: string | null;
   created_at: number | string;
   updated_at: number | string;
 }
@@ -125,6 +130,7 @@ function toRecord(row: Row): ContentRecord {
     source_key: row.source_key,
     source_version: row.source_version,
     user_id: row.user_id,
+    ...(row.tenant_id !== undefined ? { tenant_id: row.tenant_id } : {}),
     created_at: Number(row.created_at),
     updated_at: Number(row.updated_at),
   };
@@ -148,7 +154,9 @@ export class ContentStore {
       created_at: now,
       updated_at: now,
     };
-    await this.sql.execute(`INSERT INTO svc_knowledge_contents (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)`, [
+    // A child (parent_id set) belongs to its collection's tenant.
+    await this.sql.execute(`INSERT INTO svc_knowledge_contents (${COLUMNS}, tenant_id) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20,
+      COALESCE($21, (SELECT p.tenant_id FROM svc_knowledge_contents p WHERE p.knowledge_id = $2 AND p.id = $14)))`, [
       full.id,
       full.knowledge_id,
       full.name,
@@ -169,14 +177,16 @@ export class ContentStore {
       full.updated_at,
       full.user_id,
       full.chunker_settings === null ? null : JSON.stringify(full.chunker_settings),
+      full.tenant_id ?? null,
     ]);
     return full;
   }
 
-  /** With `visibleTo`, another user's record is not found. */
-  async get(knowledgeId: string, id: string, visibleTo?: string): Promise<ContentRecord | undefined> {
+  /** With `visibleTo`, another user's record is not found; with `tenant`, another tenant's. */
+  async get(knowledgeId: string, id: string, visibleTo?: string, tenant?: string): Promise<ContentRecord | undefined> {
     const params: SqlValue[] = [knowledgeId, id];
-    const [row] = await this.sql.query<Row>(`SELECT ${COLUMNS} FROM svc_knowledge_contents WHERE knowledge_id = $1 AND id = $2${visibleSql(visibleTo, params)}`, params);
+    const where = `knowledge_id = $1 AND id = $2${visibleSql(visibleTo, params)}${tenantSql(tenant, params)}`;
+    const [row] = await this.sql.query<Row>(`SELECT ${COLUMNS}, tenant_id FROM svc_knowledge_contents WHERE ${where}`, params);
     return row ? toRecord(row) : undefined;
   }
 
@@ -188,7 +198,7 @@ export class ContentStore {
       params.push(q.parentId);
       where += ` AND parent_id = $${params.length}`;
     }
-    where += visibleSql(q.visibleTo, params);
+    where += visibleSql(q.visibleTo, params) + tenantSql(q.tenant, params);
     if (q.status !== undefined) {
       params.push(q.status);
       where += ` AND status = $${params.length}`;
@@ -210,12 +220,15 @@ export class ContentStore {
    * The top-level records' ids (a collection's children go with it); with `ownedBy`, only that
    * user's records (not shared ones).
    */
-  async ids(knowledgeId: string, options: { ownedBy?: string | undefined } = {}): Promise<string[]> {
-    const owned = options.ownedBy !== undefined;
-    const rows = await this.sql.query<{ id: string }>(
-      `SELECT id FROM svc_knowledge_contents WHERE knowledge_id = $1 AND parent_id IS NULL${owned ? ' AND user_id = $2' : ''}`,
-      owned ? [knowledgeId, options.ownedBy!] : [knowledgeId],
-    );
+  async ids(knowledgeId: string, options: { ownedBy?: string | undefined; tenant?: string | undefined } = {}): Promise<string[]> {
+    const params: SqlValue[] = [knowledgeId];
+    let where = 'knowledge_id = $1 AND parent_id IS NULL';
+    if (options.ownedBy !== undefined) {
+      params.push(options.ownedBy);
+      where += ` AND user_id = $${params.length}`;
+    }
+    where += tenantSql(options.tenant, params);
+    const rows = await this.sql.query<{ id: string }>(`SELECT id FROM svc_knowledge_contents WHERE ${where}`, params);
     return rows.map((r) => r.id);
   }
 
@@ -313,6 +326,13 @@ function toCounts(rows: readonly { status: string; n: number | string }[]): Reco
   // PostgreSQL returns COUNT(*) as a string.
   for (const row of rows) if (row.status in counts) counts[row.status as ContentStatus] = Number(row.n);
   return counts;
+}
+
+/** `AND` this tenant's records only (auth/tenancy.ts); nothing without a tenant. */
+function tenantSql(tenant: string | undefined, params: SqlValue[]): string {
+  if (tenant === undefined) return '';
+  params.push(tenant);
+  return ` AND tenant_id = $${params.length}`;
 }
 
 /** `AND` shared records or this user's, with the user as the next parameter; nothing when unscoped. */

@@ -36,6 +36,8 @@ export interface ContentCaller {
   scope: string | undefined;
   /** The owner new content gets (the principal's user id); undefined makes it shared. */
   owner: string | undefined;
+  /** Under tenancy, the caller's tenant: it reaches that tenant's content only, and new content is that tenant's. */
+  tenant?: string | undefined;
 }
 
 export class ContentService {
@@ -110,8 +112,8 @@ export class ContentService {
   }
 
   /** Another user's content is "not found" to a confined caller, so its ids tell nothing. */
-  async get(knowledge: ContentKnowledge, id: string, visibleTo: string | undefined): Promise<ContentRecord> {
-    const record = await this.store.get(knowledge.id, id, visibleTo);
+  async get(knowledge: ContentKnowledge, id: string, visibleTo: string | undefined, tenant?: string): Promise<ContentRecord> {
+    const record = await this.store.get(knowledge.id, id, visibleTo, tenant);
     if (!record) throw new RuntimeError('NOT_FOUND', `Content with id '${id}' not found`);
     return record;
   }
@@ -119,19 +121,19 @@ export class ContentService {
   /** A page of records (a collection's children with `parentId`), as the caller may see them, top-level collections with their children's counts. */
   async list(knowledge: ContentKnowledge, query: Omit<ContentListQuery, 'knowledgeId' | 'visibleTo'>, caller: ContentCaller): Promise<ContentPage> {
     if (query.parentId !== undefined) {
-      await this.get(knowledge, query.parentId, caller.scope);
-      return this.store.list({ ...query, knowledgeId: knowledge.id, visibleTo: caller.scope });
+      await this.get(knowledge, query.parentId, caller.scope, caller.tenant);
+      return this.store.list({ ...query, knowledgeId: knowledge.id, visibleTo: caller.scope, tenant: caller.tenant });
     }
     // Top-level rows carry their children's counts, so a client shows a page of collections
     // without asking for each record again.
-    const page = await this.store.list({ ...query, knowledgeId: knowledge.id, visibleTo: caller.scope });
+    const page = await this.store.list({ ...query, knowledgeId: knowledge.id, visibleTo: caller.scope, tenant: caller.tenant });
     const children = await this.store.childCountsOf(knowledge.id, page.data.map((record) => record.id));
     return { ...page, children };
   }
 
   /** A record, with its children's counts when it is a collection. */
   async describe(knowledge: ContentKnowledge, id: string, caller: ContentCaller): Promise<{ record: ContentRecord; children?: Record<ContentStatus, number> }> {
-    const record = await this.get(knowledge, id, caller.scope);
+    const record = await this.get(knowledge, id, caller.scope, caller.tenant);
     const counts = record.parent_id === null ? await this.store.childCounts(knowledge.id, record.id) : undefined;
     const isCollection = counts !== undefined && counts.processing + counts.completed + counts.failed > 0;
     return isCollection ? { record, children: counts } : { record };
@@ -139,7 +141,7 @@ export class ContentService {
 
   /** Edits a record's name, description or metadata; stored chunks keep the metadata they were indexed with. */
   async update(knowledge: ContentKnowledge, id: string, changes: { name?: string | undefined; description?: string | undefined; metadata?: Metadata | undefined }, caller: ContentCaller): Promise<ContentRecord> {
-    mustOwn(await this.get(knowledge, id, caller.scope), caller.scope);
+    mustOwn(await this.get(knowledge, id, caller.scope, caller.tenant), caller.scope);
     if (changes.metadata) knowledge.checkInsert({ metadata: changes.metadata });
     const updated = await this.store.update(knowledge.id, id, changes);
     if (!updated) throw new RuntimeError('NOT_FOUND', `Content with id '${id}' not found`);
@@ -148,13 +150,13 @@ export class ContentService {
 
   /** Deletes a record the caller may change, with its chunks (a collection with its children). */
   async delete(knowledge: ContentKnowledge, id: string, caller: ContentCaller): Promise<void> {
-    mustOwn(await this.get(knowledge, id, caller.scope), caller.scope);
+    mustOwn(await this.get(knowledge, id, caller.scope, caller.tenant), caller.scope);
     await this.remove(knowledge, id, caller.scope);
   }
 
   /** Deletes every record the caller may change: a confined caller's own, everything for others. */
   async deleteAll(knowledge: ContentKnowledge, caller: ContentCaller): Promise<void> {
-    for (const id of await this.store.ids(knowledge.id, { ownedBy: caller.scope })) await this.remove(knowledge, id, caller.scope);
+    for (const id of await this.store.ids(knowledge.id, { ownedBy: caller.scope, tenant: caller.tenant })) await this.remove(knowledge, id, caller.scope);
   }
 
   /**

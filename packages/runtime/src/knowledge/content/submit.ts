@@ -44,6 +44,8 @@ export interface RecordFields {
   size: number | null;
   reader_id: string | null;
   chunker: string | null;
+  /** The uploading caller's tenant under tenancy (auth/tenancy.ts). */
+  tenant_id?: string | undefined;
 }
 
 /**
@@ -87,6 +89,11 @@ export async function submit(
   const decide = async (sql: SqlClient): Promise<{ keep: ContentRecord } | { refresh: ContentRecord } | { create: true }> => {
     const records = new ContentStore(sql);
     const existing = await records.get(knowledge.id, id);
+    // The same identity uploaded in another tenant (or before tenancy) is not this caller's to
+    // replace or keep; it is refused without saying whose it is.
+    if (existing && fields.tenant_id !== undefined && existing.tenant_id !== fields.tenant_id) {
+      throw new RuntimeError('CONFLICT', 'This content cannot be stored under this name and metadata here; change its name or metadata');
+    }
     if (existing) {
       if (mode === 'insert') {
         throw new RuntimeError('CONFLICT', `Content ${id} already exists (status ${existing.status}); send write_mode upsert or skip to keep it`);

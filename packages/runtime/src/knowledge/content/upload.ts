@@ -71,8 +71,14 @@ export async function upload(service: ContentService, knowledge: ContentKnowledg
   const metadata = parseMetadata(request.metadata);
   const readerOptions = parseReaderOptions(request.reader_options);
   const mode: WriteMode = request.write_mode ?? 'upsert';
-  const { owner } = caller();
-  const fields = { description: request.description ?? null, metadata: metadata ?? null, reader_id: request.reader_id ?? null, chunker: request.chunker ?? null };
+  const { owner, tenant } = caller();
+  const fields = {
+    description: request.description ?? null,
+    metadata: metadata ?? null,
+    reader_id: request.reader_id ?? null,
+    chunker: request.chunker ?? null,
+    ...(tenant !== undefined ? { tenant_id: tenant } : {}),
+  };
   if ((request.url !== undefined && request.url !== '') || (request.topic !== undefined && request.topic !== '')) {
     // Without a named reader, a URL's reader follows the fetched content type, so a chunker
     // can only be checked up front against an explicitly chosen reader; otherwise a mismatch

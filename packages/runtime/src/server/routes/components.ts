@@ -20,6 +20,7 @@ import { toRunResponse } from '../../run/run-response.js';
 import { followRun } from './follow-run.js';
 import { answerRun, submitRun } from './submit-run.js';
 import { parseEventId } from '../../run/run-events.js';
+import { inScope } from '../../auth/data-scope.js';
 
 interface Kind {
   type: SessionType;
@@ -71,6 +72,17 @@ export function componentRoutes(ctx: ServerContext): RouteDefinition[] {
 
 function routesFor(ctx: ServerContext, kind: Kind): RouteDefinition[] {
   const all = (): readonly HostedComponent[] => ctx[kind.plural];
+  /**
+   * The run of this component, or 404: also when it is another user's (under user isolation)
+   * or another tenant's (auth/data-scope.ts), so its id tells the caller nothing.
+   */
+  const visibleRun = async (c: Context<AppEnv>, component: HostedComponent, runId: string, scope = ctx.auth.dataScope(c.get('principal'))): Promise<RunRecord> => {
+    const run = await ctx.sessions.getRun(runId);
+    if (!run || run.session_type !== kind.type || run.component_id !== component.id || !inScope(scope, run)) {
+      throw new RuntimeError('NOT_FOUND', 'Run not found');
+    }
+    return run;
+  };
   const find = (id: string): HostedComponent => {
     const found = all().find((c) => c.id === id);
     if (!found) throw new RuntimeError('NOT_FOUND', `${kind.label} not found`);
@@ -191,6 +203,7 @@ function routesFor(ctx: ServerContext, kind: Kind): RouteDefinition[] {
           runId: c.req.param('run_id')!,
           sessionId: body.session_id,
           userId: c.get('principal')?.userId ?? body.user_id,
+          tenantId: ctx.auth.tenantOf(c.get('principal')),
           unconfined: ctx.auth.isAdmin(c.get('principal')),
           principal: c.get('principal'),
           decisions: body.tools,
@@ -224,9 +237,10 @@ function routesFor(ctx: ServerContext, kind: Kind): RouteDefinition[] {
       async (c) => {
         const component = find(c.req.param(kind.param)!);
         const runId = c.req.param('run_id')!;
-        const run = await ctx.sessions.getRun(runId);
-        if (!run || run.session_type !== kind.type || run.component_id !== component.id) throw new RuntimeError('NOT_FOUND', 'Run not found');
-        assertRunOwner(run, c.get('principal')?.userId);
+        // Another tenant's run is missing; another user's is refused (403), as it always was.
+        const tenant = ctx.auth.tenantOf(c.get('principal'));
+        const run = await visibleRun(c, component, runId, tenant !== undefined ? { tenant } : {});
+        if (!ctx.auth.isAdmin(c.get('principal'))) assertRunOwner(run, c.get('principal')?.userId);
         const outcome = await ctx.runner.cancel(runId);
         return c.json({ run_id: runId, cancelled: outcome.cancelled, status: outcome.status, already_finished: outcome.alreadyFinished }, 200);
       },
@@ -251,9 +265,12 @@ function routesFor(ctx: ServerContext, kind: Kind): RouteDefinition[] {
       async (c) => {
         const component = find(c.req.param(kind.param)!);
         const query = c.req.valid('query');
+        const scope = ctx.auth.dataScope(c.get('principal'));
         const runs = await ctx.sessions.listRuns({
           session_type: kind.type,
           component_id: component.id,
+          user_id: scope.user,
+          tenant_id: scope.tenant,
           ...(query.session_id ? { session_id: query.session_id } : {}),
           ...(query.status ? { status: query.status } : {}),
         });
@@ -292,8 +309,7 @@ function routesFor(ctx: ServerContext, kind: Kind): RouteDefinition[] {
       async (c) => {
         const component = find(c.req.param(kind.param)!);
         const runId = c.req.param('run_id')!;
-        const run = await ctx.sessions.getRun(runId);
-        if (!run || run.session_type !== kind.type || run.component_id !== component.id) throw new RuntimeError('NOT_FOUND', 'Run not found');
+        await visibleRun(c, component, runId);
         const after = parseEventId(c.req.header('last-event-id')) ?? parseEventId(c.req.valid('query').after) ?? { seq: 0 };
         return streamSSE(c, (sse) => followRun(sse, { runId, after, events: ctx.runner.events, sessions: ctx.sessions, bus: ctx.db.notifications() }));
       },
@@ -311,8 +327,7 @@ function routesFor(ctx: ServerContext, kind: Kind): RouteDefinition[] {
       },
       async (c) => {
         const component = find(c.req.param(kind.param)!);
-        const run = await ctx.sessions.getRun(c.req.param('run_id')!);
-        if (!run || run.session_type !== kind.type || run.component_id !== component.id) throw new RuntimeError('NOT_FOUND', 'Run not found');
+        const run = await visibleRun(c, component, c.req.param('run_id')!);
         return c.json(toRunResponse(run, { messages: true }), 200);
       },
     ),

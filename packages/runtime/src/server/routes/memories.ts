@@ -2,7 +2,8 @@
  * `/memories`: what agents remember about their users (memory/), listed, read, written and
  * deleted. A caller naming a user (a JWT's `sub`, a service account) reaches only that user's
  * memories: the store puts the user in the same WHERE as the rest (auth/user-scope.ts,
- * personalDataOwner); admins, the security key and an open runtime reach everyone's.
+ * personalDataOwner); admins, the security key and an open runtime reach everyone's. Under
+ * tenancy every caller but a global admin is also held to its tenant, in that same WHERE.
  */
 import { z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
@@ -37,6 +38,8 @@ const toMemory = (m: MemoryRecord): z.infer<typeof MemorySchema> => ({ ...m });
 
 export function memoryRoutes(ctx: ServerContext): RouteDefinition[] {
   const owner = (c: Context<AppEnv>): string | undefined => ctx.auth.memoryOwner(c.get('principal'));
+  /** Under tenancy, the caller's tenant (auth/tenancy.ts): in the same WHERE as the owner. */
+  const tenant = (c: Context<AppEnv>): string | undefined => ctx.auth.tenantOf(c.get('principal'));
 
   return [
     apiRoute(
@@ -67,7 +70,7 @@ export function memoryRoutes(ctx: ServerContext): RouteDefinition[] {
       },
       async (c) => {
         const q = c.req.valid('query');
-        const page = await ctx.memories.list(q, owner(c));
+        const page = await ctx.memories.list(q, owner(c), tenant(c));
         return c.json({ data: page.data.map(toMemory), meta: { page: q.page, limit: q.limit, total_count: page.total, total_pages: Math.ceil(page.total / q.limit) } }, 200);
       },
     ),
@@ -85,7 +88,7 @@ export function memoryRoutes(ctx: ServerContext): RouteDefinition[] {
           ...standardErrors,
         },
       },
-      async (c) => c.json(await ctx.memories.topics(owner(c), c.req.valid('query').user_id), 200),
+      async (c) => c.json(await ctx.memories.topics(owner(c), c.req.valid('query').user_id, tenant(c)), 200),
     ),
     apiRoute(
       scoped('memories:read'),
@@ -100,7 +103,7 @@ export function memoryRoutes(ctx: ServerContext): RouteDefinition[] {
       },
       async (c) => {
         const { memory_id } = c.req.valid('param');
-        const memory = await ctx.memories.get(memory_id, owner(c));
+        const memory = await ctx.memories.get(memory_id, owner(c), tenant(c));
         if (!memory) throw missing(memory_id);
         return c.json(toMemory(memory), 200);
       },
@@ -123,7 +126,7 @@ export function memoryRoutes(ctx: ServerContext): RouteDefinition[] {
         const body = c.req.valid('json');
         const userId = owner(c) ?? body.user_id ?? c.get('principal')?.userId;
         if (!userId) throw new RuntimeError('VALIDATION_ERROR', 'user_id is required: say whose memory this is');
-        const memory = await ctx.memories.create({ user_id: userId, memory: body.memory, topics: body.topics });
+        const memory = await ctx.memories.create({ user_id: userId, tenant_id: tenant(c), memory: body.memory, topics: body.topics });
         return c.json(toMemory(memory), 201);
       },
     ),
@@ -148,7 +151,7 @@ export function memoryRoutes(ctx: ServerContext): RouteDefinition[] {
       async (c) => {
         const { memory_id } = c.req.valid('param');
         const body = c.req.valid('json');
-        const changed = await ctx.memories.update(memory_id, { memory: body.memory, topics: body.topics, expected_version: body.version, run_id: null }, owner(c));
+        const changed = await ctx.memories.update(memory_id, { memory: body.memory, topics: body.topics, expected_version: body.version, run_id: null }, owner(c), tenant(c));
         return c.json(toMemory(changed), 200);
       },
     ),
@@ -165,7 +168,7 @@ export function memoryRoutes(ctx: ServerContext): RouteDefinition[] {
       },
       async (c) => {
         const { memory_id } = c.req.valid('param');
-        if ((await ctx.memories.delete([memory_id], owner(c))) === 0) throw missing(memory_id);
+        if ((await ctx.memories.delete([memory_id], owner(c), tenant(c))) === 0) throw missing(memory_id);
         return c.body(null, 204);
       },
     ),
@@ -183,7 +186,7 @@ export function memoryRoutes(ctx: ServerContext): RouteDefinition[] {
         responses: { 204: { description: "Deleted (unknown ids, and other users' for a confined caller, are ignored)" }, ...standardErrors },
       },
       async (c) => {
-        await ctx.memories.delete(c.req.valid('json').memory_ids, owner(c));
+        await ctx.memories.delete(c.req.valid('json').memory_ids, owner(c), tenant(c));
         return c.body(null, 204);
       },
     ),

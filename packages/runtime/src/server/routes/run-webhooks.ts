@@ -4,6 +4,7 @@
  * the run.
  */
 import { z } from '@hono/zod-openapi';
+import { inScope } from '../../auth/data-scope.js';
 import { RuntimeError } from '../../errors.js';
 import type { ServerContext } from '../context.js';
 import { apiRoute, scoped, type RouteDefinition } from '../route.js';
@@ -40,6 +41,7 @@ export function runWebhookRoutes(ctx: ServerContext): RouteDefinition[] {
         if (!run || run.session_type !== kind.type || run.component_id !== componentId) throw new RuntimeError('NOT_FOUND', 'Run not found');
         const user = c.get('principal')?.userId;
         if (user && run.user_id && run.user_id !== user && !ctx.auth.isAdmin(c.get('principal'))) throw new RuntimeError('NOT_FOUND', 'Run not found');
+        if (!inScope(ctx.auth.dataScope(c.get('principal')), run)) throw new RuntimeError('NOT_FOUND', 'Run not found');
         return c.json(await ctx.webhooks.deliveries(runId), 200);
       },
     );

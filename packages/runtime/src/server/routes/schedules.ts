@@ -6,6 +6,7 @@
  */
 import { z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
+import { inScope } from '../../auth/data-scope.js';
 import { RuntimeError } from '../../errors.js';
 import type { StoredSchedule } from '../../schedules/schedule-store.js';
 import { toSchedule } from '../../schedules/schedule-store.js';
@@ -26,8 +27,8 @@ export function scheduleRoutes(ctx: ServerContext): RouteDefinition[] {
   /** The caller's schedule, or 404 (also for another user's, under user isolation). */
   const load = async (c: Context<AppEnv>, id: string): Promise<StoredSchedule> => {
     const found = await ctx.schedules.store.get(id);
-    const user = ctx.auth.scopedUserId(c.get('principal'));
-    if (!found || (user !== undefined && found.userId !== user)) throw new RuntimeError('NOT_FOUND', 'Schedule not found');
+    const scope = ctx.auth.dataScope(c.get('principal'));
+    if (!found || !inScope(scope, { user_id: found.userId, tenant_id: found.tenantId })) throw new RuntimeError('NOT_FOUND', 'Schedule not found');
     return found;
   };
   /** Scheduling a target is running it later: the caller must hold its run scope. */
@@ -72,7 +73,7 @@ export function scheduleRoutes(ctx: ServerContext): RouteDefinition[] {
       async (c) => {
         const body = c.req.valid('json');
         mayRun(c, body.target);
-        const created = await ctx.schedules.create(body, c.get('principal')?.userId);
+        const created = await ctx.schedules.create(body, c.get('principal')?.userId, undefined, ctx.auth.tenantOf(c.get('principal')));
         return c.json(created, 201);
       },
     ),
@@ -88,7 +89,8 @@ export function scheduleRoutes(ctx: ServerContext): RouteDefinition[] {
         responses: { 200: { description: 'Schedules', content: { 'application/json': { schema: z.array(ScheduleSchema) } } }, ...standardErrors },
       },
       async (c) => {
-        const rows = await ctx.schedules.store.list(ctx.auth.scopedUserId(c.get('principal')), c.req.valid('query').limit);
+        const scope = ctx.auth.dataScope(c.get('principal'));
+        const rows = await ctx.schedules.store.list(scope.user, c.req.valid('query').limit, scope.tenant);
         return c.json(rows.map(toSchedule), 200);
       },
     ),

@@ -4,6 +4,7 @@
  */
 import { z } from '@hono/zod-openapi';
 import type { Principal } from '../../auth/principal.js';
+import { isTenantAdmin } from '../../auth/tenancy.js';
 import { canGrant, isKnownScope, isPrivilegedScope } from '../../auth/scopes.js';
 import { SORTABLE, type SortColumn } from '../../auth/service-accounts/service-account-store.js';
 import { mintToken } from '../../auth/service-accounts/token.js';
@@ -30,6 +31,7 @@ const ServiceAccountSchema = z
     last_used_at: z.number().int().nullable(),
     revoked_at: z.number().int().nullable(),
     created_by: z.string().nullable(),
+    tenant_id: z.string().nullable().openapi({ description: 'The tenant that minted it (tenancy on); its tokens act in that tenant only' }),
   })
   .openapi('ServiceAccount');
 
@@ -49,6 +51,12 @@ const CreateSchema = z
     expires_in_days: z.number().int().min(1).max(3650).nullable().optional().openapi({ description: 'Default 90' }),
     never_expires: z.boolean().default(false),
     allow_privileged_scopes: z.boolean().default(false).openapi({ description: 'Required for write, delete, admin and service_accounts scopes' }),
+    tenant_id: z
+      .string()
+      .min(1)
+      .max(200)
+      .optional()
+      .openapi({ description: 'With tenancy on: the tenant the account belongs to. Only a global admin (or the security key) may name one; others mint in their own tenant' }),
   })
   .strict()
   .openapi('ServiceAccountCreate');
@@ -81,15 +89,19 @@ function toResponse(a: ServiceAccount): z.infer<typeof ServiceAccountSchema> {
     last_used_at: a.last_used_at,
     revoked_at: a.revoked_at,
     created_by: a.created_by,
+    tenant_id: a.tenant_id,
   };
 }
 
 /** The minting rules, in order: 400 unknown, 400 privileged, 401 anonymous, 403 not held. */
 function checkGrant(ctx: ServerContext, caller: Principal, scopes: readonly string[], allowPrivileged: boolean): void {
   const admin = ctx.auth.adminScope;
-  const unknown = scopes.filter((s) => !isKnownScope(s, admin));
+  const { tenancy } = ctx.auth;
+  // With tenancy on the tenant admin scope is a scope like any other, and a privileged one.
+  const tenantAdmin = tenancy.claim !== undefined ? tenancy.tenantAdminScope : undefined;
+  const unknown = scopes.filter((s) => s !== tenantAdmin && !isKnownScope(s, admin));
   if (unknown.length) throw new RuntimeError('BAD_REQUEST', `Invalid scope(s): ${unknown.join(', ')}`);
-  const privileged = scopes.filter((s) => isPrivilegedScope(s, admin));
+  const privileged = scopes.filter((s) => s === tenantAdmin || isPrivilegedScope(s, admin));
   if (privileged.length && !allowPrivileged) {
     throw new RuntimeError(
       'BAD_REQUEST',
@@ -99,8 +111,27 @@ function checkGrant(ctx: ServerContext, caller: Principal, scopes: readonly stri
   // The security key is the root credential; everyone else can only pass on what they hold.
   if (caller.kind === 'security_key') return;
   if (caller.kind === 'anonymous') throw new RuntimeError('UNAUTHENTICATED', 'Authentication is required to mint a service account.');
-  const missing = scopes.filter((s) => !canGrant(caller.scopes, s, admin));
+  // A tenant admin passes on anything of its tenant's but the global admin scope.
+  const administers = tenantAdmin !== undefined && isTenantAdmin(caller, tenancy);
+  const missing = scopes.filter((s) => (administers ? s === admin && !canGrant(caller.scopes, s, admin) : !canGrant(caller.scopes, s, admin)));
   if (missing.length) throw new RuntimeError('FORBIDDEN', `Cannot grant scope(s) you do not hold: ${missing.join(', ')}`);
+}
+
+/**
+ * The tenant a new account belongs to: the minter's (a JWT's claim, a service account's own);
+ * a global admin or the security key may name one instead, anyone else naming another is refused.
+ */
+function mintingTenant(ctx: ServerContext, caller: Principal, asked: string | undefined): string | null {
+  if (ctx.auth.tenancy.claim === undefined) {
+    if (asked !== undefined) throw new RuntimeError('BAD_REQUEST', 'tenant_id needs tenancy (authorization_config.tenant_claim) on');
+    return null;
+  }
+  const confined = ctx.auth.tenantOf(caller);
+  if (confined !== undefined) {
+    if (asked !== undefined && asked !== confined) throw new RuntimeError('FORBIDDEN', 'A service account can only be minted in your own tenant');
+    return confined;
+  }
+  return asked ?? caller.tenantId ?? null;
 }
 
 export function serviceAccountRoutes(ctx: ServerContext): RouteDefinition[] {
@@ -134,6 +165,7 @@ export function serviceAccountRoutes(ctx: ServerContext): RouteDefinition[] {
         const scopes = [...new Set(requested.map((s) => s.scope))];
         const caller = c.get('principal') ?? { kind: 'anonymous', userId: undefined, scopes: [], enforceScopes: false };
         checkGrant(ctx, caller, scopes, body.allow_privileged_scopes);
+        const tenantId = mintingTenant(ctx, caller, body.tenant_id);
         const now = epochSeconds();
         const minted = mintToken();
         const account = await store.create({
@@ -145,6 +177,7 @@ export function serviceAccountRoutes(ctx: ServerContext): RouteDefinition[] {
           scopes,
           createdAt: now,
           expiresAt: body.never_expires ? null : now + (body.expires_in_days ?? 90) * 86_400,
+          tenantId,
         });
         return c.json({ ...toResponse(account), token: minted.token }, 201);
       },
@@ -183,6 +216,7 @@ export function serviceAccountRoutes(ctx: ServerContext): RouteDefinition[] {
           page: q.page,
           sortBy,
           sortOrder: q.sort_order === 'asc' ? 'asc' : 'desc',
+          tenant: ctx.auth.tenantOf(c.get('principal')),
         });
         return c.json(
           {
@@ -212,6 +246,9 @@ export function serviceAccountRoutes(ctx: ServerContext): RouteDefinition[] {
       },
       async (c) => {
         const { service_account_id: id } = c.req.valid('param');
+        // Another tenant's account is not there for a confined caller.
+        const tenant = ctx.auth.tenantOf(c.get('principal'));
+        if (tenant !== undefined && (await store.get(id))?.tenant_id !== tenant) throw new RuntimeError('NOT_FOUND', `Service account '${id}' not found`);
         const account = await store.revoke(id, epochSeconds());
         if (!account) throw new RuntimeError('NOT_FOUND', `Service account '${id}' not found`);
         // Every runtime's token cache drops it before this answers.

@@ -10,6 +10,7 @@ import { apiRoute, scoped, type RouteDefinition } from '../route.js';
 import { standardErrors } from '../standard-errors.js';
 import { RunSchema } from './run-schemas.js';
 import { toRunResponse } from '../../run/run-response.js';
+import { inScope, type DataScope } from '../../auth/data-scope.js';
 
 const SessionTypeSchema = z.enum(['agent', 'team', 'workflow']);
 
@@ -62,19 +63,15 @@ function chatHistory(runs: RunRecord[]) {
 
 export function sessionRoutes(ctx: ServerContext): RouteDefinition[] {
   /**
-   * The user a caller is confined to: a service-account token (not an admin one) sees and
-   * changes only the sessions it started, as in the reference; other callers see all.
+   * What a caller is confined to (auth/data-scope.ts): under user isolation (the default) a user
+   * sees and changes only its own sessions, a service-account token only those it started, and
+   * under tenancy only its tenant's; admins and the security key see all.
    */
-  const confinedTo = (c: Context<AppEnv>): string | undefined => {
-    const principal = c.get('principal');
-    if (principal?.kind !== 'service_account' || principal.scopes.includes(ctx.auth.adminScope)) return undefined;
-    return principal.userId;
-  };
+  const scopeOf = (c: Context<AppEnv>): DataScope => ctx.auth.dataScope(c.get('principal'));
   /** Another user's session is reported as missing to a confined caller: its id tells nothing. */
   const mustGet = async (c: Context<AppEnv>, id: string): Promise<SessionRecord> => {
     const session = await ctx.sessions.getSession(id);
-    const owner = confinedTo(c);
-    if (!session || (owner !== undefined && session.user_id !== owner)) throw new RuntimeError('NOT_FOUND', `Session with id '${id}' not found`);
+    if (!session || !inScope(scopeOf(c), session)) throw new RuntimeError('NOT_FOUND', `Session with id '${id}' not found`);
     return session;
   };
 
@@ -109,7 +106,9 @@ export function sessionRoutes(ctx: ServerContext): RouteDefinition[] {
       },
       async (c) => {
         const q = c.req.valid('query');
-        const page = await ctx.sessions.listSessions({ ...q, user_id: confinedTo(c) ?? q.user_id });
+        const scope = scopeOf(c);
+        // The caller's own user and tenant join the query's filters in one WHERE (`limit` stays exact).
+        const page = await ctx.sessions.listSessions({ ...q, owner: scope.user, tenant_id: scope.tenant });
         return c.json(
           {
             data: page.data.map(toSession),
@@ -229,12 +228,12 @@ export function sessionRoutes(ctx: ServerContext): RouteDefinition[] {
       },
       async (c) => {
         const ids = c.req.valid('json').session_ids;
-        const owner = confinedTo(c);
+        const scope = scopeOf(c);
         // A confined caller deletes only its own sessions; others' ids are ignored like unknown ones.
         let own = ids;
-        if (owner !== undefined) {
+        if (scope.user !== undefined || scope.tenant !== undefined) {
           const sessions = await Promise.all(ids.map((id) => ctx.sessions.getSession(id)));
-          own = sessions.filter((x) => x !== undefined && x.user_id === owner).map((x) => x!.session_id);
+          own = sessions.filter((x) => x !== undefined && inScope(scope, x)).map((x) => x!.session_id);
         }
         await ctx.sessions.deleteSessions(own);
         return c.body(null, 204);

@@ -41,6 +41,7 @@ export async function submitRun(c: Context<AppEnv>, ctx: ServerContext, componen
     sessionId: body.session_id,
     // An authenticated caller runs as itself, whatever user_id the body names.
     userId: c.get('principal')?.userId ?? body.user_id,
+    tenantId: ctx.auth.tenantOf(c.get('principal')),
     unconfined: ctx.auth.isAdmin(c.get('principal')),
     // Handed to the agent's tool sources (an MCP server's headers(ctx)) when the run starts here.
     principal: c.get('principal'),

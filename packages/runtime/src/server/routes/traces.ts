@@ -84,7 +84,8 @@ const MetricsSchema = z
 
 const epochMs = z.coerce.number().int().min(0).max(8_640_000_000_000_000);
 
-const toJson = <T extends { trace_id: string }>({ trace_id, ...rest }: T) => ({ run_id: trace_id, ...rest });
+// The tenant stays inside: a caller only ever sees its own tenant's runs.
+const toJson = <T extends { trace_id: string; tenant_id?: string | null }>({ trace_id, tenant_id: _tenant, ...rest }: T) => ({ run_id: trace_id, ...rest });
 
 /** Which component the query names: at most one of agent_id, team_id, workflow_id. */
 function componentFilter(q: { agent_id?: string | undefined; team_id?: string | undefined; workflow_id?: string | undefined }): TraceFilter {
@@ -96,6 +97,7 @@ function componentFilter(q: { agent_id?: string | undefined; team_id?: string | 
 
 export function traceRoutes(ctx: ServerContext): RouteDefinition[] {
   /** The user whose runs the caller may see: its own (admins and callers without a user see all). */
+  // Under tenancy every caller but a global admin is also held to its tenant (tenantOf).
   const viewer = (c: Context<AppEnv>): string | undefined => {
     const principal = c.get('principal');
     if (ctx.auth.isAdmin(principal)) return undefined;
@@ -146,7 +148,7 @@ export function traceRoutes(ctx: ServerContext): RouteDefinition[] {
           toMs: q.to,
           minDurationMs: q.min_duration_ms,
         };
-        const page = await ctx.traces.list(filter, q.limit, q.cursor, viewer(c));
+        const page = await ctx.traces.list(filter, q.limit, q.cursor, viewer(c), ctx.auth.tenantOf(c.get('principal')));
         return c.json({ data: page.data.map(toJson), meta: { limit: q.limit, next_cursor: page.next_cursor } }, 200);
       },
     ),
@@ -165,7 +167,7 @@ export function traceRoutes(ctx: ServerContext): RouteDefinition[] {
         },
       },
       async (c) => {
-        const { trace, spans } = await ctx.traces.tree(c.req.valid('param').run_id, viewer(c));
+        const { trace, spans } = await ctx.traces.tree(c.req.valid('param').run_id, viewer(c), ctx.auth.tenantOf(c.get('principal')));
         return c.json({ ...toJson(trace), spans }, 200);
       },
     ),
@@ -188,7 +190,7 @@ export function traceRoutes(ctx: ServerContext): RouteDefinition[] {
       async (c) => {
         const q = c.req.valid('query');
         const to = q.to ?? Date.now();
-        return c.json(await ctx.traces.metrics(q.from ?? to - 7 * DAY_MS, to, viewer(c)), 200);
+        return c.json(await ctx.traces.metrics(q.from ?? to - 7 * DAY_MS, to, viewer(c), ctx.auth.tenantOf(c.get('principal'))), 200);
       },
     ),
   ];

@@ -38,7 +38,8 @@ import {
 export function contentCaller(ctx: ServerContext, c: Context<AppEnv>): ContentCaller {
   // Refuses a token that isolation cannot place.
   const scope = ctx.auth.scopedUserId(c.get('principal'));
-  return { scope, owner: c.get('principal')?.userId };
+  const tenant = ctx.auth.tenantOf(c.get('principal'));
+  return { scope, owner: c.get('principal')?.userId, ...(tenant !== undefined ? { tenant } : {}) };
 }
 
 export function knowledgeContentRoutes(ctx: ServerContext): RouteDefinition[] {
@@ -174,7 +175,7 @@ export function knowledgeContentRoutes(ctx: ServerContext): RouteDefinition[] {
       async (c) => {
         const q = c.req.valid('query');
         const knowledge = await service.select(q.knowledge_id, q.db_id);
-        const r = await service.get(knowledge, c.req.valid('param').content_id, contentCaller(ctx, c).scope);
+        const r = await service.get(knowledge, c.req.valid('param').content_id, contentCaller(ctx, c).scope, contentCaller(ctx, c).tenant);
         return c.json({ id: r.id, status: r.status, status_message: r.status_message }, 200);
       },
     ),
