@@ -93,7 +93,10 @@ async function vectorPart(store: string, docs: VariantDoc[], all: LabelledQuery[
       for (let i = 0; i < d; i++) s += q[i]! * v[i]!;
       return s;
     });
-    return [...scores.keys()].sort((a, b) => scores[b]! - scores[a]!).slice(0, DEPTH).map((i) => [names[i]!, scores[i]!]);
+    // A long abstract is stored as more than one chunk: a document once, by its best chunk.
+    const seen = new Set<string>();
+    const ranked = [...scores.keys()].sort((a, b) => scores[b]! - scores[a]!).filter((i) => !seen.has(names[i]!) && seen.add(names[i]!));
+    return ranked.slice(0, DEPTH).map((i) => [names[i]!, scores[i]!]);
   };
   const moved = (qi: number, docsUsed: number, beta: number) => {
     const q = Float64Array.from(queryVectors[qi]!);
@@ -102,7 +105,7 @@ async function vectorPart(store: string, docs: VariantDoc[], all: LabelledQuery[
     return nearest(q);
   };
   const base = evaluate(queries, (_, i) => keyword[i]!);
-  out.push('', `vector side over ${store}: ${names.length} documents held, ${queries.length} claims with all judged documents held`);
+  out.push('', `vector side over ${store}: ${held.size} documents held (${names.length} chunks), ${queries.length} claims with all judged documents held`);
   out.push(row('BM25 (k1 0.9, b 0.4)', base));
   for (const [label, prf] of [['vector', undefined], ['vector, PRF 3 docs x1', [3, 1]], ['vector, PRF 5 docs x1', [5, 1]], ['vector, PRF 10 docs x0.5', [10, 0.5]]] as const) {
     const lists = queries.map((_, i) => (prf ? moved(i, prf[0], prf[1]) : nearest(queryVectors[i]!)));
