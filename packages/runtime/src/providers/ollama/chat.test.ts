@@ -46,3 +46,29 @@ describe('Ollama chat usage, from recorded answers', () => {
     expect(answer.usage).toEqual({ inputTokens: 122, outputTokens: 33, totalTokens: 155 });
   });
 });
+
+describe('tool results with media on the Ollama wire', () => {
+  let replay: WireReplay;
+  beforeAll(async () => {
+    replay = await startWireReplay();
+  });
+  afterAll(() => replay.close());
+
+  it('sends a tool result’s images as the message’s base64 images and describes what Ollama cannot take', async () => {
+    const png = Buffer.from('png-bytes').toString('base64');
+    const wav = Buffer.from('wav-bytes!').toString('base64');
+    replay.serve('ollama/chat-stream-text.ndjson');
+    const model = new OllamaChatModel({ model: 'llava', host: replay.url, maxRetries: 0 });
+    await parts(
+      model.stream({
+        messages: [
+          { role: 'user', content: 'Look.' },
+          { role: 'assistant', content: '', toolCalls: [{ id: 'a', name: 'shot', arguments: '{}' }] },
+          { role: 'tool', toolCallId: 'a', name: 'shot', content: 'The screen:', media: [{ type: 'image', mimeType: 'image/png', data: png }, { type: 'audio', mimeType: 'audio/wav', data: wav }] },
+        ],
+      }),
+    );
+    const body = replay.requests.at(-1)?.body as { messages: unknown[] };
+    expect(body.messages[2]).toEqual({ role: 'tool', content: 'The screen:\n[audio audio/wav, 10 bytes]', tool_name: 'shot', images: [png] });
+  });
+});

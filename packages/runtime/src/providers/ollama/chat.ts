@@ -93,6 +93,9 @@ export class OllamaChatModel implements Model {
   }
 }
 
+/** The image types Ollama decodes for its vision models. */
+const OLLAMA_IMAGES = new Set(['image/jpeg', 'image/png', 'image/webp']);
+
 function toOllamaMessage(message: ChatMessage): JsonRecord {
   switch (message.role) {
     case 'system':
@@ -106,9 +109,18 @@ function toOllamaMessage(message: ChatMessage): JsonRecord {
           ? { tool_calls: message.toolCalls.map((call) => ({ function: { name: call.name, arguments: argumentsObject(call.arguments) } })) }
           : {}),
       };
-    case 'tool':
-      // Ollama matches results to calls by tool name (its calls have no ids).
-      return { role: 'tool', content: toolResultText(message.content, message.media), tool_name: message.name };
+    case 'tool': {
+      // Ollama matches results to calls by tool name (its calls have no ids). Any of its messages
+      // may carry base64 `images`, which a vision model sees; other media go as their description.
+      const images = (message.media ?? []).filter((m) => m.type === 'image' && OLLAMA_IMAGES.has(m.mimeType));
+      const described = (message.media ?? []).filter((m) => !images.includes(m));
+      return {
+        role: 'tool',
+        content: toolResultText(message.content, described),
+        tool_name: message.name,
+        ...(images.length ? { images: images.map((m) => m.data) } : {}),
+      };
+    }
   }
 }
 
