@@ -3,7 +3,7 @@
  * (its `get-tiny-image` answers text, a PNG and text), and the loopback model server recording
  * the exact body each provider receives. Anthropic gets image blocks inside the `tool_result`;
  * OpenAI chat completions (text-only tool messages) gets the tool's text, then a user message of
- * `image_url` data URLs after the turn's tool messages; Ollama gets a text description. Past the
+ * `image_url` data URLs after the turn's tool messages; Ollama the tool message's `images`. Past the
  * size limit, a description. The image is kept in the session, so the next run of the session
  * sends it again; on SQLite and PostgreSQL.
  */
@@ -101,9 +101,9 @@ for (const kind of testDatabaseKinds) {
       });
     });
 
-    it('Ollama: a text description in the tool message', async () => {
+    it('Ollama: the tool message carries the image as base64 `images`', async () => {
       const { body } = await runWithImage('ollama');
-      expect((body.messages as Json[]).at(-1)).toEqual({ role: 'tool', content: `${TEXT}\n[image image/png, ${IMAGE_BYTES} bytes]`, tool_name: 'get-tiny-image' });
+      expect((body.messages as Json[]).at(-1)).toEqual({ role: 'tool', content: TEXT, tool_name: 'get-tiny-image', images: [IMAGE] });
     });
 
     it('an image past the size limit is described, with the limit, and not sent', async () => {
