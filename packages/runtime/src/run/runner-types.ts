@@ -95,4 +95,6 @@ export interface LaunchOptions {
   lastSeq: number;
   /** Whom the run's model calls count against. */
   subject: BudgetSubject;
+  /** The tenant the run's data belongs to (its session's), which its knowledge searches are held to. */
+  tenantId: string | undefined;
 }

@@ -90,6 +90,7 @@ export class Runner {
     }
     return this.launch(input.component, record, {
       subject: budgetSubject(input.component.id, record.user_id, runTenant(input)),
+      tenantId: input.tenantId,
       history: await this.history(record.session_id),
       message: input.message,
       userId: record.user_id ?? undefined,
@@ -165,6 +166,7 @@ export class Runner {
       started: LIFECYCLE[component.kind].started,
       lastSeq: 0,
       subject: budgetSubject(component.id, record.user_id, tenantId),
+      tenantId: record.tenant_id ?? undefined,
     });
   }
 
@@ -188,6 +190,7 @@ export class Runner {
     const lastSeq = await this.events.lastSeq(record.run_id);
     return this.launch(component, record, {
       subject,
+      tenantId: record.tenant_id ?? undefined,
       lastSeq,
       message: record.input.message,
       history,
@@ -220,6 +223,8 @@ export class Runner {
       userId: options.userId,
       // The run acts for its user, so its knowledge searches see what that user may (user-scope.ts).
       scopedUserId: options.unconfined ? undefined : runScope(options.userId, this.userIsolation),
+      // ... and its tenant's only (a tenant admin's too): the tenant its session belongs to.
+      scopedTenantId: options.tenantId,
       principal: options.principal,
       message: options.message,
       history: options.history,
