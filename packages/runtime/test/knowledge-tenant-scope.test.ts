@@ -61,7 +61,7 @@ const VISIBLE: [string, ChunkScope, string[]][] = [
 ];
 
 function contract(name: string, make: () => Promise<VectorStore>): void {
-  describe(name, () => {
+  describe(`the ${name} store`, () => {
     let store: VectorStore;
     beforeAll(async () => {
       store = await make();
@@ -69,7 +69,7 @@ function contract(name: string, make: () => Promise<VectorStore>): void {
 
     for (const searchType of ['keyword', 'vector', 'hybrid'] as SearchType[]) {
       for (const [who, scope, visible] of VISIBLE) {
-        it(`${searchType}: ${who} finds only its chunks, and exactly limit of them`, async () => {
+        it(`${searchType}: ${String(who)} finds only its chunks, and exactly limit of them`, async () => {
           const all = await store.search({ searchType, query: 'kettle', vector: query(), limit: 1000, visibleTo: scope });
           expect(new Set(all.map((h) => h.chunk.content_id))).toEqual(new Set(visible));
           expect(all).toHaveLength(visible.length * PER_CONTENT);
@@ -156,7 +156,7 @@ describe.runIf(postgresTestDatabase.available)('PostgreSQL chunk rows', () => {
     opened.push(store);
     await store.create();
     await store.hnswSettled();
-    expect(store.hnswIndex).toBeDefined();
+    if (!store.hnswIndex) throw new Error('the HNSW index was not built');
     return store;
   });
 });

@@ -30,6 +30,8 @@ import { startRuntime, type StartedRuntime } from './support/runtime.js';
 
 type Json = Record<string, any>;
 
+const budget = (id: string, scope: string, subject: string | null) => ({ id, scope, subject, metric: 'runs', window: 'day', limit: 100 });
+
 const SAME_TEXT = 'The kettle policy: descale the kettle every week.';
 const SCOPES = [...USER_SCOPES, 'workflows:run'];
 
@@ -66,6 +68,7 @@ for (const kind of testDatabaseKinds) {
       }
       throw new Error(`${name} is still processing`);
     }
+    const whoami = async (name: string): Promise<Json> => (await call(rt.url, 'GET', '/auth/whoami', { token: bearer[name] })).body as Json;
     const search = async (who: string, body: Json): Promise<string[]> => {
       const res = await call(rt.url, 'POST', '/knowledge/search', { token: bearer[who], body });
       expect(res.status, JSON.stringify(res.body)).toBe(200);
@@ -211,7 +214,6 @@ for (const kind of testDatabaseKinds) {
     });
 
     it("a tenant admin manages its own tenant's budgets only, and reads its members' usage, not another tenant's", async () => {
-      const budget = (id: string, scope: string, subject: string | null) => ({ id, scope, subject, metric: 'runs', window: 'day', limit: 100 });
       const mine = await call(rt.url, 'POST', '/budgets', { token: bearer.adminA, body: budget('acme-runs', 'tenant', 'acme') });
       expect(mine.status, JSON.stringify(mine.body)).toBe(201);
       for (const [body, why] of [
@@ -257,11 +259,10 @@ for (const kind of testDatabaseKinds) {
     });
 
     it('GET /auth/whoami names the tenant and whether the caller administers it', async () => {
-      const who = async (name: string) => (await call(rt.url, 'GET', '/auth/whoami', { token: bearer[name] })).body as Json;
-      expect(await who('aliceA')).toMatchObject({ user_id: 'alice', tenant: 'acme', tenant_admin: false });
-      expect(await who('aliceB')).toMatchObject({ user_id: 'alice', tenant: 'globex', tenant_admin: false });
-      expect(await who('adminA')).toMatchObject({ user_id: 'ops', tenant: 'acme', tenant_admin: true });
-      expect(await who('root')).toMatchObject({ user_id: 'root', tenant: null, tenant_admin: false });
+      expect(await whoami('aliceA')).toMatchObject({ user_id: 'alice', tenant: 'acme', tenant_admin: false });
+      expect(await whoami('aliceB')).toMatchObject({ user_id: 'alice', tenant: 'globex', tenant_admin: false });
+      expect(await whoami('adminA')).toMatchObject({ user_id: 'ops', tenant: 'acme', tenant_admin: true });
+      expect(await whoami('root')).toMatchObject({ user_id: 'root', tenant: null, tenant_admin: false });
     });
   });
 }

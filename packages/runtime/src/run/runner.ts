@@ -166,7 +166,6 @@ export class Runner {
       started: LIFECYCLE[component.kind].started,
       lastSeq: 0,
       subject: budgetSubject(component.id, record.user_id, tenantId),
-      tenantId: record.tenant_id ?? undefined,
     });
   }
 
@@ -190,7 +189,6 @@ export class Runner {
     const lastSeq = await this.events.lastSeq(record.run_id);
     return this.launch(component, record, {
       subject,
-      tenantId: record.tenant_id ?? undefined,
       lastSeq,
       message: record.input.message,
       history,
@@ -221,10 +219,9 @@ export class Runner {
       runId,
       sessionId,
       userId: options.userId,
-      // The run acts for its user, so its knowledge searches see what that user may (user-scope.ts).
+      // The run acts for its user in its session's tenant: its knowledge searches see what they may (user-scope.ts).
       scopedUserId: options.unconfined ? undefined : runScope(options.userId, this.userIsolation),
-      // ... and its tenant's only (a tenant admin's too): the tenant its session belongs to.
-      scopedTenantId: options.tenantId,
+      scopedTenantId: options.tenantId ?? record.tenant_id ?? undefined,
       principal: options.principal,
       message: options.message,
       history: options.history,
@@ -330,15 +327,11 @@ export class Runner {
   /** Cancels a run of this process only, without waiting; false when it is not active here. */
   cancelLocal(runId: string, reason = 'cancelled by request'): boolean {
     const run = this.active.get(runId);
-    if (!run) return false;
-    run.cancel(reason);
-    return true;
+    run?.cancel(reason);
+    return run !== undefined;
   }
 
-  /**
-   * Finalises runs left behind by dead processes now, and again every half lease while this
-   * runtime lives. Called when the runtime starts (after migrations).
-   */
+  /** Finalises runs left behind by dead processes now, and every half lease while this runtime lives (called at start, after migrations). */
   startMaintenance(): void {
     if (!this.shuttingDown) this.chores.startMaintenance();
   }
