@@ -24,7 +24,7 @@ import { Workflow } from '../src/workflow/workflow.js';
 import { testDatabaseKinds } from './support/databases.js';
 import { startFakeLlm, type FakeLlm } from './support/fake-llm.js';
 import { call } from './support/http.js';
-import { token, USER_SCOPES } from './support/isolation.js';
+import { mcpAs, token, USER_SCOPES } from './support/isolation.js';
 import { signingKey, type SigningKey } from './support/jwt.js';
 import { startRuntime, type StartedRuntime } from './support/runtime.js';
 
@@ -107,6 +107,7 @@ for (const kind of testDatabaseKinds) {
         agents: [helper],
         workflows: [lookup],
         knowledge: [docs],
+        mcp_server: true,
         authorization: true,
         authorization_config: { verification_keys: [key.publicPem], tenant_claim: 'org_id' },
       });
@@ -168,7 +169,7 @@ for (const kind of testDatabaseKinds) {
       expect((await call(rt.url, 'GET', '/knowledge/config', { token: bearer.aliceB })).body.filters).toContain('project');
     });
 
-    it("an agent's knowledge search and a workflow step in a run search as the run's tenant", async () => {
+    it("an agent's knowledge search (started over REST or MCP) and a workflow step in a run search as the run's tenant", async () => {
       fake.setBehaviour({ toolArguments: { search_knowledge_base: { query: 'kettle', limit: 20 } } });
       try {
         const run = await call(rt.url, 'POST', '/agents/helper/runs', { token: bearer.aliceA, body: { message: 'What do the docs say?', stream: false } });
@@ -178,6 +179,19 @@ for (const kind of testDatabaseKinds) {
         expect(seen).not.toContain('globex');
         expect(seen).not.toContain("bob's kettle");
       } finally {
+        fake.setBehaviour({ toolArguments: {} });
+      }
+      // Started over MCP (run_agent), the run is the caller's tenant's too.
+      fake.setBehaviour({ toolArguments: { search_knowledge_base: { query: 'kettle', limit: 20 } } });
+      const client = await mcpAs(rt.url, bearer.aliceB!);
+      try {
+        const result = await client.callTool({ name: 'run_agent', arguments: { agent_id: 'helper', message: 'What do the docs say?' } });
+        expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
+        const seen = fake.requests.at(-1)!.conversation.toolResults.join('\n');
+        expect(seen).toContain('globex kettle is red');
+        expect(seen).not.toContain('acme');
+      } finally {
+        await client.close();
         fake.setBehaviour({ toolArguments: {} });
       }
       const run = await call(rt.url, 'POST', '/workflows/lookup/runs', { token: bearer.aliceB, body: { message: 'look', stream: false } });
