@@ -50,6 +50,9 @@ describe('GET /auth/whoami', () => {
       service_account: 'reader',
       scopes: ['knowledge:read', 'agents:helper:run'],
       scopes_enforced: true,
+      // Tenancy is off: no tenant to name.
+      tenant: null,
+      tenant_admin: false,
       granted: ['knowledge:read'],
     });
   });

@@ -31,6 +31,7 @@ export const CATALOG: readonly CatalogEntry[] = [
   { name: 'knowledge', term: 'knowledge [options]', summary: 'Operate knowledge bases: re-embed one with the configured embedder', load: () => import('./knowledge/command.js') },
   { name: 'schedules', term: 'schedules [options]', summary: 'List, create and delete schedules (an agent, team or workflow run on a cron expression)', load: () => import('./schedules/command.js') },
   { name: 'usage', term: 'usage [options]', summary: 'Show your consumption against your budgets (runs, tokens, cost)', load: () => import('./usage/command.js') },
+  { name: 'whoami', term: 'whoami [options]', summary: 'Show who the runtime takes your credential to be: user, tenant and scopes', load: () => import('./whoami/command.js') },
   { name: 'traces', term: 'traces [options] [run_id]', summary: "List runs, or print one run's span tree with timings and tokens", load: () => import('./traces/command.js') },
 ];
 

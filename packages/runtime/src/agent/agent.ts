@@ -232,15 +232,17 @@ function knowledgeTool(knowledge: SearchableKnowledge) {
     name: 'search_knowledge_base',
     description: `Search ${knowledge.name ?? knowledge.id}${knowledge.description ? ` (${knowledge.description})` : ''} for passages relevant to a query.`,
     input: z.object({ query: z.string().min(1).describe('What to look for'), limit: z.number().int().min(1).max(20).optional() }),
-    execute: async ({ query, limit }, { scopedUserId, trace }) => {
+    execute: async ({ query, limit }, { scopedUserId, scopedTenantId, trace }) => {
       // The base's default search type, as the base reports it (null from one that does not);
-      // the only filter an agent's search carries is its user.
-      const span = trace?.child('knowledge', knowledge.id, { query, limit: limit ?? 5, search_type: null, filters: scopedUserId !== undefined ? { user_id: scopedUserId } : null });
+      // the only filters an agent's search carries are its user and tenant.
+      const scope = { ...(scopedUserId !== undefined ? { user_id: scopedUserId } : {}), ...(scopedTenantId !== undefined ? { tenant_id: scopedTenantId } : {}) };
+      const span = trace?.child('knowledge', knowledge.id, { query, limit: limit ?? 5, search_type: null, filters: Object.keys(scope).length > 0 ? scope : null });
       let hits: Awaited<ReturnType<SearchableKnowledge['search']>>;
       try {
         hits = await knowledge.search(query, {
           limit: limit ?? 5,
           ...(scopedUserId !== undefined ? { userId: scopedUserId } : {}),
+          ...(scopedTenantId !== undefined ? { tenantId: scopedTenantId } : {}),
           ...(span ? { onSearchType: (searchType: string) => span.set({ search_type: searchType }) } : {}),
         });
       } catch (error) {

@@ -14,6 +14,7 @@ import { ANONYMOUS, isReservedSubject, SECURITY_KEY_PRINCIPAL, scopesFromClaims,
 import { accessibleIds, contextualize, hasScopes, parseScope, resourceContext } from './scopes.js';
 import type { ServiceAccountVerifier } from './service-accounts/service-account-verifier.js';
 import { isServiceAccountToken } from './service-accounts/token.js';
+import { isRuntimeWide, tenantCannot } from './runtime-wide.js';
 import { DEFAULT_TENANT_ADMIN_SCOPE, isTenantAdmin, tenantOfClaims, tenantScope, type TenancyOptions } from './tenancy.js';
 import { personalDataOwner, scopedUserId, unconfinedAdmin } from './user-scope.js';
 import type { DataScope } from './data-scope.js';
@@ -163,8 +164,11 @@ export class Authenticator {
    * result then names them, and the route shows only those.
    */
   authorize(principal: Principal, method: string, path: string, required: readonly string[], listing = false): Visible {
+    // Under tenancy, what changes every tenant is for global admins only (runtime-wide.ts), with
+    // or without role-based access.
+    if (this.heldToTenant(principal) && isRuntimeWide(method, path)) throw tenantCannot(`${method.toUpperCase()} ${path}`, this.adminScope);
     if (!principal.enforceScopes || required.length === 0) return '*';
-    // A tenant admin passes every route; what it reaches stays its tenant's (dataScope).
+    // A tenant admin passes every other route; what it reaches stays its tenant's (dataScope).
     if (isTenantAdmin(principal, this.tenancy)) return '*';
     // Other principals are built per request: a memo would only cost them.
     if (principal.kind !== 'service_account') return this.decide(principal, path, method, required, listing);
@@ -213,6 +217,19 @@ export class Authenticator {
   /** The tenant whose rows `principal` may reach (auth/tenancy.ts); undefined: every tenant's. */
   tenantOf(principal: Principal | undefined): string | undefined {
     return tenantScope(principal, this.tenancy);
+  }
+
+  /**
+   * Whether tenancy holds `principal` to one tenant (or to none it could reach): everyone but a
+   * global admin, the security key and an open runtime. Such a caller manages its tenant only.
+   */
+  heldToTenant(principal: Principal | undefined): boolean {
+    if (this.tenancy.claim === undefined) return false;
+    try {
+      return this.tenantOf(principal) !== undefined;
+    } catch {
+      return true;
+    }
   }
 
   /** Both confinements at once: what a store puts in its WHERE for this caller. */

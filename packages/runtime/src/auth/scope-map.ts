@@ -81,6 +81,14 @@ export const DEFAULT_SCOPE_MAP: readonly Entry[] = [
   ['POST /service-accounts', ['service_accounts:write']],
   ['GET /service-accounts', ['service_accounts:read']],
   ['DELETE /service-accounts/{service_account_id}', ['service_accounts:delete']],
+  // Authentication only: the handlers decide who manages which budgets and reads whose usage
+  // (server/routes/budget-access.ts: global admins all, a tenant admin its own tenant's).
+  ['GET /budgets', []],
+  ['POST /budgets', []],
+  ['GET /budgets/{budget_id}', []],
+  ['PUT /budgets/{budget_id}', []],
+  ['DELETE /budgets/{budget_id}', []],
+  ['GET /usage', []],
   // Authentication only: any accepted credential may ask who it is (the control panel's sign-in).
   ['GET /auth/whoami', []],
   // Authentication only: a caller reads its own usage; budgets are managed by admins, which the

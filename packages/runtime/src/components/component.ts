@@ -32,7 +32,12 @@ export function isHostedComponent(value: unknown): value is HostedComponent {
 export interface SearchableKnowledge extends KnowledgeComponent {
   /**
    * `userId`: search as that user (shared content and theirs); given under user isolation.
+   * `tenantId`: search that tenant's content only; given under tenancy (an implementation must
+   * honour it, or it would show one tenant's content to another).
    * `onSearchType`: told which search type ran, for the search's span.
    */
-  search(query: string, options?: { limit?: number; userId?: string; onSearchType?: (searchType: string) => void }): Promise<{ content: string; name?: string; score?: number }[]>;
+  search(
+    query: string,
+    options?: { limit?: number; userId?: string; tenantId?: string; onSearchType?: (searchType: string) => void },
+  ): Promise<{ content: string; name?: string; score?: number }[]>;
 }

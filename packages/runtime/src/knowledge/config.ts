@@ -49,8 +49,8 @@ export function selectConfigurable(
   return selected.filter((k): k is KnowledgeComponent & ConfigurableKnowledge => isConfigurableKnowledge(k));
 }
 
-/** The config for these Knowledge instances; the built-in readers when there are none. `visibleTo` scopes the filter keys to a user. */
-export async function knowledgeConfig(instances: readonly ConfigurableKnowledge[], visibleTo?: string): Promise<KnowledgeConfig> {
+/** The config for these Knowledge instances; the built-in readers when there are none. `visibleTo` scopes the filter keys to a user and tenant. */
+export async function knowledgeConfig(instances: readonly ConfigurableKnowledge[], visibleTo?: { userId?: string | undefined; tenantId?: string | undefined }): Promise<KnowledgeConfig> {
   const readers = new Map<string, Reader>();
   const registries = instances.length > 0 ? instances.map((k) => k.readers) : [new ReaderRegistry()];
   for (const registry of registries) for (const reader of registry.list()) if (!readers.has(reader.id)) readers.set(reader.id, reader);
@@ -62,7 +62,7 @@ export async function knowledgeConfig(instances: readonly ConfigurableKnowledge[
     for (const chunker of reader.chunkers) chunkerKeys.add(chunker);
   }
   const filters = new Set<string>();
-  for (const k of instances) for (const key of await k.filterKeys(visibleTo !== undefined ? { userId: visibleTo } : undefined)) filters.add(key);
+  for (const k of instances) for (const key of await k.filterKeys(visibleTo)) filters.add(key);
 
   return {
     readers: Object.fromEntries(

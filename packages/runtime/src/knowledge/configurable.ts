@@ -13,8 +13,8 @@ export interface ConfigurableKnowledge {
   /** Remote content sources, listed by /knowledge/config and browsed by the sources routes. */
   readonly contentSources?: readonly RemoteSource[];
   vectorDb(): VectorDbInfo;
-  /** With `userId`, the keys of the content that user may see. */
-  filterKeys(options?: { userId?: string | undefined }): Promise<string[]>;
+  /** With `userId` (`tenantId`), the keys of the content that user (tenant) may see. */
+  filterKeys(options?: { userId?: string | undefined; tenantId?: string | undefined }): Promise<string[]>;
 }
 
 /** Structural, so it also holds across duplicated copies of this module. */

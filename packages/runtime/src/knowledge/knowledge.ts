@@ -35,7 +35,7 @@ import { chunkerSettings, contentChunkerSettings } from './chunkers/settings.js'
 import type { ConfigurableKnowledge } from './configurable.js';
 import { withinReadTime } from './ingest/deadline.js';
 import { contentIdFor, documentsDigest, sourceIdentity } from './ingest/identity.js';
-import { checkMetadata, checkUserId } from './ingest/metadata.js';
+import { checkMetadata, checkTenantId, checkUserId } from './ingest/metadata.js';
 import { chunkAll, storeChunks, type PipelineHost, type ReadPart, type StoreTarget } from './ingest/pipeline.js';
 import type { IngestInput, IngestPlan } from './ingest/plan.js';
 import { Planner, type PlannedSource } from './ingest/planner.js';
@@ -50,6 +50,7 @@ import { checkUniqueIds, isRemoteSource, type RemoteSource } from './remote-sour
 import { Searcher } from './search/searcher.js';
 import type { Chunk, Metadata } from './types.js';
 import { SEARCH_TYPES, type SearchType, type VectorStore } from './vector-stores/vector-store.js';
+import { chunkScope, type ChunkScope } from './vector-stores/chunk-scope.js';
 
 const ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
 
@@ -158,10 +159,11 @@ export class Knowledge implements SearchableKnowledge, ConfigurableKnowledge {
     if (sources !== 1) throw badRequest('insert needs exactly one of text, path, buffer, url or topic');
     const metadata = checkMetadata(options.metadata);
     checkUserId(options.userId);
+    checkTenantId(options.tenantId);
     if (options.url !== undefined || options.topic !== undefined) {
       const location: SourceLocation = options.url !== undefined ? { url: options.url } : { topic: options.topic! };
       const { reader, readWith } = this.planner.resolveSource(options, location);
-      const contentId = options.contentId ?? contentIdFor(sourceIdentity(reader, location, options.readerOptions), metadata, options.userId);
+      const contentId = options.contentId ?? contentIdFor(sourceIdentity(reader, location, options.readerOptions), metadata, options.userId, options.tenantId);
       return this.readSource(reader, readWith, location, { ...options, contentId }, metadata);
     }
     const name = options.name ?? (options.path !== undefined ? basename(options.path) : options.buffer ? 'content' : 'text');
@@ -172,7 +174,7 @@ export class Knowledge implements SearchableKnowledge, ConfigurableKnowledge {
     // A path or an explicit name identifies the content, so re-inserting an edited file
     // replaces its chunks; an unnamed text is identified by its bytes.
     const identity = (hash: string) => (options.path !== undefined ? `path:${options.path}` : options.name !== undefined ? `name:${name}` : `data:${hash}`);
-    return this.readBytes({ reader, chunker, data, name, signal: options.signal, unlessHash: options.unlessHash }, (hash) => options.contentId ?? contentIdFor(identity(hash), metadata, options.userId), metadata, options.userId);
+    return this.readBytes({ reader, chunker, data, name, signal: options.signal, unlessHash: options.unlessHash }, (hash) => options.contentId ?? contentIdFor(identity(hash), metadata, options.userId, options.tenantId), metadata, chunkScope(options.userId, options.tenantId));
   }
 
   /**
@@ -195,7 +197,7 @@ export class Knowledge implements SearchableKnowledge, ConfigurableKnowledge {
       const reader = this.planner.sourceReader(plan.reader);
       const readWith = plan.read_with !== undefined ? this.readers.get(plan.read_with) : undefined;
       const location: SourceLocation = plan.url !== undefined ? { url: plan.url } : plan.topic !== undefined ? { topic: plan.topic } : input;
-      const choices = { name: plan.name, readerOptions: plan.reader_options, chunker: plan.chunker, chunkSize: plan.chunk_size, chunkOverlap: plan.chunk_overlap, ...options, userId: plan.user_id };
+      const choices = { name: plan.name, readerOptions: plan.reader_options, chunker: plan.chunker, chunkSize: plan.chunk_size, chunkOverlap: plan.chunk_overlap, ...options, userId: plan.user_id, tenantId: plan.tenant_id };
       return this.readSource(reader, readWith, location, { ...choices, contentId: plan.content_id }, metadata);
     }
     const data = 'text' in input ? input.text : input.buffer;
@@ -203,7 +205,7 @@ export class Knowledge implements SearchableKnowledge, ConfigurableKnowledge {
     this.checkSize(data, name);
     const reader = this.readers.get(plan.reader);
     const chunker = createChunker(plan.chunker as ChunkerType, sizes);
-    return this.readBytes({ reader, chunker, data, name, hash: plan.sha256, ...options }, () => plan.content_id, metadata, plan.user_id);
+    return this.readBytes({ reader, chunker, data, name, hash: plan.sha256, ...options }, () => plan.content_id, metadata, chunkScope(plan.user_id, plan.tenant_id));
   }
 
   private checkSize(data: string | Uint8Array, name: string): void {
@@ -216,14 +218,14 @@ export class Knowledge implements SearchableKnowledge, ConfigurableKnowledge {
     r: { reader: Reader; chunker: ReturnType<Planner['chunkerFor']>; data: string | Uint8Array; name: string; hash?: string | undefined } & IngestOptions,
     contentIdOf: (hash: string) => string,
     metadata: Metadata,
-    userId: string | undefined,
+    owner: ChunkScope | undefined,
   ): Promise<InsertResult> {
     // A slice at a time: a 10 MB text hashed in one call held the event loop ~12 ms.
     const hash = r.hash ?? (await sha256Sliced(r.data, undefined, r.signal));
     const contentId = contentIdOf(hash);
     if (r.unlessHash === hash) return { content_id: contentId, name: r.name, reader: r.reader.id, chunker: r.chunker.type, chunks: 0, hash, unchanged: true };
     const notes: string[] = [];
-    const target: StoreTarget = { name: r.name, sourceName: r.name, metadata, contentId, userId, signal: r.signal, replaces: r.replaces };
+    const target: StoreTarget = { name: r.name, sourceName: r.name, metadata, contentId, userId: owner?.user, tenantId: owner?.tenant, signal: r.signal, replaces: r.replaces };
     const chunks = await this.readWithin(target, async (signal) => {
       const documents = await r.reader.read({ data: r.data, name: r.name }, { signal, notes, limits: this.limits }).catch((error: unknown) => {
         // A reader on this thread that recursed as deep as the file is nested (the built-in ones
@@ -251,7 +253,7 @@ export class Knowledge implements SearchableKnowledge, ConfigurableKnowledge {
     reader: SourceReader,
     readWith: Reader | undefined,
     location: SourceLocation,
-    options: Pick<InsertOptions, 'name' | 'readerOptions' | 'chunker' | 'chunkSize' | 'chunkOverlap' | 'signal' | 'unlessHash' | 'userId'> & { contentId: string; replaces?: readonly string[] | undefined },
+    options: Pick<InsertOptions, 'name' | 'readerOptions' | 'chunker' | 'chunkSize' | 'chunkOverlap' | 'signal' | 'unlessHash' | 'userId' | 'tenantId'> & { contentId: string; replaces?: readonly string[] | undefined },
     metadata: Metadata,
   ): Promise<InsertResult> {
     const input = { ...location, name: options.name, options: options.readerOptions ?? {}, readWith };
@@ -280,8 +282,9 @@ export class Knowledge implements SearchableKnowledge, ConfigurableKnowledge {
     return { ...stored, reader: readerId, chunker, chunker_settings: contentChunkerSettings(parts.map((p) => p.chunker)), ...size, hash, ...notes };
   }
 
-  private sourceTarget(name: string, url: string | undefined, metadata: Metadata, options: Pick<StoreTarget, 'contentId' | 'replaces'> & { userId?: string | undefined; signal?: AbortSignal | undefined }): StoreTarget {
-    return { name, sourceName: url?.split('/').pop() || name, sourceId: url, metadata, contentId: options.contentId, userId: options.userId, signal: options.signal, replaces: options.replaces };
+  private sourceTarget(name: string, url: string | undefined, metadata: Metadata, options: Pick<StoreTarget, 'contentId' | 'replaces'> & { userId?: string | undefined; tenantId?: string | undefined; signal?: AbortSignal | undefined }): StoreTarget {
+    const { contentId, userId, tenantId, signal, replaces } = options;
+    return { name, sourceName: url?.split('/').pop() || name, sourceId: url, metadata, contentId, userId, tenantId, signal, replaces };
   }
 
   /** Checks a url or topic and the choices for it without I/O (see Planner.checkSource). */
@@ -337,7 +340,7 @@ export class Knowledge implements SearchableKnowledge, ConfigurableKnowledge {
     // A byte reader the caller named reads the bytes (a source reader named read the collection);
     // otherwise the file's name or type picks one.
     const named = 'bytes' in content && options.reader !== undefined ? (typeof options.reader === 'object' ? options.reader : this.readers.get(options.reader)) : undefined;
-    const target: StoreTarget = { name, sourceName, sourceId: options.key, metadata, contentId: options.contentId, userId: options.userId, signal: options.signal };
+    const target: StoreTarget = { name, sourceName, sourceId: options.key, metadata, contentId: options.contentId, userId: options.userId, tenantId: options.tenantId, signal: options.signal };
     let used: Pick<InsertResult, 'reader' | 'chunker' | 'chunker_settings'> | undefined;
     const chunks = await this.readWithin(target, async (signal) => {
       const read = await readChild(content, { readers: this.readers, signal, limits: this.limits, reader: named && !isSourceReader(named) ? named : undefined }, notes);
@@ -364,11 +367,12 @@ export class Knowledge implements SearchableKnowledge, ConfigurableKnowledge {
     return (await this.store.deleteByContentId(contentId, { ownedBy: options.userId })) > 0;
   }
 
-  /** The metadata keys stored content can be filtered on; with `userId`, of the content that user may see. */
-  async filterKeys(options: { userId?: string | undefined } = {}): Promise<string[]> {
+  /** The metadata keys stored content can be filtered on; with `userId` (`tenantId`), of the content that user (tenant) may see. */
+  async filterKeys(options: { userId?: string | undefined; tenantId?: string | undefined } = {}): Promise<string[]> {
     checkUserId(options.userId);
+    checkTenantId(options.tenantId);
     await this.ready();
-    return this.store.filterKeys(options.userId);
+    return this.store.filterKeys(chunkScope(options.userId, options.tenantId));
   }
 
   vectorDb(): VectorDbInfo {

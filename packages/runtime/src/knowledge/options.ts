@@ -117,6 +117,12 @@ export interface InsertOptions {
    */
   userId?: string;
   /**
+   * The tenant this content belongs to (auth/tenancy.ts): its chunks are found only by searches
+   * for this tenant (or unscoped ones), and the tenant is part of the content's identity, so
+   * two tenants can store the same bytes. Absent: no tenant, which tenant-scoped searches never find.
+   */
+  tenantId?: string;
+  /**
    * The content id to store the chunks under, instead of one derived from the content. The
    * HTTP upload names its record before the content is read, and the chunks must carry it.
    */
@@ -130,7 +136,7 @@ export interface InsertOptions {
 }
 
 /** What `checkInsert` validates: the choices a caller makes before any content is read. */
-export type InsertChoices = Pick<InsertOptions, 'name' | 'mimeType' | 'reader' | 'chunker' | 'chunkSize' | 'chunkOverlap' | 'metadata' | 'readerOptions' | 'userId'>;
+export type InsertChoices = Pick<InsertOptions, 'name' | 'mimeType' | 'reader' | 'chunker' | 'chunkSize' | 'chunkOverlap' | 'metadata' | 'readerOptions' | 'userId' | 'tenantId'>;
 
 /** A location or topic a source reader reads, as the caller gave it. */
 export type SourceLocation = { url: string } | { topic: string };
@@ -174,6 +180,8 @@ export interface KnowledgeSearchOptions {
   rerank?: boolean;
   /** Search as this user: shared content and theirs, never another user's. Absent: everything. */
   userId?: string;
+  /** Search as this tenant: its content only, never another tenant's nor content of no tenant. */
+  tenantId?: string;
   /**
    * Drops hits scored below this (0-1): the similarity for vector and keyword search, the
    * reranker's score when reranking. Hybrid scores without a reranker are rank fusion scores.

@@ -15,6 +15,8 @@ export interface ExecutionContext {
   userId: string | undefined;
   /** Under user isolation, the user whose data (and shared data) this run may reach; undefined: unconfined. */
   scopedUserId?: string | undefined;
+  /** Under tenancy, the tenant whose data this run may reach (its session's); undefined: none (tenancy off, a global admin's run). */
+  scopedTenantId?: string | undefined;
   /** Who started (or continued) the run, for tools that act with the caller's own credentials. */
   principal?: RunCaller | undefined;
   message: string;

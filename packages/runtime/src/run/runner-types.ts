@@ -95,4 +95,9 @@ export interface LaunchOptions {
   lastSeq: number;
   /** Whom the run's model calls count against. */
   subject: BudgetSubject;
+  /**
+   * A new run's tenant (the caller's, its session's), which its knowledge searches are held to
+   * (a tenant admin's too); a recorded run's is its record's.
+   */
+  tenantId?: string | undefined;
 }

@@ -90,6 +90,7 @@ export class Runner {
     }
     return this.launch(input.component, record, {
       subject: budgetSubject(input.component.id, record.user_id, runTenant(input)),
+      tenantId: input.tenantId,
       history: await this.history(record.session_id),
       message: input.message,
       userId: record.user_id ?? undefined,
@@ -218,8 +219,9 @@ export class Runner {
       runId,
       sessionId,
       userId: options.userId,
-      // The run acts for its user, so its knowledge searches see what that user may (user-scope.ts).
+      // The run acts for its user in its session's tenant: its knowledge searches see what they may (user-scope.ts).
       scopedUserId: options.unconfined ? undefined : runScope(options.userId, this.userIsolation),
+      scopedTenantId: options.tenantId ?? record.tenant_id ?? undefined,
       principal: options.principal,
       message: options.message,
       history: options.history,
@@ -325,15 +327,11 @@ export class Runner {
   /** Cancels a run of this process only, without waiting; false when it is not active here. */
   cancelLocal(runId: string, reason = 'cancelled by request'): boolean {
     const run = this.active.get(runId);
-    if (!run) return false;
-    run.cancel(reason);
-    return true;
+    run?.cancel(reason);
+    return run !== undefined;
   }
 
-  /**
-   * Finalises runs left behind by dead processes now, and again every half lease while this
-   * runtime lives. Called when the runtime starts (after migrations).
-   */
+  /** Finalises runs left behind by dead processes now, and every half lease while this runtime lives (called at start, after migrations). */
   startMaintenance(): void {
     if (!this.shuttingDown) this.chores.startMaintenance();
   }

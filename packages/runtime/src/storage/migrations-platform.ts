@@ -250,4 +250,14 @@ export const PLATFORM_MIGRATIONS: readonly Migration[] = [
     --;;
     CREATE INDEX IF NOT EXISTS svc_service_accounts_by_tenant ON svc_service_accounts (tenant_id, created_at)`,
   },
+  {
+    version: 58,
+    name: 'tenant evals',
+    // Knowledge evaluations belong to the tenant of whoever started them, like the contents they
+    // search (docs/ARCHITECTURE.md, "Isolation and tenants"); NULL before this step or without
+    // tenancy, which tenant-confined reads never match.
+    sql: `ALTER TABLE svc_knowledge_evals ADD COLUMN IF NOT EXISTS tenant_id TEXT
+    --;;
+    CREATE INDEX IF NOT EXISTS svc_knowledge_evals_by_tenant ON svc_knowledge_evals (knowledge_id, tenant_id, created_at)`,
+  },
 ];

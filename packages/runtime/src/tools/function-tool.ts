@@ -28,6 +28,11 @@ export interface ToolContext {
    * undefined when the run is not confined. Tools reading per-user data pass it on.
    */
   scopedUserId?: string | undefined;
+  /**
+   * Under tenancy, the tenant whose data this call may reach (never another's, nor data of no
+   * tenant); undefined when the run belongs to no tenant. Tools reading tenant data pass it on.
+   */
+  scopedTenantId?: string | undefined;
   /** Fires when the run is cancelled; long tools should stop. */
   signal: AbortSignal;
   /** This call's span in the run's trace: a tool may record what it did beneath it (a knowledge search). */

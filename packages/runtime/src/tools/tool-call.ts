@@ -19,6 +19,7 @@ export interface ToolCallRun {
   sessionId: string;
   userId: string | undefined;
   scopedUserId?: string | undefined;
+  scopedTenantId?: string | undefined;
   principal?: RunCaller | undefined;
   signal: AbortSignal;
   trace?: TraceSpan | undefined;
@@ -81,6 +82,7 @@ export async function runToolCall(
       sessionId: run.sessionId,
       userId: run.userId,
       scopedUserId: run.scopedUserId,
+      scopedTenantId: run.scopedTenantId,
       signal: run.signal,
       progress,
       ...(span ? { trace: span } : {}),

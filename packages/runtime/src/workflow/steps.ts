@@ -20,6 +20,8 @@ export interface StepInput {
    * undefined when unconfined. Pass it as `userId` to `Knowledge.search` from a step.
    */
   scopedUserId?: string | undefined;
+  /** Under tenancy, the run's tenant: pass it as `tenantId` to `Knowledge.search` from a step. */
+  scopedTenantId?: string | undefined;
   signal: AbortSignal;
 }
 

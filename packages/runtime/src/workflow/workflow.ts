@@ -137,6 +137,7 @@ export class Workflow implements Runnable {
       sessionId: context.sessionId,
       userId: context.userId,
       scopedUserId: context.scopedUserId,
+      scopedTenantId: context.scopedTenantId,
       signal: context.signal,
     };
   }

@@ -30,7 +30,7 @@ export interface PanelRuntime {
 export interface PanelRuntimeOptions {
   securityKey?: string;
   /** JWT mode: tokens verified with these public keys (PEM) and this audience, as a deployment's identity provider would sign them. */
-  jwt?: { verificationKeys: string[]; audience: string };
+  jwt?: { verificationKeys: string[]; audience: string; tenantClaim?: string };
   /** An embedder for `library` at this loopback fake (fake-embeddings.ts), so it has vectors to reindex. */
   embeddingsUrl?: string;
   /** Remote content sources of `library` (e.g. an S3Source on the loopback s3rver). */
@@ -99,7 +99,7 @@ export async function startPanelRuntime(options: PanelRuntimeOptions = {}): Prom
       mcp_server: true,
       db: database ? database.open() : new SqliteDb({ path: join(dir, 'runtime.db') }),
       env: options.securityKey ? { OS_SECURITY_KEY: options.securityKey } : {},
-      ...(options.jwt ? { authorization: true, authorization_config: { verification_keys: options.jwt.verificationKeys, audience: options.jwt.audience } } : {}),
+      ...(options.jwt ? { authorization: true, authorization_config: { verification_keys: options.jwt.verificationKeys, audience: options.jwt.audience, ...(options.jwt.tenantClaim ? { tenant_claim: options.jwt.tenantClaim } : {}) } } : {}),
     },
     { logger: silentLogger },
   );

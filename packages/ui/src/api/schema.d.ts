@@ -856,13 +856,13 @@ export interface paths {
         };
         /**
          * List the budgets (code and API)
-         * @description Needs the admin scope (or the security key).
+         * @description Needs the admin scope (or the security key); under tenancy a tenant admin manages its own tenant's budgets only (scope `tenant`, its tenant as the subject).
          */
         get: operations["listBudgets"];
         put?: never;
         /**
          * Create a budget
-         * @description Needs the admin scope (or the security key). It applies from the next run start or model call, on every runtime sharing the database. 409: the id is taken.
+         * @description Needs the admin scope (or the security key); under tenancy a tenant admin manages its own tenant's budgets only (scope `tenant`, its tenant as the subject). It applies from the next run start or model call, on every runtime sharing the database. 409: the id is taken.
          */
         post: operations["createBudget"];
         delete?: never;
@@ -880,18 +880,18 @@ export interface paths {
         };
         /**
          * Read a budget
-         * @description Needs the admin scope (or the security key).
+         * @description Needs the admin scope (or the security key); under tenancy a tenant admin manages its own tenant's budgets only (scope `tenant`, its tenant as the subject).
          */
         get: operations["getBudget"];
         /**
          * Replace a budget
-         * @description Needs the admin scope (or the security key). What it has counted so far stays counted. 409: the budget is set in code.
+         * @description Needs the admin scope (or the security key); under tenancy a tenant admin manages its own tenant's budgets only (scope `tenant`, its tenant as the subject). What it has counted so far stays counted. 409: the budget is set in code.
          */
         put: operations["updateBudget"];
         post?: never;
         /**
          * Delete a budget
-         * @description Needs the admin scope (or the security key). 409: the budget is set in code.
+         * @description Needs the admin scope (or the security key); under tenancy a tenant admin manages its own tenant's budgets only (scope `tenant`, its tenant as the subject). 409: the budget is set in code.
          */
         delete: operations["deleteBudget"];
         options?: never;
@@ -908,7 +908,7 @@ export interface paths {
         };
         /**
          * The caller's consumption against the budgets that apply to it
-         * @description Each budget that applies to the caller (its principal and tenant), with what is used of it in the current window. Admins may name a `principal`, `tenant` and/or `agent` to see anyone's; anyone else naming another is refused (403).
+         * @description Each budget that applies to the caller (its principal and tenant), with what is used of it in the current window. Admins may name a `principal`, `tenant` and/or `agent` to see anyone's; a tenant admin its own tenant and its members (a principal with a session in it); anyone else naming another is refused (403).
          */
         get: operations["getUsage"];
         put?: never;
@@ -2017,6 +2017,10 @@ export interface components {
             scopes: string[];
             /** @description False when route scopes do not apply to this caller (the security key, an open runtime, JWTs without RBAC) */
             scopes_enforced: boolean;
+            /** @description Under tenancy (`tenant_claim`), the tenant whose data this caller is held to; null when tenancy is off or the caller is a global admin (every tenant) */
+            tenant: string | null;
+            /** @description True when the caller administers its tenant (the tenant admin scope): its tenant's data and budgets, no runtime-wide operation */
+            tenant_admin: boolean;
             /** @description Every global `resource:action` scope this caller is granted, by the rule the routes apply (admin covers all). Per-resource grants (`agents:a1:run`) are in `scopes` only. */
             granted: string[];
         };

@@ -104,7 +104,7 @@ export function ingestHandler(knowledge: ContentKnowledge, deps: IngestDeps): Jo
               : { buffer: job.data! };
       // A job queued before uploads carried their plan is planned here, as its upload would have been.
       const plan = p.plan ?? { ...knowledge.plan(p.choices, 'url' in input || 'topic' in input ? input : { sha256: await sha256Sliced('text' in input ? input.text : input.buffer) }), content_id: p.content_id };
-      const versions = p.version !== undefined ? await versionsAround(deps.db, knowledge.id, p.content_id, p.version, record.user_id) : undefined;
+      const versions = p.version !== undefined ? await versionsAround(deps.db, knowledge.id, p.content_id, p.version, record.user_id, record.tenant_id ?? null) : undefined;
       if (versions?.superseded) {
         // A later upload of this name completed first: this one is out of date before it is read.
         await knowledge.remove(p.content_id);

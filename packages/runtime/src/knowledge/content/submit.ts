@@ -103,10 +103,10 @@ export async function submit(
       // bytes are not, unless a later version of their name was uploaded since: this upload
       // makes them the newest again.
       const reread = 'url' in source || 'topic' in source || 'remote' in source || existing.status === 'failed';
-      const older = !reread && versioned !== undefined && (await hasNewerVersion(sql, knowledge.id, versioned, owner, id));
+      const older = !reread && versioned !== undefined && (await hasNewerVersion(sql, knowledge.id, versioned, owner, id, fields.tenant_id ?? null));
       return reread || older ? { refresh: existing } : { keep: existing };
     }
-    const taken = mode === 'skip' && version !== undefined ? await latestVersion(sql, knowledge.id, version, owner, id) : undefined;
+    const taken = mode === 'skip' && version !== undefined ? await latestVersion(sql, knowledge.id, version, owner, id, fields.tenant_id ?? null) : undefined;
     const kept = taken === undefined ? undefined : await records.get(knowledge.id, taken);
     return kept ? { keep: kept } : { create: true };
   };

@@ -50,7 +50,7 @@ export interface UploadRequest {
 export type UploadOutcome = { kind: 'one'; outcome: Outcome } | { kind: 'many'; outcomes: Outcome[] };
 
 /** The choices every kind of upload shares. */
-function sharedChoices(request: Pick<UploadRequest, 'reader_id' | 'chunker' | 'chunk_size' | 'chunk_overlap'>, metadata: ReturnType<typeof parseMetadata>, owner: string | undefined): InsertChoices {
+function sharedChoices(request: Pick<UploadRequest, 'reader_id' | 'chunker' | 'chunk_size' | 'chunk_overlap'>, metadata: ReturnType<typeof parseMetadata>, owner: string | undefined, tenant: string | undefined): InsertChoices {
   return {
     ...(request.reader_id !== undefined ? { reader: request.reader_id } : {}),
     ...(request.chunker !== undefined ? { chunker: request.chunker } : {}),
@@ -58,6 +58,8 @@ function sharedChoices(request: Pick<UploadRequest, 'reader_id' | 'chunker' | 'c
     ...(request.chunk_overlap !== undefined ? { chunkOverlap: request.chunk_overlap } : {}),
     ...(metadata ? { metadata } : {}),
     ...(owner !== undefined ? { userId: owner } : {}),
+    // Part of the content id: two tenants uploading the same bytes store two contents.
+    ...(tenant !== undefined ? { tenantId: tenant } : {}),
   };
 }
 
@@ -85,7 +87,7 @@ export async function upload(service: ContentService, knowledge: ContentKnowledg
     // fails the record.
     const choices: InsertChoices = {
       ...(request.name !== undefined ? { name: request.name } : {}),
-      ...sharedChoices(request, metadata, owner),
+      ...sharedChoices(request, metadata, owner, tenant),
       ...(readerOptions ? { readerOptions } : {}),
     };
     const requested: SourceLocation[] = request.url ? parseUrls(request.url).map((url) => ({ url })) : [{ topic: request.topic! }];
@@ -113,7 +115,7 @@ export async function upload(service: ContentService, knowledge: ContentKnowledg
   const choices: InsertChoices = {
     ...(readAs ? { name: readAs } : {}),
     ...(file?.type ? { mimeType: file.type } : {}),
-    ...sharedChoices(request, metadata, owner),
+    ...sharedChoices(request, metadata, owner, tenant),
   };
   // Read into memory before the record exists (the request body is gone once the response is
   // sent), so a body that cannot be read leaves no record behind.
@@ -159,7 +161,7 @@ export async function uploadRemote(service: ContentService, knowledge: ContentKn
   const path = source.check(request.path, params);
   const folder = isFolder(path);
   const metadata = parseMetadata(request.metadata);
-  const choices: InsertChoices = { ...(request.name !== undefined ? { name: request.name } : {}), ...sharedChoices(request, metadata, caller.owner) };
+  const choices: InsertChoices = { ...(request.name !== undefined ? { name: request.name } : {}), ...sharedChoices(request, metadata, caller.owner, caller.tenant) };
   // Checked as the file would be read: by its name, or, in a folder, by the reader named
   // (without one each file's own reader takes the chunker, and a mismatch fails that file).
   const fileName = path.slice(path.lastIndexOf('/', path.length - 2) + 1);

@@ -29,13 +29,22 @@ export interface Versions {
   superseded: boolean;
 }
 
-/** Every top-level, non-collection record named `name` of this owner (null: shared), newest first. */
-async function named(sql: SqlClient, knowledgeId: string, name: string, owner: string | null): Promise<Version[]> {
+/**
+ * Every top-level, non-collection record named `name` of this owner (null: shared) in this tenant
+ * (null: none), newest first. The same user id in two tenants is two owners: neither's upload is
+ * a version of the other's.
+ */
+async function named(sql: SqlClient, knowledgeId: string, name: string, owner: string | null, tenant: string | null): Promise<Version[]> {
   const params: SqlValue[] = [knowledgeId, name];
   let ownerSql = 'user_id IS NULL';
   if (owner !== null) {
     params.push(owner);
     ownerSql = `user_id = $${params.length}`;
+  }
+  if (tenant === null) ownerSql += ' AND tenant_id IS NULL';
+  else {
+    params.push(tenant);
+    ownerSql += ` AND tenant_id = $${params.length}`;
   }
   const rows = await sql.query<{ id: string; status: string; at: number | string }>(
     `SELECT id, status, COALESCE(submitted_at, created_at) AS at FROM svc_knowledge_contents s
@@ -53,8 +62,8 @@ function before(a: Version, b: Version): boolean {
 }
 
 /** The versions of `name` uploaded before and after record `id`. */
-export async function versionsAround(sql: SqlClient, knowledgeId: string, id: string, name: string, owner: string | null): Promise<Versions> {
-  const all = await named(sql, knowledgeId, name, owner);
+export async function versionsAround(sql: SqlClient, knowledgeId: string, id: string, name: string, owner: string | null, tenant: string | null = null): Promise<Versions> {
+  const all = await named(sql, knowledgeId, name, owner, tenant);
   const self = all.find((v) => v.id === id);
   if (!self) return { older: [], superseded: false };
   const others = all.filter((v) => v.id !== id);
@@ -62,13 +71,13 @@ export async function versionsAround(sql: SqlClient, knowledgeId: string, id: st
 }
 
 /** The newest version of `name` other than `id`, if there is one (what `write_mode` skip keeps). */
-export async function latestVersion(sql: SqlClient, knowledgeId: string, name: string, owner: string | null, id: string): Promise<string | undefined> {
-  return (await named(sql, knowledgeId, name, owner)).find((v) => v.id !== id)?.id;
+export async function latestVersion(sql: SqlClient, knowledgeId: string, name: string, owner: string | null, id: string, tenant: string | null = null): Promise<string | undefined> {
+  return (await named(sql, knowledgeId, name, owner, tenant)).find((v) => v.id !== id)?.id;
 }
 
 /** Whether a version of `name` was uploaded after record `id`. */
-export async function hasNewerVersion(sql: SqlClient, knowledgeId: string, name: string, owner: string | null, id: string): Promise<boolean> {
-  const all = await named(sql, knowledgeId, name, owner);
+export async function hasNewerVersion(sql: SqlClient, knowledgeId: string, name: string, owner: string | null, id: string, tenant: string | null = null): Promise<boolean> {
+  const all = await named(sql, knowledgeId, name, owner, tenant);
   const self = all.find((v) => v.id === id);
   return self !== undefined && all.some((v) => v.id !== id && before(self, v));
 }

@@ -67,6 +67,8 @@ export interface NewEval {
   knowledge_id: string;
   name: string | null;
   user_id: string | null;
+  /** The tenant of the caller who started it; null without tenancy. */
+  tenant_id?: string | null;
   search_types: SearchType[];
   k: number;
   recall_k: number;
@@ -121,11 +123,24 @@ function toRecord(row: Row): EvalRecord {
   };
 }
 
-/** `AND` this user's evals, with the user as the next parameter; nothing when unscoped. */
-function visibleSql(visibleTo: string | undefined, params: SqlValue[]): string {
-  if (visibleTo === undefined) return '';
-  params.push(visibleTo);
-  return ` AND user_id = $${params.length}`;
+/** Whose evals a caller reaches: its own (user isolation) and its tenant's (tenancy); absent fields confine nothing. */
+export interface EvalScope {
+  user?: string | undefined;
+  tenant?: string | undefined;
+}
+
+/** `AND` this user's and this tenant's evals, as the next parameters; nothing when unscoped. */
+function visibleSql(scope: EvalScope | undefined, params: SqlValue[]): string {
+  let sql = '';
+  if (scope?.user !== undefined) {
+    params.push(scope.user);
+    sql += ` AND user_id = $${params.length}`;
+  }
+  if (scope?.tenant !== undefined) {
+    params.push(scope.tenant);
+    sql += ` AND tenant_id = $${params.length}`;
+  }
+  return sql;
 }
 
 export class EvalStore {
@@ -135,21 +150,21 @@ export class EvalStore {
     const id = randomUUID();
     const now = Date.now();
     await sql.execute(
-      `INSERT INTO svc_knowledge_evals (id, knowledge_id, name, user_id, status, input, search_types, k, recall_k, queries_total, queries_done, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, 'queued', $5, $6, $7, $8, $9, 0, $10, $10)`,
-      [id, e.knowledge_id, e.name, e.user_id, JSON.stringify(e.queries), JSON.stringify(e.search_types), e.k, e.recall_k, e.queries.length, now],
+      `INSERT INTO svc_knowledge_evals (id, knowledge_id, name, user_id, status, input, search_types, k, recall_k, queries_total, queries_done, created_at, updated_at, tenant_id)
+       VALUES ($1, $2, $3, $4, 'queued', $5, $6, $7, $8, $9, 0, $10, $10, $11)`,
+      [id, e.knowledge_id, e.name, e.user_id, JSON.stringify(e.queries), JSON.stringify(e.search_types), e.k, e.recall_k, e.queries.length, now, e.tenant_id ?? null],
     );
     return (await this.get(e.knowledge_id, id, undefined, sql))!;
   }
 
-  async get(knowledgeId: string, id: string, visibleTo?: string, sql: SqlClient = this.sql): Promise<EvalRecord | undefined> {
+  async get(knowledgeId: string, id: string, visibleTo?: EvalScope, sql: SqlClient = this.sql): Promise<EvalRecord | undefined> {
     const params: SqlValue[] = [knowledgeId, id];
     const [row] = await sql.query<Row>(`SELECT ${COLUMNS} FROM svc_knowledge_evals WHERE knowledge_id = $1 AND id = $2${visibleSql(visibleTo, params)}`, params);
     return row ? toRecord(row) : undefined;
   }
 
   /** A page of evals, newest first, and how many there are. */
-  async list(knowledgeId: string, page: { limit: number; page: number }, visibleTo?: string): Promise<{ data: EvalRecord[]; total: number }> {
+  async list(knowledgeId: string, page: { limit: number; page: number }, visibleTo?: EvalScope): Promise<{ data: EvalRecord[]; total: number }> {
     const params: SqlValue[] = [knowledgeId];
     const where = `WHERE knowledge_id = $1${visibleSql(visibleTo, params)}`;
     const [count] = await this.sql.query<{ n: number | string }>(`SELECT COUNT(*) AS n FROM svc_knowledge_evals ${where}`, params);

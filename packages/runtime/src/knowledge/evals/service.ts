@@ -33,6 +33,8 @@ interface EvalPayload {
   eval_id: string;
   /** Whose view of the base the searches take (a confined caller's); absent: everything. */
   visible_to?: string;
+  /** The caller's tenant, whose contents alone the searches see (auth/tenancy.ts). */
+  tenant_id?: string;
 }
 
 export interface EvalRequest {
@@ -80,10 +82,10 @@ export class EvalService {
     if (refused.length > 0) throw badRequest(`Knowledge base "${knowledge.id}" does not support ${refused.join(', ')} search (it supports ${can.join(', ')})`);
     const k = request.k ?? DEFAULT_K;
     const recallK = request.recallK ?? DEFAULT_RECALL_K;
-    const resolved = await resolveJudgments(this.o.db, knowledge.id, queries, caller.scope);
-    const payload: EvalPayload = { eval_id: '', ...(caller.scope !== undefined ? { visible_to: caller.scope } : {}) };
+    const resolved = await resolveJudgments(this.o.db, knowledge.id, queries, caller.scope, caller.tenant);
+    const payload: EvalPayload = { eval_id: '', ...(caller.scope !== undefined ? { visible_to: caller.scope } : {}), ...(caller.tenant !== undefined ? { tenant_id: caller.tenant } : {}) };
     const record = await this.o.db.transaction(async (tx) => {
-      const made = await this.store.create({ knowledge_id: knowledge.id, name: request.name ?? null, user_id: caller.owner ?? null, search_types: [...new Set(searchTypes)], k, recall_k: recallK, queries: resolved }, tx);
+      const made = await this.store.create({ knowledge_id: knowledge.id, name: request.name ?? null, user_id: caller.owner ?? null, tenant_id: caller.tenant ?? null, search_types: [...new Set(searchTypes)], k, recall_k: recallK, queries: resolved }, tx);
       await this.o.jobs.store.enqueue({ kind: evalKind(knowledge.id), ref: evalRef(made.id), payload: { ...payload, eval_id: made.id }, maxAttempts: 3 }, tx);
       return made;
     });
@@ -93,13 +95,13 @@ export class EvalService {
 
   /** One eval with its per-query scores, as the caller may see it. */
   async get(knowledge: ContentKnowledge, id: string, caller: ContentCaller): Promise<{ record: EvalRecord; details: EvalQueryDetail[] | null }> {
-    const found = await this.store.get(knowledge.id, id, caller.scope);
+    const found = await this.store.get(knowledge.id, id, { user: caller.scope, tenant: caller.tenant });
     if (!found) throw new RuntimeError('NOT_FOUND', `Eval '${id}' not found`);
     return { record: await this.reconciled(found), details: await this.store.details(id) };
   }
 
   async list(knowledge: ContentKnowledge, page: { limit: number; page: number }, caller: ContentCaller): Promise<{ data: EvalRecord[]; total: number }> {
-    const listed = await this.store.list(knowledge.id, page, caller.scope);
+    const listed = await this.store.list(knowledge.id, page, { user: caller.scope, tenant: caller.tenant });
     return { data: await Promise.all(listed.data.map((r) => this.reconciled(r))), total: listed.total };
   }
 
@@ -122,7 +124,7 @@ export class EvalService {
     const log = this.o.log;
     return {
       async run(job: Job, signal: AbortSignal): Promise<void> {
-        const { eval_id: id, visible_to: visibleTo } = job.payload as unknown as EvalPayload;
+        const { eval_id: id, visible_to: visibleTo, tenant_id: tenantId } = job.payload as unknown as EvalPayload;
         const record = await store.get(knowledge.id, id);
         if (!record || record.status === 'completed' || record.status === 'failed') return;
         const queries = (await store.input(id)) ?? [];
@@ -136,7 +138,7 @@ export class EvalService {
           signal,
           progress: (done) => store.progress(id, done),
           search: async (query, searchType, limit) =>
-            (await knowledge.search(query, { searchType, limit, ...(visibleTo !== undefined ? { userId: visibleTo } : {}) })).map((h) => h.content_id),
+            (await knowledge.search(query, { searchType, limit, ...(visibleTo !== undefined ? { userId: visibleTo } : {}), ...(tenantId !== undefined ? { tenantId } : {}) })).map((h) => h.content_id),
         });
         await store.complete(id, results, details);
         log.info(`knowledge "${knowledge.id}": eval ${id} of ${queries.length} queries done in ${Date.now() - started} ms`);

@@ -14,7 +14,7 @@ import type { ResolvedQuery } from './eval-store.js';
 /** Keys looked up per statement. */
 const BATCH = 500;
 
-async function matches(sql: SqlClient, knowledgeId: string, keys: readonly string[], visibleTo: string | undefined): Promise<Map<string, string[]>> {
+async function matches(sql: SqlClient, knowledgeId: string, keys: readonly string[], visibleTo: string | undefined, tenant: string | undefined): Promise<Map<string, string[]>> {
   const found = new Map<string, string[]>();
   for (let i = 0; i < keys.length; i += BATCH) {
     const batch = keys.slice(i, i + BATCH);
@@ -24,6 +24,10 @@ async function matches(sql: SqlClient, knowledgeId: string, keys: readonly strin
     if (visibleTo !== undefined) {
       params.push(visibleTo);
       visible = ` AND (user_id IS NULL OR user_id = $${params.length})`;
+    }
+    if (tenant !== undefined) {
+      params.push(tenant);
+      visible += ` AND tenant_id = $${params.length}`;
     }
     const rows = await sql.query<{ id: string; name: string | null }>(
       `SELECT id, name FROM svc_knowledge_contents WHERE knowledge_id = $1 AND status = 'completed' AND (id IN (${list}) OR name IN (${list}))${visible} ORDER BY id`,
@@ -38,9 +42,9 @@ async function matches(sql: SqlClient, knowledgeId: string, keys: readonly strin
   return found;
 }
 
-export async function resolveJudgments(sql: SqlClient, knowledgeId: string, queries: readonly LabelledQuery[], visibleTo: string | undefined): Promise<ResolvedQuery[]> {
+export async function resolveJudgments(sql: SqlClient, knowledgeId: string, queries: readonly LabelledQuery[], visibleTo: string | undefined, tenant?: string): Promise<ResolvedQuery[]> {
   const keys = [...new Set(queries.flatMap((q) => q.judgments.map((j) => j.document)))];
-  const found = await matches(sql, knowledgeId, keys, visibleTo);
+  const found = await matches(sql, knowledgeId, keys, visibleTo, tenant);
   const unknown = keys.filter((k) => !found.has(k));
   if (unknown.length > 0) {
     const shown = unknown.slice(0, 10).map((k) => `"${k}"`).join(', ');

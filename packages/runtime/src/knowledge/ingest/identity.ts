@@ -49,12 +49,12 @@ export function stableJson(value: unknown): string {
 }
 
 /**
- * The id the SDK's `insert` stores content under: per (identity, metadata, owner). The owner is
- * added only when there is one, so shared content keeps its old ids.
+ * The id the SDK's `insert` stores content under: per (identity, metadata, owner, tenant). The
+ * owner and tenant are added only when there is one, so shared content keeps its old ids.
  */
-export function contentIdFor(identity: string, metadata: Metadata, owner: string | undefined): string {
+export function contentIdFor(identity: string, metadata: Metadata, owner: string | undefined, tenant?: string): string {
   const meta = JSON.stringify(Object.fromEntries(Object.entries(metadata).toSorted(([a], [b]) => a.localeCompare(b))));
-  return uuidFromHash(sha256(`${identity}:${meta}${owner !== undefined ? `\nowner:${owner}` : ''}`));
+  return uuidFromHash(sha256(`${identity}:${meta}${owner !== undefined ? `\nowner:${owner}` : ''}${tenant !== undefined ? `\ntenant:${tenant}` : ''}`));
 }
 
 /** The identity of content a source reader reads: a plain URL keeps the identity URL content always had. */

@@ -42,6 +42,12 @@ export function checkMetadata(metadata: unknown): Metadata {
 }
 
 /** An owner or searching user: a non-empty string (a JWT `sub`, `sa:<name>`, an SDK caller's id). */
+/** A tenant id as the SDK takes it (auth/tenancy.ts allows up to 200 characters). */
+export function checkTenantId(tenantId: unknown): void {
+  if (tenantId === undefined) return;
+  if (typeof tenantId !== 'string' || tenantId.length === 0 || tenantId.length > 256) throw badRequest('tenantId must be a string of 1 to 256 characters');
+}
+
 export function checkUserId(userId: unknown): void {
   if (userId === undefined) return;
   if (typeof userId !== 'string' || userId.length === 0 || userId.length > 256) throw badRequest('userId must be a string of 1 to 256 characters');

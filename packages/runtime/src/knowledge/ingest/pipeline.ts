@@ -17,6 +17,7 @@ import { chunkBudget, type IngestLimits } from '../limits.js';
 import type { Reader } from '../readers/reader.js';
 import type { Chunk, Document, Metadata } from '../types.js';
 import type { StoredChunk, VectorStore } from '../vector-stores/vector-store.js';
+import { chunkScope, type ChunkScope } from '../vector-stores/chunk-scope.js';
 import { chunkParts } from './chunk-parts.js';
 
 /** What the pipeline needs of its knowledge base. */
@@ -33,7 +34,7 @@ export interface PipelineHost {
   /** The store's tables exist. */
   ready(): Promise<void>;
   /** Newly stored metadata keys become filterable. */
-  noteKeys(stored: readonly StoredChunk[], owner: string | undefined): Promise<void>;
+  noteKeys(stored: readonly StoredChunk[], owner: ChunkScope | undefined): Promise<void>;
 }
 
 /** Read documents, with the reader that read them and the chunker for them. */
@@ -53,6 +54,8 @@ export interface StoreTarget {
   metadata: Metadata;
   contentId: string;
   userId: string | undefined;
+  /** The tenant the chunks belong to (auth/tenancy.ts); undefined: none. */
+  tenantId?: string | undefined;
   signal: AbortSignal | undefined;
   /** Earlier versions this content replaces: hidden in the step that makes it visible. */
   replaces?: readonly string[] | undefined;
@@ -94,7 +97,7 @@ export async function storeChunks(host: PipelineHost, chunks: Chunk[], c: StoreT
   const vectors = host.embedder ? await host.embedder.embed(await mapSliced(chunks, (chunk) => chunk.content, slicer), c.signal) : undefined;
   const stored: StoredChunk[] = await mapSliced(chunks, (chunk, i) => ({ ...chunk, filters: metadata, embedding: vectors?.[i] }), slicer);
   await host.ready();
-  await host.store.upsert(contentId, stored, host.embedder?.id, { knowledgeId: host.id, userId: c.userId }, { replaces: c.replaces });
-  await host.noteKeys(stored, c.userId);
+  await host.store.upsert(contentId, stored, host.embedder?.id, { knowledgeId: host.id, userId: c.userId, tenantId: c.tenantId }, { replaces: c.replaces });
+  await host.noteKeys(stored, chunkScope(c.userId, c.tenantId));
   return { content_id: contentId, name, chunks: stored.length };
 }

@@ -29,6 +29,8 @@ export interface IngestPlan {
   metadata?: Metadata | undefined;
   /** The owner; absent for shared content. */
   user_id?: string | undefined;
+  /** The tenant the content belongs to (part of its id); absent: none. */
+  tenant_id?: string | undefined;
   /** SHA-256 (hex) of the bytes (a text's UTF-8), when they were there to hash at upload. */
   sha256?: string | undefined;
 }

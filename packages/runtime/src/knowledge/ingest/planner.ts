@@ -16,7 +16,7 @@ import { isSourceReader, type SourceReader } from '../readers/sources/source-rea
 import type { ReaderRegistry } from '../readers/registry.js';
 import { UrlReader } from '../readers/sources/url.js';
 import { sha256, stableJson, uuidFromHash } from './identity.js';
-import { checkMetadata, checkUserId } from './metadata.js';
+import { checkMetadata, checkTenantId, checkUserId } from './metadata.js';
 import type { IngestPlan } from './plan.js';
 
 /** What the planner needs of its knowledge base. */
@@ -111,6 +111,7 @@ export class Planner {
   private checkBytes(choices: InsertChoices): { reader: Reader; chunker: Chunker } {
     checkMetadata(choices.metadata);
     checkUserId(choices.userId);
+    checkTenantId(choices.tenantId);
     const reader = this.byteReader(choices);
     if (isSourceReader(reader)) {
       const what = reader.source === 'topic' ? 'a topic' : reader.source === 'url' ? 'a url' : 'a url or a topic';
@@ -159,6 +160,7 @@ export class Planner {
       ...(choices.readerOptions !== undefined ? { reader_options: choices.readerOptions } : {}),
       ...(choices.metadata !== undefined ? { metadata: choices.metadata } : {}),
       ...(choices.userId !== undefined ? { user_id: choices.userId } : {}),
+      ...(choices.tenantId !== undefined ? { tenant_id: choices.tenantId } : {}),
     };
     if (settled.bytes) return { ...base, reader: settled.bytes.reader.id, chunker: settled.bytes.chunker.type, sha256: (source as { sha256: string }).sha256 };
     const { reader, readWith } = settled.source!;
@@ -171,6 +173,7 @@ export class Planner {
     if ('url' in source || 'topic' in source) {
       checkMetadata(choices.metadata);
       checkUserId(choices.userId);
+      checkTenantId(choices.tenantId);
       const resolved = this.resolveSource(choices, source);
       const { reader, readWith } = resolved;
       if (choices.chunker !== undefined && (readWith || reader.id !== 'url')) this.chunkerFor(readWith ?? reader, choices);
@@ -215,8 +218,10 @@ export class Planner {
                 ? `bytes:${sha256(source.text)}`
                 : `bytes:${sha256(source.bytes)}`;
     const options = choices.readerOptions && Object.keys(choices.readerOptions).length > 0 ? [`options:${stableJson(choices.readerOptions)}`] : [];
-    // Appended only when there is an owner, so shared content keeps the ids it always had.
+    // Appended only when there is an owner (a tenant), so shared content (content of no tenant)
+    // keeps the ids it always had; two tenants storing the same bytes get two ids.
     const owner = choices.userId !== undefined ? [`owner:${choices.userId}`] : [];
-    return uuidFromHash(sha256([this.host.id, readerId, chunker, choices.chunkSize ?? '', choices.chunkOverlap ?? '', what, ...options, ...owner].join('\n')));
+    const tenant = choices.tenantId !== undefined ? [`tenant:${choices.tenantId}`] : [];
+    return uuidFromHash(sha256([this.host.id, readerId, chunker, choices.chunkSize ?? '', choices.chunkOverlap ?? '', what, ...options, ...owner, ...tenant].join('\n')));
   }
 }

@@ -9,7 +9,8 @@ import { badRequest, unprocessable } from '../../errors.js';
 import type { Embedder } from '../../model/embedder.js';
 import type { Reranker } from '../../model/reranker.js';
 import { TimeSlicer } from '../../util/time-slicer.js';
-import { checkUserId } from '../ingest/metadata.js';
+import { checkTenantId, checkUserId } from '../ingest/metadata.js';
+import { chunkScope, scopeKey, type ChunkScope } from '../vector-stores/chunk-scope.js';
 import type { KnowledgeHit, KnowledgeSearchOptions } from '../options.js';
 import { filterKeysOf, parseFilters } from '../vector-stores/filter-language.js';
 import { EmbedderGate, isReindexable } from '../vector-stores/reindex.js';
@@ -34,11 +35,11 @@ export interface SearcherHost {
 
 export class Searcher {
   /**
-   * Metadata keys of stored chunks, for refusing unknown filter keys: under `undefined` every
-   * chunk's, under a user id those of the chunks that user may see (so a refusal never names a
-   * key only another user's content has). Entries are read on first use.
+   * Metadata keys of stored chunks, for refusing unknown filter keys: under `''` every chunk's,
+   * under a scope's key those of the chunks that user and tenant may see (so a refusal never
+   * names a key only another user's or tenant's content has). Entries are read on first use.
    */
-  private readonly metadataKeys = new Map<string | undefined, Set<string>>();
+  private readonly metadataKeys = new Map<string, { scope: ChunkScope | undefined; known: Set<string> }>();
   private gate: EmbedderGate | undefined;
 
   constructor(private readonly host: SearcherHost) {}
@@ -55,8 +56,10 @@ export class Searcher {
     }
     const filter = parseFilters(options.filters);
     checkUserId(options.userId);
+    checkTenantId(options.tenantId);
+    const scope = chunkScope(options.userId, options.tenantId);
     await host.ready();
-    await this.checkFilterKeys(filterKeysOf(filter), options.userId);
+    await this.checkFilterKeys(filterKeysOf(filter), scope);
     // While a reindex to this embedder runs, the stored vectors are another embedder's: keywords only.
     const gate = searchType !== 'keyword' ? this.vectorGate() : undefined;
     if (gate && !(await gate.usable())) searchType = 'keyword';
@@ -67,7 +70,7 @@ export class Searcher {
     const reranker = options.rerank === false ? undefined : host.reranker;
     // The reranker chooses from a wider field than it returns.
     const candidates = reranker ? Math.min(MAX_LIMIT, limit * RERANK_CANDIDATES) : limit;
-    let hits = await host.store.search({ searchType, query, vector, limit: candidates, filter, visibleTo: options.userId });
+    let hits = await host.store.search({ searchType, query, vector, limit: candidates, filter, visibleTo: scope });
     if (reranker && hits.length > 0) {
       const ranked = await reranker.rerank(query, hits.map((h) => h.chunk.content), limit, options.signal);
       hits = ranked.map((r) => ({ chunk: hits[r.index]!.chunk, score: r.score }));
@@ -86,9 +89,10 @@ export class Searcher {
   }
 
   /** Keys of newly stored chunks become known to every view that sees them. */
-  async noteKeys(stored: readonly StoredChunk[], owner: string | undefined, slicer = new TimeSlicer()): Promise<void> {
-    for (const [viewer, known] of this.metadataKeys) {
-      if (viewer !== undefined && owner !== undefined && viewer !== owner) continue;
+  async noteKeys(stored: readonly StoredChunk[], owner: ChunkScope | undefined, slicer = new TimeSlicer()): Promise<void> {
+    for (const { scope: viewer, known } of this.metadataKeys.values()) {
+      if (viewer?.user !== undefined && owner?.user !== undefined && viewer.user !== owner.user) continue;
+      if (viewer?.tenant !== undefined && viewer.tenant !== owner?.tenant) continue;
       for (let i = 0; i < stored.length; i++) {
         if ((i & 255) === 0) await slicer.pause();
         for (const key of Object.keys(stored[i]!.meta_data)) known.add(key);
@@ -113,17 +117,18 @@ export class Searcher {
    * look like "no results"). The keys are cached and read again once before refusing, since
    * another runtime may have stored new ones.
    */
-  private async checkFilterKeys(keys: Set<string>, userId: string | undefined): Promise<void> {
+  private async checkFilterKeys(keys: Set<string>, scope: ChunkScope | undefined): Promise<void> {
     if (keys.size === 0) return;
     const unknown = (known: Set<string>) => [...keys].filter((k) => !known.has(k));
     const read = async () => {
-      const known = new Set(await this.host.store.metadataKeys(userId));
-      // Bounded: one entry per user searching with filters; the oldest goes first.
-      if (this.metadataKeys.size >= MAX_CACHED_KEY_SETS && !this.metadataKeys.has(userId)) this.metadataKeys.delete(this.metadataKeys.keys().next().value);
-      this.metadataKeys.set(userId, known);
+      const known = new Set(await this.host.store.metadataKeys(scope));
+      // Bounded: one entry per user and tenant searching with filters; the oldest goes first.
+      if (this.metadataKeys.size >= MAX_CACHED_KEY_SETS && !this.metadataKeys.has(key)) this.metadataKeys.delete(this.metadataKeys.keys().next().value!);
+      this.metadataKeys.set(key, { scope, known });
       return known;
     };
-    if (unknown(this.metadataKeys.get(userId) ?? (await read())).length === 0) return;
+    const key = scopeKey(scope);
+    if (unknown(this.metadataKeys.get(key)?.known ?? (await read())).length === 0) return;
     const known = await read();
     const missing = unknown(known);
     if (missing.length === 0) return;

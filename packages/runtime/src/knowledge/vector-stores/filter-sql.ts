@@ -4,9 +4,11 @@
  * Every comparison is type-exact and is false (never NULL) when the key is missing or holds
  * another type, so NOT and OR behave as written; CASE guards every cast, since SQL does not
  * promise to evaluate AND from left to right. Strings compare by code point on both stores.
- * With the filter goes the owner scope (shared chunks and the user's own), in the same WHERE,
+ * With the filter goes the owner scope (shared chunks and the user's own) and the tenant's (its
+ * chunks only, chunk-scope.ts), in the same WHERE,
  * so `limit` is still met whenever that many chunks are visible.
  */
+import type { ChunkScope } from './chunk-scope.js';
 import type { SqlValue } from '../../storage/db.js';
 import type { Comparison, Filter, FilterScalar } from './filter-language.js';
 
@@ -16,7 +18,7 @@ type SqliteBind = string | number | null;
  * SQLite: the `AND ...` conditions of a read over chunk rows `c`: the filter over their metadata
  * and the owner scope, with `?` parameters.
  */
-export function sqliteConditions(filter: Filter | undefined, visibleTo: string | undefined): { sql: string; params: SqliteBind[] } {
+export function sqliteConditions(filter: Filter | undefined, visibleTo: ChunkScope | undefined): { sql: string; params: SqliteBind[] } {
   const sql: string[] = [];
   const params: SqliteBind[] = [];
   if (filter) {
@@ -24,19 +26,27 @@ export function sqliteConditions(filter: Filter | undefined, visibleTo: string |
     sql.push(` AND ${compiled.sql}`);
     params.push(...compiled.params);
   }
-  if (visibleTo !== undefined) {
+  if (visibleTo?.user !== undefined) {
     sql.push(' AND (c.user_id IS NULL OR c.user_id = ?)');
-    params.push(visibleTo);
+    params.push(visibleTo.user);
+  }
+  if (visibleTo?.tenant !== undefined) {
+    sql.push(' AND c.tenant_id = ?');
+    params.push(visibleTo.tenant);
   }
   return { sql: sql.join(''), params };
 }
 
 /** PostgreSQL: the same conditions over the chunk table's columns, with `$n` parameters appended to `params`. */
-export function postgresConditions(filter: Filter | undefined, visibleTo: string | undefined, params: SqlValue[]): string {
+export function postgresConditions(filter: Filter | undefined, visibleTo: ChunkScope | undefined, params: SqlValue[]): string {
   let sql = filter ? ` AND ${postgresFilter(filter, 'meta_data', params)}` : '';
-  if (visibleTo !== undefined) {
-    params.push(visibleTo);
+  if (visibleTo?.user !== undefined) {
+    params.push(visibleTo.user);
     sql += ` AND (user_id IS NULL OR user_id = $${params.length})`;
+  }
+  if (visibleTo?.tenant !== undefined) {
+    params.push(visibleTo.tenant);
+    sql += ` AND tenant_id = $${params.length}`;
   }
   return sql;
 }

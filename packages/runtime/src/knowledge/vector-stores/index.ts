@@ -7,5 +7,6 @@
  * knowledge/index.ts re-exports this list.
  */
 export { SEARCH_TYPES, type SearchType, type MetadataFilters, type VectorStore, type StoredChunk, type SearchHit, type SearchRequest } from './vector-store.js';
+export type { ChunkScope } from './chunk-scope.js';
 export { SqliteVectorStore, type SqliteVectorStoreOptions } from './sqlite/store.js';
 export { PostgresVectorStore, type PostgresVectorStoreOptions } from './postgres/store.js';

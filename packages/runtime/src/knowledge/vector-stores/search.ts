@@ -6,6 +6,7 @@
  * given the request's owner scope), and hybrid asks both for more candidates and fuses their
  * normalised scores.
  */
+import { asScope, type ChunkScope } from './chunk-scope.js';
 import { RuntimeError } from '../../errors.js';
 import { parseFilters, type Filter } from './filter-language.js';
 import { convexFusion, HYBRID_CANDIDATES } from './fusion.js';
@@ -13,13 +14,13 @@ import type { SearchHit, SearchRequest } from './vector-store.js';
 
 /** A store's two kinds of query; `visibleTo` is the request's owner scope. */
 export interface SearchSides {
-  vector(vector: number[], limit: number, filter: Filter | undefined, visibleTo: string | undefined): SearchHit[] | Promise<SearchHit[]>;
-  keyword(query: string, limit: number, filter: Filter | undefined, visibleTo: string | undefined): SearchHit[] | Promise<SearchHit[]>;
+  vector(vector: number[], limit: number, filter: Filter | undefined, visibleTo: ChunkScope | undefined): SearchHit[] | Promise<SearchHit[]>;
+  keyword(query: string, limit: number, filter: Filter | undefined, visibleTo: ChunkScope | undefined): SearchHit[] | Promise<SearchHit[]>;
 }
 
 export async function searchWith(request: SearchRequest, sides: SearchSides): Promise<SearchHit[]> {
   const filters = request.filter ?? parseFilters(request.filters);
-  const who = request.visibleTo;
+  const who = asScope(request.visibleTo);
   switch (request.searchType) {
     case 'vector':
       return sides.vector(requireVector(request), request.limit, filters, who);

@@ -6,6 +6,7 @@
  * Reciprocal Rank Fusion of the other two (see fusion.ts), done the same way on every store so
  * their rankings agree.
  */
+import type { ChunkScope } from './chunk-scope.js';
 import type { Chunk, Metadata } from '../types.js';
 import type { Filter } from './filter-language.js';
 
@@ -40,11 +41,12 @@ export interface SearchRequest {
   /** The plain form, AND of type-exact equalities; used when `filter` is absent. */
   filters?: MetadataFilters | undefined;
   /**
-   * Search as this user: only shared chunks (no owner) and this user's own are candidates, in
-   * the same WHERE as the filters, so `limit` is still met whenever that many are visible.
-   * Absent: every chunk.
+   * Search as this user and/or tenant (chunk-scope.ts): only shared chunks (no owner) and the
+   * user's own, of that tenant only, are candidates, in the same WHERE as the filters, so
+   * `limit` is still met whenever that many are visible. A string is a user id alone. Absent:
+   * every chunk.
    */
-  visibleTo?: string | undefined;
+  visibleTo?: string | ChunkScope | undefined;
 }
 
 /** Who a content's chunks belong to; recorded on every chunk row. */
@@ -53,6 +55,8 @@ export interface ChunkOwner {
   knowledgeId?: string | undefined;
   /** The owning user; absent means shared, visible to every user. */
   userId?: string | undefined;
+  /** The tenant it belongs to (auth/tenancy.ts); absent: none, visible to unconfined callers only under tenancy. */
+  tenantId?: string | undefined;
 }
 
 /** How a write relates to other contents. */
@@ -87,9 +91,9 @@ export interface VectorStore {
   deleteByContentId(contentId: string, options?: { ownedBy?: string | undefined }): Promise<number>;
   contentExists(contentId: string): Promise<boolean>;
   search(request: SearchRequest): Promise<SearchHit[]>;
-  /** Keys of the user metadata on stored chunks, sorted; with `visibleTo`, of the chunks that user may see. */
-  filterKeys(visibleTo?: string): Promise<string[]>;
+  /** Keys of the user metadata on stored chunks, sorted; with `visibleTo`, of the chunks that scope may see. */
+  filterKeys(visibleTo?: string | ChunkScope): Promise<string[]>;
   /** Every key of stored chunks' metadata (reader and chunker keys too), which filters may name; `visibleTo` as above. */
-  metadataKeys(visibleTo?: string): Promise<string[]>;
+  metadataKeys(visibleTo?: string | ChunkScope): Promise<string[]>;
   close(): Promise<void>;
 }

@@ -1,15 +1,16 @@
 /**
  * `/budgets` (admin only: create, list, read, replace, delete the limits on runs, tokens and
- * cost) and `GET /usage` (a caller's own consumption against the budgets that apply to it;
- * admins may name any principal, tenant or agent). The checks themselves live in budgets/ and
+ * cost; a tenant admin its own tenant's, budget-access.ts) and `GET /usage` (a caller's own
+ * consumption against the budgets that apply to it; admins may name any principal, tenant or
+ * agent, a tenant admin its tenant and its members). The checks themselves live in budgets/ and
  * run in the runner, so every way a run starts is limited alike.
  */
 import { z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import type { Principal } from '../../auth/principal.js';
 import { budgetDefinitionSchema, usedOf, type Budget } from '../../budgets/types.js';
 import { bucketEnd } from '../../budgets/windows.js';
 import { RuntimeError } from '../../errors.js';
+import { budgetManager, mustManage, mustOwn, usageSubjectFor, visibleToManager } from './budget-access.js';
 import type { AppEnv, ServerContext } from '../context.js';
 import { toFieldErrors, validationError } from '../errors.js';
 import { apiRoute, scoped, type RouteDefinition } from '../route.js';
@@ -20,7 +21,7 @@ const TAG = 'Budgets';
 const idParam = z.object({ budget_id: z.string().min(1).max(100).openapi({ param: { name: 'budget_id', in: 'path' } }) });
 const json = <T extends z.ZodType>(schema: T) => ({ content: { 'application/json': { schema } }, required: true });
 const one = (description: string) => ({ 200: { description, content: { 'application/json': { schema: BudgetSchema } } }, 409: standardErrors[400], ...standardErrors });
-const ADMIN_ONLY = 'Needs the admin scope (or the security key).';
+const ADMIN_ONLY = "Needs the admin scope (or the security key); under tenancy a tenant admin manages its own tenant's budgets only (scope `tenant`, its tenant as the subject).";
 
 /** A budget's fields checked by the one rule code and the API share (a whole number of runs or tokens). */
 function checked<T>(body: T): T {
@@ -30,9 +31,14 @@ function checked<T>(body: T): T {
 }
 
 export function budgetRoutes(ctx: ServerContext): RouteDefinition[] {
-  const isAdmin = (p: Principal | undefined): boolean => p !== undefined && (!p.enforceScopes || ctx.auth.isAdmin(p));
-  const admin = (c: Context<AppEnv>): void => {
-    if (!isAdmin(c.get('principal'))) throw new RuntimeError('FORBIDDEN', `Managing budgets needs the admin scope (${ctx.auth.adminScope})`);
+  const manager = (c: Context<AppEnv>) => budgetManager(ctx, c.get('principal'));
+  /** The budget, when this caller may see it (another tenant's reads as not found). */
+  const seen = async (c: Context<AppEnv>, id: string): Promise<Budget> => {
+    const m = manager(c);
+    mustManage(ctx, m);
+    const budget = await ctx.budgets.get(id);
+    if (!visibleToManager(m, budget)) throw new RuntimeError('NOT_FOUND', `Budget '${id}' not found`);
+    return budget;
   };
   return [
     apiRoute(
@@ -40,8 +46,9 @@ export function budgetRoutes(ctx: ServerContext): RouteDefinition[] {
       { method: 'get', path: '/budgets', operationId: 'listBudgets', tags: [TAG], summary: 'List the budgets (code and API)', description: ADMIN_ONLY,
         responses: { 200: { description: 'Every budget, those in code first', content: { 'application/json': { schema: BudgetListSchema } } }, ...standardErrors } },
       async (c) => {
-        admin(c);
-        return c.json({ data: await ctx.budgets.list() }, 200);
+        const m = manager(c);
+        mustManage(ctx, m);
+        return c.json({ data: (await ctx.budgets.list()).filter((b) => visibleToManager(m, b)) }, 200);
       },
     ),
     apiRoute(
@@ -57,16 +64,16 @@ export function budgetRoutes(ctx: ServerContext): RouteDefinition[] {
         responses: { 201: { description: 'The budget', content: { 'application/json': { schema: BudgetSchema } } }, 409: standardErrors[400], ...standardErrors },
       },
       async (c) => {
-        admin(c);
-        return c.json(await ctx.budgets.create(checked(c.req.valid('json'))), 201);
+        const body = c.req.valid('json');
+        mustOwn(ctx, manager(c), body);
+        return c.json(await ctx.budgets.create(checked(body)), 201);
       },
     ),
     apiRoute(
       scoped(),
       { method: 'get', path: '/budgets/{budget_id}', operationId: 'getBudget', tags: [TAG], summary: 'Read a budget', description: ADMIN_ONLY, request: { params: idParam }, responses: one('The budget') },
       async (c) => {
-        admin(c);
-        return c.json(await ctx.budgets.get(c.req.valid('param').budget_id), 200);
+        return c.json(await seen(c, c.req.valid('param').budget_id), 200);
       },
     ),
     apiRoute(
@@ -82,8 +89,11 @@ export function budgetRoutes(ctx: ServerContext): RouteDefinition[] {
         responses: one('The budget'),
       },
       async (c) => {
-        admin(c);
-        return c.json(await ctx.budgets.update(c.req.valid('param').budget_id, checked(c.req.valid('json'))), 200);
+        const id = c.req.valid('param').budget_id;
+        const body = c.req.valid('json');
+        mustOwn(ctx, manager(c), await seen(c, id));
+        mustOwn(ctx, manager(c), body);
+        return c.json(await ctx.budgets.update(id, checked(body)), 200);
       },
     ),
     apiRoute(
@@ -99,8 +109,9 @@ export function budgetRoutes(ctx: ServerContext): RouteDefinition[] {
         responses: { 204: { description: 'Deleted' }, 409: standardErrors[400], ...standardErrors },
       },
       async (c) => {
-        admin(c);
-        await ctx.budgets.remove(c.req.valid('param').budget_id);
+        const id = c.req.valid('param').budget_id;
+        mustOwn(ctx, manager(c), await seen(c, id));
+        await ctx.budgets.remove(id);
         return c.body(null, 204);
       },
     ),
@@ -114,19 +125,12 @@ export function budgetRoutes(ctx: ServerContext): RouteDefinition[] {
         summary: "The caller's consumption against the budgets that apply to it",
         description:
           'Each budget that applies to the caller (its principal and tenant), with what is used of it in the current window. ' +
-          'Admins may name a `principal`, `tenant` and/or `agent` to see anyone\'s; anyone else naming another is refused (403).',
+          'Admins may name a `principal`, `tenant` and/or `agent` to see anyone\'s; a tenant admin its own tenant and its members (a principal with a session in it); anyone else naming another is refused (403).',
         request: { query: UsageQuerySchema },
         responses: { 200: { description: 'The usage', content: { 'application/json': { schema: UsageSchema } } }, ...standardErrors },
       },
       async (c) => {
-        const principal = c.get('principal');
-        const q = c.req.valid('query');
-        const own = { principal: principal?.userId, tenant: principal?.tenantId };
-        const named = q.principal !== undefined || q.tenant !== undefined || q.agent !== undefined;
-        if (named && !isAdmin(principal) && (q.agent !== undefined || (q.principal ?? own.principal) !== own.principal || (q.tenant ?? own.tenant) !== own.tenant)) {
-          throw new RuntimeError('FORBIDDEN', "Only admins may read another principal's, tenant's or agent's usage");
-        }
-        const subject = named ? { principal: q.principal, tenant: q.tenant, agent: q.agent } : { ...own, agent: undefined };
+        const subject = await usageSubjectFor(ctx, c.get('principal'), c.req.valid('query'));
         const lines = await ctx.budgets.report(subject, await ctx.budgets.list());
         return c.json(
           {

@@ -8,6 +8,7 @@
 import { z } from '@hono/zod-openapi';
 import { hasScopes, SCOPE_ACTIONS, SCOPE_RESOURCES } from '../../auth/scopes.js';
 import type { Principal } from '../../auth/principal.js';
+import { isTenantAdmin } from '../../auth/tenancy.js';
 import type { ServerContext } from '../context.js';
 import { apiRoute, scoped, type RouteDefinition } from '../route.js';
 
@@ -21,6 +22,11 @@ export const WhoamiSchema = z
     scopes_enforced: z
       .boolean()
       .openapi({ description: 'False when route scopes do not apply to this caller (the security key, an open runtime, JWTs without RBAC)' }),
+    tenant: z.string().nullable().openapi({
+      description:
+        'Under tenancy (`tenant_claim`), the tenant whose data this caller is held to; null when tenancy is off or the caller is a global admin (every tenant)',
+    }),
+    tenant_admin: z.boolean().openapi({ description: "True when the caller administers its tenant (the tenant admin scope): its tenant's data and budgets, no runtime-wide operation" }),
     granted: z.array(z.string()).openapi({
       description:
         'Every global `resource:action` scope this caller is granted, by the rule the routes apply (admin covers all). ' +
@@ -35,6 +41,17 @@ const ALL_GLOBAL = SCOPE_RESOURCES.flatMap((resource) => SCOPE_ACTIONS.map((acti
 function granted(ctx: ServerContext, principal: Principal): string[] {
   if (!principal.enforceScopes) return ALL_GLOBAL;
   return ALL_GLOBAL.filter((scope) => hasScopes({ held: principal.scopes, required: [scope], adminScope: ctx.auth.adminScope }));
+}
+
+/** The caller's tenant as its reads are held to it (auth/tenancy.ts); a caller the runtime cannot place has none. */
+function tenancyOf(ctx: ServerContext, principal: Principal): { tenant: string | null; tenant_admin: boolean } {
+  let tenant: string | undefined;
+  try {
+    tenant = ctx.auth.tenantOf(principal);
+  } catch {
+    tenant = undefined;
+  }
+  return { tenant: tenant ?? null, tenant_admin: tenant !== undefined && isTenantAdmin(principal, ctx.auth.tenancy) };
 }
 
 export function whoamiRoutes(ctx: ServerContext): RouteDefinition[] {
@@ -64,6 +81,7 @@ export function whoamiRoutes(ctx: ServerContext): RouteDefinition[] {
             service_account: principal.serviceAccount ?? null,
             scopes: [...principal.scopes],
             scopes_enforced: principal.enforceScopes,
+            ...tenancyOf(ctx, principal),
             granted: granted(ctx, principal),
           },
           200,

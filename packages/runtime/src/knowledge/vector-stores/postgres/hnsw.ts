@@ -16,6 +16,7 @@
  * candidates chose to score every row of the table (exact, 10-20 times slower than the walk);
  * an index on a narrowing column (a btree on an owner column) stays open to it.
  */
+import type { ChunkScope } from '../chunk-scope.js';
 import type { SqlValue } from '../../../storage/db.js';
 import type { Filter } from '../filter-language.js';
 import { postgresConditions } from '../filter-sql.js';
@@ -38,7 +39,7 @@ export function indexedType(ctx: PostgresStoreContext, index: Pick<HnswIndex, 'd
  * use it; the outer query re-sorts the candidates by full-precision distance (halfvec's are
  * rounded, so near ties may come out of order) and keeps `limit`.
  */
-export async function hnswSearch(ctx: PostgresStoreContext, index: HnswIndex, vector: number[], limit: number, filters: Filter | undefined, visibleTo: string | undefined): Promise<SearchHit[]> {
+export async function hnswSearch(ctx: PostgresStoreContext, index: HnswIndex, vector: number[], limit: number, filters: Filter | undefined, visibleTo: ChunkScope | undefined): Promise<SearchHit[]> {
   const settings = ctx.hnsw!;
   const { type: vectorType, cosine } = pgvectorOf(ctx);
   const typed = indexedType(ctx, index);

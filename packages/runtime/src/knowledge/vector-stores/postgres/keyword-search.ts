@@ -5,6 +5,7 @@
  * The query's tokens against the generated `tsvector` (GIN-indexed), filtered and scoped in the
  * same query.
  */
+import type { ChunkScope } from '../chunk-scope.js';
 import type { SqlValue } from '../../../storage/db.js';
 import type { Filter } from '../filter-language.js';
 import { postgresConditions } from '../filter-sql.js';
@@ -13,7 +14,7 @@ import { HIT_COLUMNS, toHit, type ChunkRow } from '../hits.js';
 import type { SearchHit } from '../vector-store.js';
 import type { PostgresStoreContext } from './context.js';
 
-export async function keywordSearch(ctx: PostgresStoreContext, query: string, limit: number, filters: Filter | undefined, visibleTo: string | undefined): Promise<SearchHit[]> {
+export async function keywordSearch(ctx: PostgresStoreContext, query: string, limit: number, filters: Filter | undefined, visibleTo: ChunkScope | undefined): Promise<SearchHit[]> {
   const tokens = queryTokens(query);
   if (tokens.length === 0) return [];
   // Tokens are letters and digits only, so joining them with `|` is a safe OR query.

@@ -29,6 +29,7 @@ export async function prepareTables(ctx: PostgresStoreContext): Promise<void> {
       created_at BIGINT NOT NULL,
       knowledge_id TEXT,
       user_id TEXT,
+      tenant_id TEXT,
       PRIMARY KEY (content_id, chunk_id)
     )`);
   await addOwnerColumns(ctx);
@@ -53,15 +54,18 @@ export async function prepareTables(ctx: PostgresStoreContext): Promise<void> {
 }
 
 /**
- * Tables made before chunks carried their owner get the columns; old rows stay shared (NULL).
+ * Tables made before chunks carried their owner (and tenant) get the columns; old rows stay
+ * shared (NULL) and of no tenant.
  * Looked up first, because ALTER TABLE locks the table against searches even when it has
  * nothing to do.
  */
 async function addOwnerColumns(ctx: PostgresStoreContext): Promise<void> {
   const table = `${ctx.t}_chunks`;
   const present = await ctx.db.query<{ name: string }>(
-    `SELECT attname AS name FROM pg_attribute WHERE attrelid = to_regclass($1) AND attname IN ('knowledge_id', 'user_id') AND NOT attisdropped`,
+    `SELECT attname AS name FROM pg_attribute WHERE attrelid = to_regclass($1) AND attname IN ('knowledge_id', 'user_id', 'tenant_id') AND NOT attisdropped`,
     [table],
   );
-  if (present.length < 2) await ctx.db.execute(`ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS knowledge_id TEXT, ADD COLUMN IF NOT EXISTS user_id TEXT`);
+  if (present.length < 3) {
+    await ctx.db.execute(`ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS knowledge_id TEXT, ADD COLUMN IF NOT EXISTS user_id TEXT, ADD COLUMN IF NOT EXISTS tenant_id TEXT`);
+  }
 }

@@ -14,6 +14,7 @@
  * of the rest of the runtime. pgvector's type and operator are schema-qualified with the
  * schema the extension lives in (pgvector.ts).
  */
+import { asScope, type ChunkScope } from '../chunk-scope.js';
 import type { Db } from '../../../storage/db.js';
 import { DEFAULT_TABLE, checkTableName } from '../identifiers.js';
 import type { PendingChunk, ReindexableStore, StoreEmbedderState } from '../reindex.js';
@@ -95,12 +96,12 @@ export class PostgresVectorStore implements VectorStore, ReindexableStore {
     });
   }
 
-  async filterKeys(visibleTo?: string): Promise<string[]> {
-    return jsonKeys(this.ctx, 'filters', visibleTo);
+  async filterKeys(visibleTo?: string | ChunkScope): Promise<string[]> {
+    return jsonKeys(this.ctx, 'filters', asScope(visibleTo));
   }
 
-  async metadataKeys(visibleTo?: string): Promise<string[]> {
-    return jsonKeys(this.ctx, 'meta_data', visibleTo);
+  async metadataKeys(visibleTo?: string | ChunkScope): Promise<string[]> {
+    return jsonKeys(this.ctx, 'meta_data', asScope(visibleTo));
   }
 
   async embedderState(): Promise<StoreEmbedderState> {

@@ -8,6 +8,7 @@
  * that `hnsw.max_scan_tuples` ran out first), so a search returns `limit` hits whenever that
  * many chunks match.
  */
+import type { ChunkScope } from '../chunk-scope.js';
 import type { SqlValue } from '../../../storage/db.js';
 import type { Filter } from '../filter-language.js';
 import { postgresConditions } from '../filter-sql.js';
@@ -17,7 +18,7 @@ import { pgvectorOf, type PostgresStoreContext } from './context.js';
 import { hnswSearch } from './hnsw.js';
 import { vectorLiteral } from './pgvector.js';
 
-export async function vectorSearch(ctx: PostgresStoreContext, vector: number[], limit: number, filters: Filter | undefined, visibleTo: string | undefined): Promise<SearchHit[]> {
+export async function vectorSearch(ctx: PostgresStoreContext, vector: number[], limit: number, filters: Filter | undefined, visibleTo: ChunkScope | undefined): Promise<SearchHit[]> {
   const index = ctx.hnswIndex;
   if (ctx.hnsw && index?.dims === vector.length) {
     const approximate = await hnswSearch(ctx, index, vector, limit, filters, visibleTo);
@@ -27,7 +28,7 @@ export async function vectorSearch(ctx: PostgresStoreContext, vector: number[], 
 }
 
 /** Every matching row scored: the ground truth, and the answer when no index serves. */
-export async function exactSearch(ctx: PostgresStoreContext, vector: number[], limit: number, filters: Filter | undefined, visibleTo: string | undefined): Promise<SearchHit[]> {
+export async function exactSearch(ctx: PostgresStoreContext, vector: number[], limit: number, filters: Filter | undefined, visibleTo: ChunkScope | undefined): Promise<SearchHit[]> {
   const { type: vectorType, cosine } = pgvectorOf(ctx);
   const params: SqlValue[] = [vectorLiteral(vector), limit];
   const where = postgresConditions(filters, visibleTo, params);

@@ -57,12 +57,13 @@ export async function upsertContent(
           now,
           owner.knowledgeId ?? null,
           owner.userId ?? null,
+          owner.tenantId ?? null,
         );
-        const p = (i: number) => `$${n - 10 + i}`;
-        return `(${p(1)}, ${p(2)}, ${p(3)}, ${p(4)}, ${p(5)}::jsonb, ${p(6)}::jsonb, ${p(7)}::${vectorType}, ${p(8)}, ${p(9)}, ${p(10)})`;
+        const p = (i: number) => `$${n - 11 + i}`;
+        return `(${p(1)}, ${p(2)}, ${p(3)}, ${p(4)}, ${p(5)}::jsonb, ${p(6)}::jsonb, ${p(7)}::${vectorType}, ${p(8)}, ${p(9)}, ${p(10)}, ${p(11)})`;
       });
       await tx.execute(
-        `INSERT INTO ${t}_chunks (content_id, chunk_id, name, content, meta_data, filters, embedding, created_at, knowledge_id, user_id) VALUES ${rows.join(', ')}`,
+        `INSERT INTO ${t}_chunks (content_id, chunk_id, name, content, meta_data, filters, embedding, created_at, knowledge_id, user_id, tenant_id) VALUES ${rows.join(', ')}`,
         params,
       );
       // A reindex in progress gets this content's vectors in its staging table too.

@@ -6,6 +6,7 @@
  * ranks by how many it matches. A large store (one with an IVF index) runs it on its reader
  * thread (reader-thread.ts), beside a hybrid search's vector side and off the event loop.
  */
+import type { ChunkScope } from '../chunk-scope.js';
 import type { Filter } from '../filter-language.js';
 import { sqliteConditions } from '../filter-sql.js';
 import { queryTokens } from '../filters.js';
@@ -23,7 +24,7 @@ interface Row extends ChunkRow {
 const KEYWORD_CANDIDATES_PER_RESULT = 4;
 const KEYWORD_CANDIDATES_MIN = 40;
 
-export function keywordSearch(ctx: SqliteStoreContext, query: string, limit: number, filter: Filter | undefined, visibleTo: string | undefined): SearchHit[] | Promise<SearchHit[]> {
+export function keywordSearch(ctx: SqliteStoreContext, query: string, limit: number, filter: Filter | undefined, visibleTo: ChunkScope | undefined): SearchHit[] | Promise<SearchHit[]> {
   const tokens = queryTokens(query);
   if (tokens.length === 0) return [];
   const t = ctx.t;

@@ -27,6 +27,7 @@ function createChunkTables(db: Database.Database, t: string): void {
           created_at INTEGER NOT NULL,
           knowledge_id TEXT,
           user_id TEXT,
+          tenant_id TEXT,
           version INTEGER NOT NULL DEFAULT 0,
           UNIQUE (content_id, chunk_id, version)
         );
@@ -36,10 +37,10 @@ function createChunkTables(db: Database.Database, t: string): void {
       `);
 }
 
-/** Tables made before chunks carried their owner get the columns; old rows stay shared (NULL). */
+/** Tables made before chunks carried their owner (and tenant) get the columns; old rows stay shared (NULL) and of no tenant. */
 function addOwnerColumns(db: Database.Database, table: string): void {
   const columns = new Set((db.prepare(`SELECT name FROM pragma_table_info(?)`).all(table) as { name: string }[]).map((c) => c.name));
-  for (const column of ['knowledge_id', 'user_id']) {
+  for (const column of ['knowledge_id', 'user_id', 'tenant_id']) {
     if (!columns.has(column)) db.exec(`ALTER TABLE ${table} ADD COLUMN ${column} TEXT`);
   }
 }

@@ -18,6 +18,7 @@
  * in small transactions (deletes.ts). So writing 100k chunks never holds the event loop for
  * long, a search never sees half a version, and a crash leaves nothing half-visible.
  */
+import { asScope, type ChunkScope } from '../chunk-scope.js';
 import type Database from 'better-sqlite3';
 import { RuntimeError } from '../../../errors.js';
 import { storageError } from '../../../storage/sql-errors.js';
@@ -171,12 +172,12 @@ export class SqliteVectorStore implements VectorStore, ReindexableStore {
     });
   }
 
-  async filterKeys(visibleTo?: string): Promise<string[]> {
-    return jsonKeys(this.ctx, 'filters', visibleTo);
+  async filterKeys(visibleTo?: string | ChunkScope): Promise<string[]> {
+    return jsonKeys(this.ctx, 'filters', asScope(visibleTo));
   }
 
-  async metadataKeys(visibleTo?: string): Promise<string[]> {
-    return jsonKeys(this.ctx, 'meta_data', visibleTo);
+  async metadataKeys(visibleTo?: string | ChunkScope): Promise<string[]> {
+    return jsonKeys(this.ctx, 'meta_data', asScope(visibleTo));
   }
 
   async embedderState(): Promise<StoreEmbedderState> {

@@ -10,6 +10,7 @@
  * distance in the `vec0` table (staging.ts) are ranked exactly. Whenever fewer than `limit` of
  * an index's rows pass the filter, the exact scan answers.
  */
+import type { ChunkScope } from '../chunk-scope.js';
 import type { Filter } from '../filter-language.js';
 import { sqliteConditions } from '../filter-sql.js';
 import { HIT_COLUMNS, cosineSimilarity, toHit, type ChunkRow } from '../hits.js';
@@ -33,7 +34,7 @@ type Where = ReturnType<typeof sqliteConditions>;
 const IVF_RERANK_PER_RESULT = 4;
 const IVF_RERANK_MIN = 40;
 
-export function vectorSearch(ctx: SqliteStoreContext, vector: number[], limit: number, filter: Filter | undefined, visibleTo: string | undefined): SearchHit[] {
+export function vectorSearch(ctx: SqliteStoreContext, vector: number[], limit: number, filter: Filter | undefined, visibleTo: ChunkScope | undefined): SearchHit[] {
   const where = sqliteConditions(filter, visibleTo);
   const blob = Buffer.from(new Float32Array(vector).buffer);
   const query = new Float32Array(vector);

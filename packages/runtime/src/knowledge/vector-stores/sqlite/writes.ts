@@ -106,10 +106,10 @@ function insertRows(
   range: { from: number; to: number; until?: number } = { from: 0, to: chunks.length },
 ): number {
   const t = ctx.t;
-  const columns = 'content_id, chunk_id, name, content, meta_data, filters, embedding, created_at, knowledge_id, user_id';
+  const columns = 'content_id, chunk_id, name, content, meta_data, filters, embedding, created_at, knowledge_id, user_id, tenant_id';
   const insert = ctx.staged
-    ? db.prepare(`INSERT INTO ${t}_chunks (${columns}, version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-    : db.prepare(`INSERT INTO ${t}_chunks (${columns}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+    ? db.prepare(`INSERT INTO ${t}_chunks (${columns}, version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+    : db.prepare(`INSERT INTO ${t}_chunks (${columns}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   const index = db.prepare(`INSERT INTO ${t}_fts (rowid, content) VALUES (?, ?)`);
   const bits = ctx.bits && route.main ? db.prepare(`INSERT INTO ${t}_vec_bits (rowid, embedding) VALUES (?, vec_quantize_binary(?))`) : undefined;
   const stage = route.stage ? db.prepare(`INSERT OR REPLACE INTO ${t}_reindex (content_id, chunk_id, embedding) VALUES (?, ?, ?)`) : undefined;
@@ -121,7 +121,7 @@ function insertRows(
     if (range.until !== undefined && i > range.from && (i & 15) === 0 && performance.now() >= range.until) return i;
     const c = chunks[i]!;
     const blob = c.embedding ? Buffer.from(new Float32Array(c.embedding).buffer) : null;
-    const values = [contentId, c.id, c.name ?? null, c.content, JSON.stringify(c.meta_data), JSON.stringify(c.filters), route.main ? blob : null, now, owner.knowledgeId ?? null, owner.userId ?? null];
+    const values = [contentId, c.id, c.name ?? null, c.content, JSON.stringify(c.meta_data), JSON.stringify(c.filters), route.main ? blob : null, now, owner.knowledgeId ?? null, owner.userId ?? null, owner.tenantId ?? null];
     const info = insert.run(...(ctx.staged ? [...values, version] : values));
     index.run(info.lastInsertRowid, c.content);
     if (bits && blob) bits.run(BigInt(info.lastInsertRowid), blob);

@@ -81,9 +81,9 @@ export function knowledgeConfigRoutes(ctx: ServerContext): RouteDefinition[] {
       async (c) => {
         const { db_id: dbId, knowledge_id: knowledgeId } = c.req.valid('query');
         const selected = selectConfigurable(ctx.knowledge, { knowledgeId, dbId }, ctx.db.id);
-        // Under user isolation the filter keys are those of the content the caller may see.
-        const visibleTo = ctx.auth.scopedUserId(c.get('principal'));
-        return c.json(await knowledgeConfig(selected, visibleTo), 200);
+        // Under user isolation (tenancy) the filter keys are those of the content the caller may see.
+        const { user, tenant } = ctx.auth.dataScope(c.get('principal'));
+        return c.json(await knowledgeConfig(selected, { userId: user, tenantId: tenant }), 200);
       },
     ),
   ];

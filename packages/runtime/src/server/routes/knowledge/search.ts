@@ -39,6 +39,7 @@ export function knowledgeSearchRoutes(ctx: ServerContext): RouteDefinition[] {
         const q = c.req.valid('query');
         const body = c.req.valid('json');
         const knowledge = await service.select(body.knowledge_id ?? q.knowledge_id, body.db_id ?? q.db_id);
+        const caller = contentCaller(ctx, c);
         const started = performance.now();
         const hits = await knowledge.search(body.query, {
           ...(body.max_results !== undefined ? { limit: body.max_results } : {}),
@@ -46,7 +47,8 @@ export function knowledgeSearchRoutes(ctx: ServerContext): RouteDefinition[] {
           ...(body.filters !== undefined ? { filters: body.filters as KnowledgeSearchOptions['filters'] } : {}),
           ...(body.rerank !== undefined ? { rerank: body.rerank } : {}),
           ...(body.similarity_threshold !== undefined ? { similarityThreshold: body.similarity_threshold } : {}),
-          userId: contentCaller(ctx, c).scope,
+          userId: caller.scope,
+          ...(caller.tenant !== undefined ? { tenantId: caller.tenant } : {}),
         });
         const searchTimeMs = Math.round((performance.now() - started) * 100) / 100;
         // max_results is what the caller asked to get back: one page of them, unless meta.limit
