@@ -91,14 +91,6 @@ export const DEFAULT_SCOPE_MAP: readonly Entry[] = [
   ['GET /usage', []],
   // Authentication only: any accepted credential may ask who it is (the control panel's sign-in).
   ['GET /auth/whoami', []],
-  // Authentication only: a caller reads its own usage; budgets are managed by admins, which the
-  // routes decide (server/routes/budgets.ts), as admin-ness is no route scope.
-  ['GET /usage', []],
-  ['GET /budgets', []],
-  ['GET /budgets/*', []],
-  ['POST /budgets', []],
-  ['PUT /budgets/*', []],
-  ['DELETE /budgets/*', []],
   // Running a schedule now is writing to it; run history and the webhook attempts of a run are reads.
   ['POST /schedules/{schedule_id}/trigger', ['schedules:write']],
   ['POST /schedules/{schedule_id}/enable', ['schedules:write']],
