@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { CliError } from '../errors.js';
 import { isObject, parseJson } from '../util/json.js';
 import { KNOWLEDGE_CREDENTIAL_HINT } from './knowledge.js';
-import { httpRequest, joinUrl, type HttpResponse } from './request.js';
+import { callRuntime } from './runtime-call.js';
 import { errorDetail } from './service-accounts.js';
 
 const TIMEOUT_MS = 120_000;
@@ -68,20 +68,11 @@ export class EvalClient {
   }
 
   private async call(method: 'GET' | 'POST', path: string, knowledgeId: string | undefined, expected: number, send?: { body: string; type: string }): Promise<EvalReport> {
-    const headers: Record<string, string> = { accept: 'application/json' };
-    if (this.credential) headers.authorization = `Bearer ${this.credential}`;
-    if (send) headers['content-type'] = send.type;
     const search = knowledgeId === undefined ? '' : `?knowledge_id=${encodeURIComponent(knowledgeId)}`;
-    let res: HttpResponse;
-    try {
-      res = await httpRequest({ method, url: joinUrl(this.base, `${path}${search}`), headers, ...(send ? { body: send.body } : {}), timeoutMs: TIMEOUT_MS, env: this.env });
-    } catch (error) {
-      throw new CliError('UNREACHABLE', `Could not reach the runtime at ${this.base}: ${error instanceof Error ? error.message : String(error)}`, {
-        hint: 'Check that the runtime is running and reachable, or pass --url.',
-      });
-    }
-    if (res.status === 401) throw new CliError('CREDENTIAL_REJECTED', `The runtime rejected the credential (${errorDetail(res)}).`, { hint: KNOWLEDGE_CREDENTIAL_HINT, status: 401 });
-    if (res.status === 403) throw new CliError('FORBIDDEN', `The credential is not allowed to do this (${errorDetail(res)}).`, { hint: KNOWLEDGE_CREDENTIAL_HINT, status: 403 });
+    const res = await callRuntime({
+      base: this.base, credential: this.credential, env: this.env, method, path: `${path}${search}`, timeoutMs: TIMEOUT_MS,
+      body: send ? { text: send.body, type: send.type } : undefined, credentialHint: KNOWLEDGE_CREDENTIAL_HINT,
+    });
     if (res.status === 404) throw new CliError('NOT_FOUND', errorDetail(res), { hint: 'Check --knowledge-id against the knowledge bases the runtime hosts (GET /knowledge/config).', status: 404 });
     if (res.status !== expected) throw new CliError('API_ERROR', `The runtime refused the eval: ${errorDetail(res)}`, { status: res.status });
     const report = parseReport(parseJson(res.body));

@@ -6,7 +6,7 @@
 import { CliError } from '../errors.js';
 import { errorDetail } from './service-accounts.js';
 import { isObject, parseJson } from '../util/json.js';
-import { httpRequest, joinUrl, type HttpResponse } from './request.js';
+import { callRuntime } from './runtime-call.js';
 
 const TIMEOUT_MS = 30_000;
 
@@ -62,19 +62,11 @@ export class KnowledgeClient {
   }
 
   private async call(method: 'GET' | 'POST', query: { knowledgeId?: string | undefined }, expected: number): Promise<ReindexStatus> {
-    const headers: Record<string, string> = { accept: 'application/json' };
-    if (this.credential) headers.authorization = `Bearer ${this.credential}`;
     const search = query.knowledgeId === undefined ? '' : `?knowledge_id=${encodeURIComponent(query.knowledgeId)}`;
-    let res: HttpResponse;
-    try {
-      res = await httpRequest({ method, url: joinUrl(this.base, `/knowledge/reindex${search}`), headers, timeoutMs: TIMEOUT_MS, env: this.env });
-    } catch (error) {
-      throw new CliError('UNREACHABLE', `Could not reach the runtime at ${this.base}: ${error instanceof Error ? error.message : String(error)}`, {
-        hint: 'Check that the runtime is running and reachable, or pass --url.',
-      });
-    }
-    if (res.status === 401) throw new CliError('CREDENTIAL_REJECTED', `The runtime rejected the credential (${errorDetail(res)}).`, { hint: KNOWLEDGE_CREDENTIAL_HINT, status: 401 });
-    if (res.status === 403) throw new CliError('FORBIDDEN', `The credential is not allowed to do this (${errorDetail(res)}).`, { hint: KNOWLEDGE_CREDENTIAL_HINT, status: 403 });
+    const res = await callRuntime({
+      base: this.base, credential: this.credential, env: this.env, method, path: `/knowledge/reindex${search}`, timeoutMs: TIMEOUT_MS,
+      credentialHint: KNOWLEDGE_CREDENTIAL_HINT,
+    });
     if (res.status === 404) {
       throw new CliError('NOT_FOUND', errorDetail(res), { hint: 'Check --knowledge-id against the knowledge bases the runtime hosts (GET /knowledge/config).', status: 404 });
     }

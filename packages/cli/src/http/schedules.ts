@@ -6,7 +6,8 @@
  */
 import { CliError } from '../errors.js';
 import { isObject, parseJson } from '../util/json.js';
-import { httpRequest, joinUrl, type HttpResponse } from './request.js';
+import { type HttpResponse } from './request.js';
+import { callRuntime, jsonBody } from './runtime-call.js';
 import { errorDetail } from './service-accounts.js';
 
 const TIMEOUT_MS = 30_000;
@@ -99,20 +100,10 @@ export class SchedulesClient {
     return new CliError('BAD_RESPONSE', `The runtime at ${this.base} gave an unexpected answer to ${what}.`, { hint: 'Check the URL (--url or RUNTIME_URL); schedules need a runtime that serves /schedules.' });
   }
 
-  private async call(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<HttpResponse> {
-    const headers: Record<string, string> = { accept: 'application/json' };
-    if (this.credential) headers.authorization = `Bearer ${this.credential}`;
-    if (body !== undefined) headers['content-type'] = 'application/json';
-    let res: HttpResponse;
-    try {
-      res = await httpRequest({ method, url: joinUrl(this.base, path), headers, timeoutMs: TIMEOUT_MS, env: this.env, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
-    } catch (error) {
-      throw new CliError('UNREACHABLE', `Could not reach the runtime at ${this.base}: ${error instanceof Error ? error.message : String(error)}`, {
-        hint: 'Check that the runtime is running and reachable, or pass --url.',
-      });
-    }
-    if (res.status === 401) throw new CliError('CREDENTIAL_REJECTED', `The runtime rejected the credential (${errorDetail(res)}).`, { hint: SCHEDULES_CREDENTIAL_HINT, status: 401 });
-    if (res.status === 403) throw new CliError('FORBIDDEN', `The credential is not allowed to do this (${errorDetail(res)}).`, { hint: SCHEDULES_CREDENTIAL_HINT, status: 403 });
-    return res;
+  private call(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<HttpResponse> {
+    return callRuntime({
+      base: this.base, credential: this.credential, env: this.env, method, path, timeoutMs: TIMEOUT_MS,
+      body: body === undefined ? undefined : jsonBody(body), credentialHint: SCHEDULES_CREDENTIAL_HINT,
+    });
   }
 }

@@ -6,7 +6,8 @@
  */
 import { CliError } from '../errors.js';
 import { isObject, parseJson, type JsonValue } from '../util/json.js';
-import { httpRequest, joinUrl, type HttpResponse } from './request.js';
+import { type HttpResponse } from './request.js';
+import { callRuntime } from './runtime-call.js';
 import { errorDetail } from './service-accounts.js';
 
 const TIMEOUT_MS = 30_000;
@@ -145,19 +146,10 @@ export class TracesClient {
     return new CliError('BAD_RESPONSE', `The runtime at ${this.base} gave an unexpected answer to ${what}.`, { hint: 'Check the URL (--url or RUNTIME_URL); traces need a runtime that serves /traces.' });
   }
 
-  private async get(path: string): Promise<HttpResponse> {
-    const headers: Record<string, string> = { accept: 'application/json' };
-    if (this.credential) headers.authorization = `Bearer ${this.credential}`;
-    let res: HttpResponse;
-    try {
-      res = await httpRequest({ method: 'GET', url: joinUrl(this.base, path), headers, timeoutMs: TIMEOUT_MS, env: this.env });
-    } catch (error) {
-      throw new CliError('UNREACHABLE', `Could not reach the runtime at ${this.base}: ${error instanceof Error ? error.message : String(error)}`, {
-        hint: 'Check that the runtime is running and reachable, or pass --url.',
-      });
-    }
-    if (res.status === 401) throw new CliError('CREDENTIAL_REJECTED', `The runtime rejected the credential (${errorDetail(res)}).`, { hint: TRACES_CREDENTIAL_HINT, status: 401 });
-    if (res.status === 403) throw new CliError('FORBIDDEN', `The credential is not allowed to read traces (${errorDetail(res)}).`, { hint: TRACES_CREDENTIAL_HINT, status: 403 });
-    return res;
+  private get(path: string): Promise<HttpResponse> {
+    return callRuntime({
+      base: this.base, credential: this.credential, env: this.env, method: 'GET', path, timeoutMs: TIMEOUT_MS,
+      credentialHint: TRACES_CREDENTIAL_HINT, refused: 'The credential is not allowed to read traces',
+    });
   }
 }

@@ -6,7 +6,7 @@
  */
 import { CliError } from '../errors.js';
 import { isObject, parseJson } from '../util/json.js';
-import { httpRequest, joinUrl, type HttpResponse } from './request.js';
+import { callRuntime } from './runtime-call.js';
 import { errorDetail } from './service-accounts.js';
 
 const TIMEOUT_MS = 30_000;
@@ -84,16 +84,7 @@ export class UsageClient {
     const params = new URLSearchParams();
     for (const [k, v] of Object.entries(query)) if (v !== undefined) params.set(k, v);
     const path = `/usage${params.size ? `?${params.toString()}` : ''}`;
-    let res: HttpResponse;
-    try {
-      res = await httpRequest({ method: 'GET', url: joinUrl(this.base, path), headers: this.headers(), timeoutMs: TIMEOUT_MS, env: this.env });
-    } catch (error) {
-      throw new CliError('UNREACHABLE', `Could not reach the runtime at ${this.base}: ${error instanceof Error ? error.message : String(error)}`, {
-        hint: 'Check that the runtime is running and reachable, or pass --url.',
-      });
-    }
-    if (res.status === 401) throw new CliError('CREDENTIAL_REJECTED', `The runtime rejected the credential (${errorDetail(res)}).`, { hint: USAGE_CREDENTIAL_HINT, status: 401 });
-    if (res.status === 403) throw new CliError('FORBIDDEN', `The credential is not allowed to do this (${errorDetail(res)}).`, { hint: USAGE_CREDENTIAL_HINT, status: 403 });
+    const res = await callRuntime({ base: this.base, credential: this.credential, env: this.env, method: 'GET', path, timeoutMs: TIMEOUT_MS, credentialHint: USAGE_CREDENTIAL_HINT });
     if (res.status !== 200) throw new CliError('API_ERROR', `The runtime refused to show usage: ${errorDetail(res)}`, { status: res.status });
     const usage = parseUsage(parseJson(res.body));
     if (!usage) {
@@ -102,9 +93,5 @@ export class UsageClient {
       });
     }
     return usage;
-  }
-
-  private headers(): Record<string, string> {
-    return { accept: 'application/json', ...(this.credential ? { authorization: `Bearer ${this.credential}` } : {}) };
   }
 }

@@ -5,7 +5,7 @@
  */
 import { CliError } from '../errors.js';
 import { isObject, parseJson } from '../util/json.js';
-import { httpRequest, joinUrl, type HttpResponse } from './request.js';
+import { callRuntime } from './runtime-call.js';
 import { errorDetail } from './service-accounts.js';
 
 const TIMEOUT_MS = 30_000;
@@ -47,17 +47,10 @@ export function parseCaller(v: unknown): Caller | undefined {
 }
 
 export async function getCaller(base: string, credential: string | undefined, env: NodeJS.ProcessEnv): Promise<Caller> {
-  let res: HttpResponse;
-  try {
-    const headers = { accept: 'application/json', ...(credential ? { authorization: `Bearer ${credential}` } : {}) };
-    res = await httpRequest({ method: 'GET', url: joinUrl(base, '/auth/whoami'), headers, timeoutMs: TIMEOUT_MS, env });
-  } catch (error) {
-    throw new CliError('UNREACHABLE', `Could not reach the runtime at ${base}: ${error instanceof Error ? error.message : String(error)}`, {
-      hint: 'Check that the runtime is running and reachable, or pass --url.',
-    });
-  }
-  if (res.status === 401) throw new CliError('CREDENTIAL_REJECTED', `The runtime rejected the credential (${errorDetail(res)}).`, { hint: WHOAMI_CREDENTIAL_HINT, status: 401 });
-  if (res.status === 403) throw new CliError('FORBIDDEN', `The runtime refused this credential (${errorDetail(res)}).`, { hint: WHOAMI_CREDENTIAL_HINT, status: 403 });
+  const res = await callRuntime({
+    base, credential, env, method: 'GET', path: '/auth/whoami', timeoutMs: TIMEOUT_MS,
+    credentialHint: WHOAMI_CREDENTIAL_HINT, refused: 'The runtime refused this credential',
+  });
   if (res.status !== 200) throw new CliError('API_ERROR', `The runtime refused to say who the caller is: ${errorDetail(res)}`, { status: res.status });
   const caller = parseCaller(parseJson(res.body));
   if (!caller) {
