@@ -92,11 +92,12 @@ export class DurableRuns {
     const record = await runner.enqueue(input, async (tx, run) => {
       // The caller goes with the job, for the tool sources of the runtime that starts the run, and
       // the tenant its budgets count against.
+      const tenantId = runTenant(input);
       const payload = {
         run_id: run.run_id,
         unconfined: input.unconfined === true,
         ...(input.principal ? { caller: storeCaller(input.principal) } : {}),
-        ...(runTenant(input) ? { tenant_id: runTenant(input) } : {}),
+        ...(tenantId ? { tenant_id: tenantId } : {}),
       };
       await this.options.jobs.store.enqueue({ kind: runJobKind(input.component), ref: run.run_id, payload, maxAttempts: 3 }, tx);
     });
