@@ -130,7 +130,17 @@ export class Agent implements Runnable {
     const specs = runTools.map(toToolSpec);
     const byName = new Map(runTools.map((t) => [t.name, t]));
     const system: ChatMessage[] = this.instructions ? [{ role: 'system', content: this.instructions }] : [];
-    const run: MemoryRun = { runId: context.runId, sessionId: context.sessionId, userId: context.userId, message: context.message, model, trace: context.trace, signal: context.signal };
+    const run: MemoryRun = {
+      runId: context.runId,
+      sessionId: context.sessionId,
+      userId: context.userId,
+      message: context.message,
+      model,
+      trace: context.trace,
+      signal: context.signal,
+      during: { before: context.beforeModelCall, add: (usage, id) => context.addUsage(usage, id) },
+      after: { before: context.beforeModelCall, add: context.countUsage },
+    };
     const [recalled, budgeted] = this.memory ? await Promise.all([this.memory.recallFor(run), this.memory.history(run)]) : [undefined, undefined];
     if (recalled) system.push(recalled);
     const history = budgeted ?? context.history;

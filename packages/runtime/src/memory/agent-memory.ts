@@ -20,6 +20,7 @@ import type { Logger } from '../util/logger.js';
 import type { ChangeContext } from './changes.js';
 import { extractMemories } from './extraction.js';
 import type { MemoryStore } from './memory-store.js';
+import type { MemorySpending } from './types.js';
 import { memoryTool } from './memory-tool.js';
 import { memoryLine, recall } from './recall.js';
 import { historyWithinBudget } from './summaries.js';
@@ -58,6 +59,10 @@ export interface MemoryRun {
   model: Model;
   trace?: TraceSpan | undefined;
   signal: AbortSignal;
+  /** Summaries count in the run (metrics and budgets), made before it answers. */
+  during?: MemorySpending | undefined;
+  /** Extraction counts against the run's budgets only, made after it answers. */
+  after?: MemorySpending | undefined;
 }
 
 const RECALL_HEADING = 'What you remember about this user from earlier conversations (it may be out of date; use it when it helps):';
@@ -146,6 +151,7 @@ export class AgentMemory {
         budgetTokens,
         trace: run.trace,
         signal: run.signal,
+        spending: run.during,
         onError: (error) => log.warn(`session summary for run ${run.runId} failed: ${error instanceof Error ? error.message : String(error)}`),
       });
       return history;
@@ -165,7 +171,7 @@ export class AgentMemory {
     if (!changes) return;
     const { log } = this.services;
     const span = run.trace?.child('memory', 'memory extraction', { user_id: run.userId, max_changes: this.extract.maxChanges });
-    const task = extractMemories({ changes, model: this.extract.model ?? run.model, message: run.message, answer, maxChanges: this.extract.maxChanges, trace: span }).then(
+    const task = extractMemories({ changes, model: this.extract.model ?? run.model, message: run.message, answer, maxChanges: this.extract.maxChanges, trace: span, spending: run.after }).then(
       (outcomes) => span?.end('ok', { outcomes }),
       (error: unknown) => {
         span?.end('error', { error: error instanceof Error ? error.message : String(error) });

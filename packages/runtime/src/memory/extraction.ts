@@ -14,7 +14,7 @@ import { ModelCallSpan } from '../run/model-call.js';
 import { tool, toToolSpec } from '../tools/function-tool.js';
 import { applyChange, type ChangeContext, type ChangeOutcome, type MemoryChange } from './changes.js';
 import { memoryLine } from './recall.js';
-import { MEMORY_LIMITS } from './types.js';
+import { MEMORY_LIMITS, type MemorySpending } from './types.js';
 
 export const EXTRACTION_TOOL_NAME = 'save_user_memories';
 
@@ -43,6 +43,8 @@ export interface ExtractionInput {
   answer: string;
   maxChanges: number;
   trace?: TraceSpan | undefined;
+  /** The extraction call counts against the run's budgets (a used-up budget skips it). */
+  spending?: MemorySpending | undefined;
 }
 
 export async function extractMemories(input: ExtractionInput): Promise<ChangeOutcome[]> {
@@ -66,6 +68,7 @@ export async function extractMemories(input: ExtractionInput): Promise<ChangeOut
         `The exchange:\nUser: ${input.message.slice(0, half)}\nAssistant: ${input.answer.slice(0, half)}`,
     },
   ];
+  await input.spending?.before?.();
   const call = new ModelCallSpan(input.trace, input.model, messages, [SPEC]);
   let response: Awaited<ReturnType<Model['generate']>>;
   try {
@@ -74,6 +77,7 @@ export async function extractMemories(input: ExtractionInput): Promise<ChangeOut
     call.fail(error, false);
     throw error;
   }
+  input.spending?.add?.(response.usage, input.model.id);
   call.end(response.text, response.toolCalls, { reason: response.finishReason, usage: response.usage });
   const proposal = response.toolCalls.find((c) => c.name === EXTRACTION_TOOL_NAME);
   if (!proposal) return [];

@@ -15,6 +15,7 @@ import { ModelCallSpan } from '../run/model-call.js';
 import type { Db } from '../storage/db.js';
 import { estimateTokens } from '../model/token-estimate.js';
 import { messagesTokens } from './tokens.js';
+import type { MemorySpending } from './types.js';
 
 /** The text that opens the summarising call's instructions (fakes and tests recognise it). */
 export const SUMMARY_MARKER = 'You summarise conversations.';
@@ -46,6 +47,8 @@ export interface SummaryRequest {
   trace?: TraceSpan | undefined;
   signal?: AbortSignal | undefined;
   onError?: (error: unknown) => void;
+  /** The summary call counts against the run (its metrics and budgets). */
+  spending?: MemorySpending | undefined;
 }
 
 async function readSummary(db: Db, sessionId: string): Promise<StoredSummary | undefined> {
@@ -104,9 +107,11 @@ async function summarise(request: SummaryRequest, previous: string | undefined, 
     },
     { role: 'user', content: `${previous ? `The summary so far:\n${previous}\n\n` : ''}The turns to fold in:\n${transcript(runs)}` },
   ];
+  await request.spending?.before?.();
   const call = new ModelCallSpan(request.trace, request.model, messages, undefined);
   try {
     const response = await request.model.generate({ messages, maxOutputTokens: maxTokens, ...(request.signal ? { signal: request.signal } : {}) });
+    request.spending?.add?.(response.usage, request.model.id);
     call.end(response.text, [], { reason: response.finishReason, usage: response.usage });
     return response.text.trim();
   } catch (error) {

@@ -2,6 +2,16 @@
  * @module memory/types
  * A user memory: one short fact about one user, with its topics, where it came from and when.
  */
+import type { Usage } from '../model/model.js';
+
+/**
+ * How memory's own model calls (summaries, extraction) count against the run's budgets: the
+ * check before the call (rejects with BUDGET_EXCEEDED), the usage after.
+ */
+export interface MemorySpending {
+  before?: (() => Promise<void>) | undefined;
+  add?: ((usage: Usage, model: string) => void) | undefined;
+}
 
 export interface MemoryRecord {
   memory_id: string;

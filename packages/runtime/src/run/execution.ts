@@ -41,6 +41,11 @@ export interface ExecutionContext {
   /** Adds a model call's usage to the run (and to its budgets); `model`: the model's id, for its price. */
   addUsage(usage: Usage, model?: string): void;
   /**
+   * Counts a model call made for the run after it has answered (memory extraction) against the
+   * run's budgets only: its saved metrics are final by then. Absent: no budgets apply.
+   */
+  countUsage?(usage: Usage, model?: string): void;
+  /**
    * Called before every model call: rejects (BUDGET_EXCEEDED) when a budget of the run is used
    * up, which ends the run. Absent: no budgets apply.
    */

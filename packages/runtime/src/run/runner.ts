@@ -243,6 +243,7 @@ export class Runner {
         record.metrics.total_tokens += usage.totalTokens;
         spending.add(usage, model);
       },
+      countUsage: (usage: Usage, model?: string) => spending.add(usage, model),
       beforeModelCall: () => spending.beforeModelCall(),
       ...(options.resume ? { resume: options.resume } : {}),
       trace,
