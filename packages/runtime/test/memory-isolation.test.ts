@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Agent } from '../src/agent/agent.js';
 import { OpenAIChatModel } from '../src/providers/openai/chat.js';
 import { testDatabaseKinds } from './support/databases.js';
+import { noteTaker } from './support/note-taker.js';
 import { startFakeLlm, type FakeLlm } from './support/fake-llm.js';
 import { call } from './support/http.js';
 import { sign, signingKey, type SigningKey } from './support/jwt.js';
@@ -36,14 +37,7 @@ let fake: FakeLlm;
 const systemOf = (message: string) => fake.requests.filter((r) => r.conversation.lastUserMessage === message).at(-1)!.conversation.system;
 beforeAll(async () => {
   key = await signingKey('RS256', 'mem');
-  // The model notes what a message asks it to note, with the memory tool; otherwise it echoes.
-  fake = await startFakeLlm({
-    reply: (c) => {
-      const note = /note that ([^.]+)/i.exec(c.lastUserMessage);
-      if (note && c.toolResults.length === 0 && c.toolNames.includes('update_user_memory')) return { kind: 'tool-call', name: 'update_user_memory', arguments: { action: 'add', memory: note[1] } };
-      return { kind: 'text', text: `You said: ${c.lastUserMessage}` };
-    },
-  });
+  fake = await startFakeLlm({ reply: noteTaker });
 });
 afterAll(async () => {
   await fake?.close();
