@@ -5,6 +5,7 @@
 import { RuntimeError } from '../../../errors.js';
 import type { Db } from '../../../storage/db.js';
 import type { HnswSettings } from './hnsw-settings.js';
+import type { NarrowingIndexes } from './narrowing-indexes.js';
 import type { PgVector } from './pgvector.js';
 
 /** A valid HNSW index searches use: its name, the dimension it casts to, halfvec or vector. */
@@ -30,6 +31,10 @@ export interface PostgresStoreContext {
   hnswIndex: HnswIndex | undefined;
   /** The build in progress (hnsw-build.ts), with the dimension it builds for. */
   hnswBuild: { dims: number; done: Promise<void>; cancel: () => Promise<void> } | undefined;
+  /** Which indexes a narrowed search can reach its rows through (narrowing-indexes.ts). */
+  narrowing: NarrowingIndexes;
+  /** Narrowings recently found to match more rows than `exactNarrowedRows`: key -> until when (ms). */
+  broadNarrowings: Map<string, number>;
 }
 
 /** pgvector's names, or an error when the store was used before create(). */
