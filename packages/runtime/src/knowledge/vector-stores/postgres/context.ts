@@ -5,7 +5,6 @@
 import { RuntimeError } from '../../../errors.js';
 import type { Db } from '../../../storage/db.js';
 import type { HnswSettings } from './hnsw-settings.js';
-import type { NarrowingIndexes } from './narrowing-indexes.js';
 import type { PgVector } from './pgvector.js';
 
 /** A valid HNSW index searches use: its name, the dimension it casts to, halfvec or vector. */
@@ -13,6 +12,13 @@ export interface HnswIndex {
   name: string;
   dims: number;
   half: boolean;
+}
+
+/** Which indexes narrowed searches reach rows through are valid (narrowing-indexes.ts). */
+export interface NarrowingIndexes {
+  meta: boolean;
+  user: boolean;
+  tenant: boolean;
 }
 
 export interface PostgresStoreContext {

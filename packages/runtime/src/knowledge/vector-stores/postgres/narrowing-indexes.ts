@@ -12,14 +12,7 @@
  * path only once they are valid (`ctx.narrowing`).
  */
 import type { SqlClient } from '../../../storage/db.js';
-import type { PostgresStoreContext } from './context.js';
-
-/** Which narrowing indexes are valid: the metadata's, the owner column's, the tenant column's. */
-export interface NarrowingIndexes {
-  meta: boolean;
-  user: boolean;
-  tenant: boolean;
-}
+import type { NarrowingIndexes, PostgresStoreContext } from './context.js';
 
 type Part = keyof NarrowingIndexes;
 
