@@ -207,6 +207,14 @@ export async function benchPostgresVectors(options: PgVectorBenchOptions): Promi
           const m = await measure(store, perScenario(s), s, truth.get(s.name));
           report.rows.push({ size, variant: `${variant.name} (default ef)`, scenario: s.name, p50: m.p50, p99: m.p99, recall10: m.recall10, full: m.full, queries: perScenario(s).length });
         }
+        // The exact path over index-reached rows with a lower cap (the 12.5 % base then walks).
+        if (variant.halfvec) {
+          const capped = await open({ halfvec: true, exactNarrowedRows: 5000 });
+          for (const s of SCENARIOS.slice(1)) {
+            const m = await measure(capped, perScenario(s), s, truth.get(s.name));
+            report.rows.push({ size, variant: `${variant.name} exact <= 5000`, scenario: s.name, p50: m.p50, p99: m.p99, recall10: m.recall10, full: m.full, queries: perScenario(s).length });
+          }
+        }
         // Narrowed searches through the graph alone (no exact path over index-reached rows, as
         // before `exactNarrowedRows`): how many candidates (times `limit`) are re-sorted, default 8.
         for (const k of variant.halfvec ? [8, ...candidateSweep] : []) {

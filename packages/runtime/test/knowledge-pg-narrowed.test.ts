@@ -74,7 +74,7 @@ describe.skipIf(!postgresTestDatabase.available)('PostgreSQL narrowed vector sea
           const hits = await store.search(request);
           expect(reads()).toHaveLength(1);
           const [read] = reads();
-          expect(read!.sql).toContain('WITH narrowed AS MATERIALIZED');
+          expect(read!.sql).toContain('WITH scored AS MATERIALIZED');
           expect(read!.plan).toMatch(reached);
           expect(read!.plan).not.toMatch(/hnsw|Seq Scan/);
           expect(log.map((e) => e.sql)).not.toContain('SET LOCAL hnsw.iterative_scan = relaxed_order');
@@ -95,7 +95,7 @@ describe.skipIf(!postgresTestDatabase.available)('PostgreSQL narrowed vector sea
         walkLog.length = 0;
         const hits = await capped.search({ searchType: 'vector', query: '', vector, limit: 10, filters: { group: 7 } });
         // Probed the first time only: then remembered as broad.
-        expect(walkLog.filter((e) => e.sql.includes('WITH narrowed AS MATERIALIZED'))).toHaveLength(n === 0 ? 1 : 0);
+        expect(walkLog.filter((e) => e.sql.includes('WITH scored AS MATERIALIZED'))).toHaveLength(n === 0 ? 1 : 0);
         const walks = walkLog.filter((e) => e.sql.includes(') candidates ORDER BY'));
         expect(walks).toHaveLength(1);
         expect(walks[0]!.plan).toMatch(/Index Scan using nx_chunks_hnsw_half/);
@@ -116,7 +116,7 @@ describe.skipIf(!postgresTestDatabase.available)('PostgreSQL narrowed vector sea
       log.length = 0;
       const request: SearchRequest = { searchType: 'vector', query: '', vector: queries[1]!, limit: 10, filter: { op: 'LT', key: 'group', value: 3 } };
       const hits = await store.search(request);
-      expect(reads().map((e) => e.sql).some((sql) => sql.includes('WITH narrowed'))).toBe(false);
+      expect(reads().map((e) => e.sql).some((sql) => sql.includes('WITH scored'))).toBe(false);
       expect(hits).toHaveLength(10);
       expect(hits.every((h) => Number(h.chunk.meta_data.group) < 3)).toBe(true);
     });

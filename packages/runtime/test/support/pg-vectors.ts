@@ -47,7 +47,7 @@ export function recording(db: Db, log: { sql: string; plan?: string }[]): Db {
     query: async (sql, params) => {
       const entry: { sql: string; plan?: string } = { sql };
       log.push(entry);
-      if (sql.includes(') candidates ORDER BY') || sql.includes('WITH narrowed AS')) entry.plan = (await c.query<Record<string, string>>(`EXPLAIN ${sql}`, params)).map((r) => Object.values(r)[0]).join('\n');
+      if (sql.includes(') candidates ORDER BY') || sql.includes('WITH scored AS')) entry.plan = (await c.query<Record<string, string>>(`EXPLAIN ${sql}`, params)).map((r) => Object.values(r)[0]).join('\n');
       return c.query(sql, params);
     },
     execute: async (sql, params) => {

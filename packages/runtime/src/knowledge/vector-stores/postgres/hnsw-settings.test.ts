@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { hnswSettings } from './hnsw-settings.js';
 
 describe('hnswSettings', () => {
-  it('defaults narrowed searches to exact over up to 5,000 index-reached rows, else 8 times limit re-sorted, beside the other measured defaults', () => {
-    expect(hnswSettings({})).toEqual({ m: 16, efConstruction: 64, efSearch: 300, filteredEfSearch: 400, filteredCandidates: 8, maxScanTuples: 20_000, exactNarrowedRows: 5000, halfvec: true, buildMemory: '1GB' });
+  it('defaults narrowed searches to exact over up to 15,000 index-reached rows, else 8 times limit re-sorted, beside the other measured defaults', () => {
+    expect(hnswSettings({})).toEqual({ m: 16, efConstruction: 64, efSearch: 300, filteredEfSearch: 400, filteredCandidates: 8, maxScanTuples: 20_000, exactNarrowedRows: 15_000, halfvec: true, buildMemory: '1GB' });
     expect(hnswSettings({ exactNarrowedRows: 0 }).exactNarrowedRows).toBe(0);
     expect(hnswSettings({ filteredCandidates: 2 }).filteredCandidates).toBe(2);
   });

@@ -7,12 +7,11 @@
  * candidates / share of the table: ~8,000 under a 1 % filter at 8 x limit), each a heap and
  * TOAST visit, and came out slower than scoring the matching rows themselves. So when the
  * narrowing has a part an index answers (a filter's implied containment on the GIN index, the
- * owner or tenant column on their btree indexes: narrowing-indexes.ts), one statement takes the
- * addresses of up to `exactNarrowedRows` + 1 matching rows through a bitmap scan (no vector read
- * yet), and only when there are at most `exactNarrowedRows` of them reads those rows again by
- * address, scores them all and keeps the nearest `limit` (vectors kept in the row make that
- * read cheap: inline-vectors.ts): exact, so recall 1 and `limit` hits whenever that many match. Otherwise (too many)
- * it stops after counting, the narrowing is remembered as broad for a minute (no probe for it
+ * owner or tenant column on their btree indexes: narrowing-indexes.ts), one statement reads up
+ * to `exactNarrowedRows` + 1 matching rows (a bitmap scan when few match), each once, scores them (the
+ * vectors are in the row: inline-vectors.ts) and keeps the nearest `limit`; when there were at
+ * most `exactNarrowedRows` of them that is the answer: exact, so recall 1 and `limit` hits whenever that many match. Otherwise (too many)
+ * the answer is dropped, the narrowing is remembered as broad for a minute (no probe for it
  * meanwhile: both paths answer rightly, only the cost differs), and the caller walks the graph
  * as before. None matching costs a bitmap scan that finds nothing. (One pass of the graph
  * without the iterative scan, all its matching candidates re-sorted, was measured for such
@@ -23,7 +22,7 @@ import type { ChunkScope } from '../chunk-scope.js';
 import type { SqlValue } from '../../../storage/db.js';
 import type { Filter } from '../filter-language.js';
 import { postgresConditions, postgresContainment } from '../filter-sql.js';
-import { HIT_COLUMNS, cosineSimilarity, toHit, type ChunkRow } from '../hits.js';
+import { cosineSimilarity, toHit, type ChunkRow } from '../hits.js';
 import type { SearchHit } from '../vector-store.js';
 import { pgvectorOf, type PostgresStoreContext } from './context.js';
 import { vectorLiteral } from './pgvector.js';
@@ -72,8 +71,8 @@ export function narrowingIndexed(ctx: PostgresStoreContext, filters: Filter | un
 
 /**
  * The nearest `limit` of the matching rows, exactly, when at most `cap` rows match; undefined
- * when more do (the caller then walks the index). Only the matching rows are read (a bitmap
- * scan, the sequential scan off; then by address).
+ * when more do (the caller then walks the index). Only the vectors of matching rows are read,
+ * and the other columns of the nearest by address.
  */
 export async function exactNarrowedSearch(
   ctx: PostgresStoreContext,
@@ -87,22 +86,21 @@ export async function exactNarrowedSearch(
   const t = `${ctx.t}_chunks`;
   const params: SqlValue[] = [vectorLiteral(vector), limit];
   const where = postgresConditions(filters, visibleTo, params);
-  const rows = await ctx.db.transaction(async (tx) => {
-    await tx.execute('SET LOCAL enable_seqscan = off');
-    // The matching rows' addresses first (a bitmap scan, no vector read), at most cap + 1; their
-    // number gates the scoring (a one-time filter on an InitPlan): past the cap nothing is read.
-    return tx.query<Partial<ChunkRow> & { matched: number | string; score: number | string | null }>(
-      `WITH narrowed AS MATERIALIZED (
-         SELECT ARRAY(SELECT ctid FROM ${t} WHERE embedding IS NOT NULL ${where} LIMIT ${cap + 1}) AS ids
-       )
-       SELECT (SELECT cardinality(ids) FROM narrowed) AS matched, h.* FROM (VALUES (1)) AS one (x) LEFT JOIN (
-         SELECT ${HIT_COLUMNS}, (embedding ${cosine} $1::${vectorType}) AS score FROM ${t}
-          WHERE ctid = ANY ((SELECT ids FROM narrowed)::tid[]) AND (SELECT cardinality(ids) FROM narrowed) <= ${cap}
-          ORDER BY score LIMIT $2
-       ) h ON true ORDER BY h.score`,
-      params,
-    );
-  });
+  // Each matching row read once (at most cap + 1 of them) and scored; their number tells
+  // whether these were all; the other columns read for the nearest only. One statement, no
+  // transaction: the planner reaches few rows through the index (a bitmap scan) and may read
+  // the table in order for many, the LIMIT bounding either.
+  const rows = await ctx.db.query<Partial<ChunkRow> & { matched: number | string; score: number | string | null }>(
+    `WITH scored AS MATERIALIZED (
+       SELECT row_id, (embedding ${cosine} $1::${vectorType}) AS score
+         FROM (SELECT ctid AS row_id, embedding FROM ${t} WHERE embedding IS NOT NULL ${where} LIMIT ${cap + 1}) narrowed
+     )
+     SELECT (SELECT count(*) FROM scored) AS matched, h.* FROM (VALUES (1)) AS one (x) LEFT JOIN (
+       SELECT c.chunk_id, c.content_id, c.name, c.content, c.meta_data, s.score
+         FROM (SELECT row_id, score FROM scored ORDER BY score LIMIT $2) s JOIN ${t} c ON c.ctid = s.row_id
+     ) h ON true ORDER BY h.score`,
+    params,
+  );
   if (Number(rows[0]?.matched ?? 0) > cap) return undefined;
   return rows.filter((r) => r.score !== null && r.score !== undefined).map((r) => toHit(r as ChunkRow, cosineSimilarity(Number(r.score))));
 }
