@@ -14,8 +14,8 @@
  * scopes, eight times 0.95-0.98). Narrowed, the planner is kept off the sequential scan: it costs
  * the walk by how many rows the LIMIT needs over the share it expects to match, and with more
  * candidates chose to score every row of the table (exact, 10-20 times slower than the walk);
- * a bitmap scan of the narrowing's indexes too, since a narrowing that matches few rows was
- * answered exactly over them before the walk (narrowed-search.ts).
+ * and off bitmap scans of the narrowing's indexes, which would score every row they reach: a
+ * narrowing that matches few rows was answered exactly before the walk (narrowed-search.ts).
  */
 import type { ChunkScope } from '../chunk-scope.js';
 import type { SqlValue } from '../../../storage/db.js';

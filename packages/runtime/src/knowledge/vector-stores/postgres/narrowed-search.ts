@@ -4,19 +4,19 @@
  * when they are few.
  *
  * Under a selective filter or scope the HNSW walk visits many rows that fail it (about
- * candidates / share of the table: ~8,000 under a 1 % filter at 8 x limit), each a heap and
- * TOAST visit, and came out slower than scoring the matching rows themselves. So when the
- * narrowing has a part an index answers (a filter's implied containment on the GIN index, the
- * owner or tenant column on their btree indexes: narrowing-indexes.ts), one statement reads up
- * to `exactNarrowedRows` + 1 matching rows (a bitmap scan when few match), each once, scores them (the
- * vectors are in the row: inline-vectors.ts) and keeps the nearest `limit`; when there were at
- * most `exactNarrowedRows` of them that is the answer: exact, so recall 1 and `limit` hits whenever that many match. Otherwise (too many)
- * the answer is dropped, the narrowing is remembered as broad for a minute (no probe for it
- * meanwhile: both paths answer rightly, only the cost differs), and the caller walks the graph
- * as before. None matching costs a bitmap scan that finds nothing. (One pass of the graph
- * without the iterative scan, all its matching candidates re-sorted, was measured for such
- * broad narrowings: faster, but recall@10 0.93-0.94 for one base of 8 even at ef_search 1000,
- * against 0.95 for the iterative walk.)
+ * candidates / share of the table: ~8,000 under a 1 % filter at 8 x limit), each a heap visit,
+ * and came out slower than scoring the matching rows themselves. So when the narrowing has a
+ * part an index answers (a filter's implied containment on the GIN index, the owner or tenant
+ * column on their btree indexes: narrowing-indexes.ts), one statement reads up to
+ * `exactNarrowedRows` + 1 matching rows (a bitmap scan when few match), each once, scores them
+ * (the vectors are in the row: inline-vectors.ts) and keeps the nearest `limit`. When there
+ * were at most `exactNarrowedRows` that is the answer: exact, so recall 1 and `limit` hits
+ * whenever that many match. Otherwise it is dropped, the narrowing is remembered as broad for a
+ * minute (no probe for it meanwhile: both paths answer rightly, only the cost differs), and the
+ * caller walks the graph as before. None matching costs an index probe that finds nothing.
+ * (One pass of the graph without the iterative scan, all its matching candidates re-sorted, was
+ * measured for broad narrowings: faster, but recall@10 0.93-0.94 for one base of 8 even at
+ * ef_search 1000.)
  */
 import type { ChunkScope } from '../chunk-scope.js';
 import type { SqlValue } from '../../../storage/db.js';
