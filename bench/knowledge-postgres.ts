@@ -7,14 +7,19 @@
  * - the same with a selective metadata filter (1 % of the rows), with several knowledge bases
  *   sharing the table (a `base` key, 8 bases) and with a user's scope (shared chunks and the
  *   user's own, ~4 %): recall against exact search under the same filter, and how many
- *   searches returned exactly `limit` hits, with the candidates re-sorted swept (2, 4 and the
- *   default 8 times `limit`);
+ *   searches returned exactly `limit` hits; by default a narrowing an index reaches that
+ *   matches at most `exactNarrowedRows` rows is answered exactly over them, and the rows
+ *   "walk" show the graph alone (`exactNarrowedRows: 0`) with the candidates re-sorted swept
+ *   (2, 4 and the default 8 times `limit`);
  * - the index's build time and size, and the table's size.
  *
  * Vectors: synthetic, clustered, at the local embedder's dimension (512; bench/support/
  * clustered-vectors.ts says how they are made and why not real ones). Queries: new chunks of
  * existing documents. Sizes: BENCH_PG_VECTOR_SIZES (default 100,000; 1,000,000 takes ~1 h on
  * the shared 2-core machine, so it is an option: BENCH_PG_VECTOR_SIZES=100000,1000000).
+ * BENCH_PG_KEEP=1 keeps the loaded table (`bench_pgvec_keep_<size>_<dims>`) and reuses it in the
+ * next run with that setting, skipping the load (minutes at 100k); BENCH_PG_FULL_PRECISION=0
+ * skips the full-precision index (whose build also drops the kept table's halfvec one).
  *
  *   TEST_POSTGRES_URL=postgres://... npx tsx --conditions=source bench/knowledge-postgres.ts
  */
@@ -134,6 +139,14 @@ async function tableMb(db: Db, table: string): Promise<number> {
   return Number(row?.bytes ?? 0) / 1e6;
 }
 
+/** How many chunks a kept table holds (0 when there is none). */
+async function loadedRows(db: Db, table: string): Promise<number> {
+  const [found] = await db.query<{ found: string | null }>('SELECT to_regclass($1)::text AS found', [`${table}_chunks`]);
+  if (!found?.found) return 0;
+  const [row] = await db.query<{ n: number | string }>(`SELECT count(*) AS n FROM ${table}_chunks`);
+  return Number(row?.n ?? 0);
+}
+
 export async function dropPgVectorTables(db: Db, table: string): Promise<void> {
   for (const suffix of ['chunks', 'meta', 'reindex']) await db.execute(`DROP TABLE IF EXISTS ${table}_${suffix}`);
 }
@@ -146,11 +159,14 @@ export async function benchPostgresVectors(options: PgVectorBenchOptions): Promi
   const queryCount = options.queries ?? 200;
   const sweep = options.efSweep ?? [100, 200, 400];
   const candidateSweep = options.candidateSweep ?? [2, 4];
+  const keep = process.env.BENCH_PG_KEEP === '1';
+  const fullPrecision = options.fullPrecision ?? process.env.BENCH_PG_FULL_PRECISION !== '0';
   const vectors = new ClusteredVectors({ dimensions });
   const report: PgVectorReport = { rows: [], builds: [], loadAverage: [] };
   for (const size of sizes) {
-    const table = `bench_pgvec_${size}`;
-    await dropPgVectorTables(db, table);
+    const table = keep ? `bench_pgvec_keep_${size}_${dimensions}` : `bench_pgvec_${size}`;
+    const loaded = keep && (await loadedRows(db, table)) === size;
+    if (!loaded) await dropPgVectorTables(db, table);
     const stores: PostgresVectorStore[] = [];
     const open = async (hnsw: ConstructorParameters<typeof PostgresVectorStore>[0]['hnsw']) => {
       const store = new PostgresVectorStore({ db, table, hnsw });
@@ -162,10 +178,11 @@ export async function benchPostgresVectors(options: PgVectorBenchOptions): Promi
       const exact = new PostgresVectorStore({ db, table, hnsw: false });
       stores.push(exact);
       const t0 = performance.now();
-      await load(exact, size, vectors);
+      if (loaded) await exact.create();
+      else await load(exact, size, vectors);
       const loadSeconds = (performance.now() - t0) / 1000;
       // Now, not by autovacuum in the middle of a measurement.
-      await db.execute(`VACUUM ANALYZE ${table}_chunks`);
+      if (!loaded) await db.execute(`VACUUM ANALYZE ${table}_chunks`);
       const next = seededRandom(size);
       const queries = Array.from({ length: queryCount }, (_, n) => Array.from(vectors.query(Math.floor(next() * size), n)));
       const perScenario = (s: Scenario) => (s.filters || s.visibleTo ? queries.slice(0, Math.ceil(queryCount / 2)) : queries);
@@ -178,7 +195,7 @@ export async function benchPostgresVectors(options: PgVectorBenchOptions): Promi
       }
       // Full precision first: the store drops the other kind of index once its own serves, so
       // the default (halfvec) goes last and is what the table keeps.
-      const variants: { name: string; halfvec: boolean }[] = [...(options.fullPrecision === false ? [] : [{ name: 'HNSW vector', halfvec: false }]), { name: 'HNSW halfvec', halfvec: true }];
+      const variants: { name: string; halfvec: boolean }[] = [...(!fullPrecision ? [] : [{ name: 'HNSW vector', halfvec: false }]), { name: 'HNSW halfvec', halfvec: true }];
       for (const variant of variants) {
         const t = performance.now();
         const store = await open({ halfvec: variant.halfvec });
@@ -190,12 +207,21 @@ export async function benchPostgresVectors(options: PgVectorBenchOptions): Promi
           const m = await measure(store, perScenario(s), s, truth.get(s.name));
           report.rows.push({ size, variant: `${variant.name} (default ef)`, scenario: s.name, p50: m.p50, p99: m.p99, recall10: m.recall10, full: m.full, queries: perScenario(s).length });
         }
-        // Narrowed searches: how many candidates (times `limit`) are re-sorted; the default is 8.
-        for (const k of variant.halfvec ? candidateSweep : []) {
-          const swept = await open({ halfvec: true, filteredCandidates: k });
+        // The exact path over index-reached rows with a lower cap (the 12.5 % base then walks).
+        if (variant.halfvec) {
+          const capped = await open({ halfvec: true, exactNarrowedRows: 5000 });
+          for (const s of SCENARIOS.slice(1)) {
+            const m = await measure(capped, perScenario(s), s, truth.get(s.name));
+            report.rows.push({ size, variant: `${variant.name} exact <= 5000`, scenario: s.name, p50: m.p50, p99: m.p99, recall10: m.recall10, full: m.full, queries: perScenario(s).length });
+          }
+        }
+        // Narrowed searches through the graph alone (no exact path over index-reached rows, as
+        // before `exactNarrowedRows`): how many candidates (times `limit`) are re-sorted, default 8.
+        for (const k of variant.halfvec ? [8, ...candidateSweep] : []) {
+          const swept = await open({ halfvec: true, filteredCandidates: k, exactNarrowedRows: 0 });
           for (const s of SCENARIOS.slice(1)) {
             const m = await measure(swept, perScenario(s), s, truth.get(s.name));
-            report.rows.push({ size, variant: `${variant.name} ${k}x limit`, scenario: s.name, p50: m.p50, p99: m.p99, recall10: m.recall10, full: m.full, queries: perScenario(s).length });
+            report.rows.push({ size, variant: `${variant.name} walk ${k}x limit`, scenario: s.name, p50: m.p50, p99: m.p99, recall10: m.recall10, full: m.full, queries: perScenario(s).length });
           }
         }
         for (const ef of sweep) {
@@ -210,7 +236,7 @@ export async function benchPostgresVectors(options: PgVectorBenchOptions): Promi
       write(table_(size, dimensions, loadSeconds, report));
     } finally {
       for (const store of stores) await store.close();
-      await dropPgVectorTables(db, table);
+      if (!keep) await dropPgVectorTables(db, table);
     }
   }
   return report;
@@ -222,7 +248,7 @@ function table_(size: number, dimensions: number, loadSeconds: number, report: P
   const rows = report.rows.filter((r) => r.size === size);
   const builds = report.builds.filter((b) => b.size === size);
   return [
-    `PostgreSQL vector search, ${size} chunks, ${dimensions}-d clustered vectors, limit ${LIMIT}; baseline: exact search in the same run (loaded in ${loadSeconds.toFixed(0)} s)`,
+    `PostgreSQL vector search, ${size} chunks, ${dimensions}-d clustered vectors, limit ${LIMIT}; baseline: exact search in the same run (${loadSeconds > 1 ? `loaded in ${loadSeconds.toFixed(0)} s` : 'kept table reused'})`,
     `${'variant'.padEnd(28)} ${'scenario'.padEnd(16)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'recall@10'.padStart(10)} ${'exactly 10'.padStart(11)}`,
     ...rows.map((r) => `${r.variant.padEnd(28)} ${r.scenario.padEnd(16)} ${ms(r.p50).padStart(8)} ${ms(r.p99).padStart(8)} ${r.recall10.toFixed(3).padStart(10)} ${`${r.full}/${r.queries}`.padStart(11)}`),
     ...builds.map((b) => `${b.variant} index: built in ${b.seconds.toFixed(0)} s, ${b.indexMb.toFixed(0)} MB (table ${b.tableMb.toFixed(0)} MB)`),

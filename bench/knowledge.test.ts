@@ -27,8 +27,9 @@ describe('bench/knowledge', () => {
     expect(text.includes('PostgreSQL vector search, 3000 chunks, 512-d clustered vectors')).toBe(postgres);
     const pgRows = report.pgVectors?.rows ?? [];
     // Exact's 4 scenarios; per index (vector, halfvec) its 4 at the default ef and the 2 ef sweeps
-    // over 3; halfvec's 2 sweeps of re-sorted candidates (2x, 4x) over the 3 narrowed scenarios.
-    expect(pgRows.length).toBe(postgres ? 4 + 2 * (4 + 3 * 2) + 2 * 3 : 0);
+    // over 3; halfvec's exact path with a lower cap, and its walk alone at 3 re-sorted candidate
+    // counts (8x, 2x, 4x), over the 3 narrowed scenarios.
+    expect(pgRows.length).toBe(postgres ? 4 + 2 * (4 + 3 * 2) + 3 + 3 * 3 : 0);
     for (const row of pgRows) {
       // Every search, filtered or scoped, returned exactly limit hits (3000 chunks hold 30 of a 1 % filter).
       expect(row.full, `${row.variant} ${row.scenario}`).toBe(row.queries);

@@ -3,77 +3,18 @@
  * user's scope that keeps 1 % of the rows still gets exactly `limit` hits through the index's
  * iterative scan (and through the exact fallback when the scan is cut short); on a small set
  * the index answers what exact search answers; a table left by the previous version (rows and
- * a full-precision index) gets the halfvec index built CONCURRENTLY, writes going on meanwhile.
+ * a full-precision index) gets the halfvec index built CONCURRENTLY, writes going on meanwhile,
+ * and the indexes narrowed searches reach their rows through. (Narrowed searches answered
+ * exactly over those rows: knowledge-pg-narrowed.test.ts; here the walk alone,
+ * `exactNarrowedRows: 0`.)
  */
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PostgresVectorStore, type HnswOptions } from '../src/knowledge/vector-stores/postgres/store.js';
-import type { SearchHit, SearchRequest, StoredChunk } from '../src/knowledge/vector-stores/vector-store.js';
-import type { Db, SqlClient } from '../src/storage/db.js';
-import { seededRandom } from '../src/util/seeded-random.js';
+import type { SearchHit, SearchRequest } from '../src/knowledge/vector-stores/vector-store.js';
+import type { Db } from '../src/storage/db.js';
 import { postgresTestDatabase, type TestDatabase } from './support/databases.js';
-
-const DIMS = 32;
-const CENTRES = 40;
-
-/** Clustered unit vectors: a centre of `CENTRES` plus noise, so neighbourhoods exist. */
-function vectors(count: number, seed: number): number[][] {
-  const next = seededRandom(seed);
-  const centres = Array.from({ length: CENTRES }, () => Array.from({ length: DIMS }, () => next() * 2 - 1));
-  return Array.from({ length: count }, () => {
-    const c = centres[Math.floor(next() * CENTRES)]!;
-    const v = c.map((x) => x + 0.6 * (next() * 2 - 1));
-    const n = Math.hypot(...v);
-    return v.map((x) => x / n);
-  });
-}
-
-/** `count` chunks in contents of 100; every 100th chunk in group 7 (1 %), every 100th content owned by user u1. */
-async function fill(store: PostgresVectorStore, count: number, seed: number): Promise<number[][]> {
-  const all = vectors(count, seed);
-  for (let start = 0; start < count; start += 100) {
-    const chunks: StoredChunk[] = [];
-    for (let i = start; i < Math.min(count, start + 100); i++) {
-      const meta = { group: i % 100, base: `kb${(start / 100) % 4}` };
-      chunks.push({ id: String(i), content: `chunk ${i}`, meta_data: meta, filters: meta, embedding: all[i]! });
-    }
-    const content = start / 100;
-    await store.upsert(`c${content}`, chunks, 'test:clustered', { knowledgeId: `kb${content % 4}`, userId: content % 100 === 1 ? 'u1' : `other-${content % 7}` });
-  }
-  return all;
-}
-
-/**
- * The Db with every statement a store sends recorded, and the plan of each search through the
- * index (EXPLAIN in the same transaction, so under the same SET LOCAL settings).
- */
-function recording(db: Db, log: { sql: string; plan?: string }[]): Db {
-  const client = (c: SqlClient): SqlClient => ({
-    query: async (sql, params) => {
-      const entry: { sql: string; plan?: string } = { sql };
-      log.push(entry);
-      if (sql.includes(') candidates ORDER BY')) entry.plan = (await c.query<Record<string, string>>(`EXPLAIN ${sql}`, params)).map((r) => Object.values(r)[0]).join('\n');
-      return c.query(sql, params);
-    },
-    execute: async (sql, params) => {
-      log.push({ sql });
-      return c.execute(sql, params);
-    },
-  });
-  return new Proxy(db, {
-    get(target, prop) {
-      if (prop === 'query' || prop === 'execute') return client(target)[prop];
-      if (prop === 'transaction') return <T>(fn: (tx: SqlClient) => Promise<T>) => target.transaction((tx) => fn(client(tx)));
-      const value: unknown = Reflect.get(target, prop);
-      return typeof value === 'function' ? value.bind(target) : value;
-    },
-  });
-}
-
-/** Chunks of the contents `fill` gives user u1. */
-function ownedByU1(h: SearchHit): boolean {
-  return Number(h.chunk.content_id.slice(1)) % 100 === 1;
-}
+import { DIMS, fill, ownedByU1, recording, vectors } from './support/pg-vectors.js';
 
 describe.skipIf(!postgresTestDatabase.available)('PostgreSQL HNSW search', () => {
   let database: TestDatabase;
@@ -120,7 +61,7 @@ describe.skipIf(!postgresTestDatabase.available)('PostgreSQL HNSW search', () =>
       it(`returns exactly limit hits, the exact ones, in one query under ${name}`, async () => {
         // A first pass of 10 candidates holds ~0.1 matching rows: only the iterative scan finds 10.
         const log: { sql: string; plan?: string }[] = [];
-        const store = await open('hf', { efSearch: 10, filteredEfSearch: 10 }, recording(db, log));
+        const store = await open('hf', { efSearch: 10, filteredEfSearch: 10, exactNarrowedRows: 0 }, recording(db, log));
         await store.hnswSettled();
         expect(store.hnswIndex).toMatchObject({ name: 'hf_chunks_hnsw_half', dims: DIMS, half: true });
         let agreed = 0;
@@ -147,7 +88,7 @@ describe.skipIf(!postgresTestDatabase.available)('PostgreSQL HNSW search', () =>
 
     it('falls back to exact search when the index scan is cut short, still returning exactly limit hits', async () => {
       // 5 index tuples per search: the iterative scan stops long before 10 rows of group 7.
-      const store = await open('hf', { efSearch: 5, filteredEfSearch: 5, maxScanTuples: 5 });
+      const store = await open('hf', { efSearch: 5, filteredEfSearch: 5, maxScanTuples: 5, exactNarrowedRows: 0 });
       await store.hnswSettled();
       for (const vector of queries.slice(0, 4)) {
         const request: SearchRequest = { searchType: 'vector', query: '', vector, limit: 10, filters: { group: 7 } };
@@ -213,6 +154,11 @@ describe.skipIf(!postgresTestDatabase.available)('PostgreSQL HNSW search', () =>
       );
       // The old index went once the new one served.
       expect(indexes).toEqual([{ name: 'hm_chunks_hnsw_half', valid: true }]);
+      // The indexes narrowed searches reach their rows through were built on the old table too.
+      const narrowing = await db.query<{ name: string; valid: boolean }>(
+        `SELECT c.relname AS name, i.indisvalid AS valid FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE i.indrelid = to_regclass('hm_chunks') AND c.relname IN ('hm_chunks_meta', 'hm_chunks_user', 'hm_chunks_tenant') ORDER BY 1`,
+      );
+      expect(narrowing).toEqual(['hm_chunks_meta', 'hm_chunks_tenant', 'hm_chunks_user'].map((name) => ({ name, valid: true })));
       // The row written during the build is in the new index, and so are the old ones.
       expect((await store.search({ searchType: 'vector', query: '', vector: fresh, limit: 3 }))[0]?.chunk.id).toBe('new-1');
       expect((await store.search({ searchType: 'vector', query: '', vector: before[1234]!, limit: 1 }))[0]?.chunk.id).toBe('1234');

@@ -37,9 +37,18 @@ export function sqliteConditions(filter: Filter | undefined, visibleTo: ChunkSco
   return { sql: sql.join(''), params };
 }
 
-/** PostgreSQL: the same conditions over the chunk table's columns, with `$n` parameters appended to `params`. */
+/**
+ * PostgreSQL: the same conditions over the chunk table's columns, with `$n` parameters appended
+ * to `params`. A filter's equalities are also given as JSONB containment (`postgresContainment`),
+ * which the GIN index on the metadata serves; the scope's columns have btree indexes
+ * (postgres/narrowing-indexes.ts).
+ */
 export function postgresConditions(filter: Filter | undefined, visibleTo: ChunkScope | undefined, params: SqlValue[]): string {
-  let sql = filter ? ` AND ${postgresFilter(filter, 'meta_data', params)}` : '';
+  let sql = '';
+  if (filter) {
+    const indexed = postgresContainment(filter, 'meta_data', params);
+    sql = `${indexed ? ` AND ${indexed}` : ''} AND ${postgresFilter(filter, 'meta_data', params)}`;
+  }
   if (visibleTo?.user !== undefined) {
     params.push(visibleTo.user);
     sql += ` AND (user_id IS NULL OR user_id = $${params.length})`;
@@ -93,6 +102,40 @@ function sqliteComparison(op: Comparison, v: FilterScalar, type: () => string, v
   }
   // Parameters are pushed in the order the placeholders appear: the type check comes first.
   return `(CASE WHEN ${isRightType} THEN (${test}) ELSE 0 END)`;
+}
+
+/**
+ * PostgreSQL: a condition that `filter` implies, in JSONB containment (`column @> '{"k": v}'`),
+ * which a GIN (`jsonb_path_ops`) index answers; undefined when the filter implies none. Added
+ * beside the filter (never instead of it), so the rows are the same and the index can find them.
+ * An equality on a scalar holds exactly when the object contains that key with that value
+ * (JSONB compares numbers by value in both, `7` = `7.0`; a key holding an array of the value
+ * is neither equal nor contained below the top level); IN is an OR of equalities; AND implies
+ * what any of its conditions implies, OR only what every one of them does; NOT and the other
+ * comparisons imply nothing here. filter-sql.test.ts checks both against each other on
+ * PostgreSQL.
+ */
+export function postgresContainment(filter: Filter, column: string, params: SqlValue[]): string | undefined {
+  // Decided first, then written: a part left out (an OR with a range in it) adds no parameter.
+  type Implied = string | { join: 'AND' | 'OR'; parts: Implied[] };
+  const implied = (f: Filter): Implied | undefined => {
+    if ('conditions' in f) {
+      const parts = f.conditions.map(implied);
+      const known = parts.filter((p): p is Implied => p !== undefined);
+      if (f.op === 'AND') return known.length === 0 ? undefined : known.length === 1 ? known[0] : { join: 'AND', parts: known };
+      return known.length < parts.length ? undefined : { join: 'OR', parts: known };
+    }
+    if ('condition' in f) return undefined;
+    if ('values' in f) return implied({ op: 'OR', conditions: f.values.map((value) => ({ op: 'EQ', key: f.key, value })) });
+    return f.op === 'EQ' ? JSON.stringify({ [f.key]: f.value }) : undefined;
+  };
+  const write = (i: Implied): string => {
+    if (typeof i !== 'string') return `(${i.parts.map(write).join(` ${i.join} `)})`;
+    params.push(i);
+    return `${column} @> $${params.length}::jsonb`;
+  };
+  const found = implied(filter);
+  return found === undefined ? undefined : write(found);
 }
 
 /** PostgreSQL: JSONB operators on `column`, with `$n` parameters appended to `params`. */

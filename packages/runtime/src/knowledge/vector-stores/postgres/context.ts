@@ -14,6 +14,13 @@ export interface HnswIndex {
   half: boolean;
 }
 
+/** Which indexes narrowed searches reach rows through are valid (narrowing-indexes.ts). */
+export interface NarrowingIndexes {
+  meta: boolean;
+  user: boolean;
+  tenant: boolean;
+}
+
 export interface PostgresStoreContext {
   readonly db: Db;
   /** The table prefix: `{t}_chunks`, `{t}_meta`, `{t}_reindex`. */
@@ -30,6 +37,10 @@ export interface PostgresStoreContext {
   hnswIndex: HnswIndex | undefined;
   /** The build in progress (hnsw-build.ts), with the dimension it builds for. */
   hnswBuild: { dims: number; done: Promise<void>; cancel: () => Promise<void> } | undefined;
+  /** Which indexes a narrowed search can reach its rows through (narrowing-indexes.ts). */
+  narrowing: NarrowingIndexes;
+  /** Narrowings recently found to match more rows than `exactNarrowedRows`: key -> until when (ms). */
+  broadNarrowings: Map<string, number>;
 }
 
 /** pgvector's names, or an error when the store was used before create(). */

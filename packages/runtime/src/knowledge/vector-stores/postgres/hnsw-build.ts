@@ -10,11 +10,15 @@
  * rather than waited for: a waiting lock request holds a snapshot the build would wait out);
  * the others then find the index built. Searches use the wanted index once it is valid, an
  * older valid one (full precision, say) until then, and exact search when there is none. A
- * build that was interrupted leaves an invalid index: the next build drops it first.
+ * build that was interrupted leaves an invalid index: the next build drops it first. The same
+ * session first keeps an older table's new vectors in the row (inline-vectors.ts) and builds
+ * the indexes narrowed searches reach their rows through (narrowing-indexes.ts), the same way.
  */
 import type { SqlClient } from '../../../storage/db.js';
 import { pgvectorOf, type HnswIndex, type PostgresStoreContext } from './context.js';
 import { indexedType } from './hnsw.js';
+import { inlineExistingTable } from './inline-vectors.js';
+import { adoptNarrowingIndexes, buildNarrowingIndexes } from './narrowing-indexes.js';
 
 /** First key of the advisory lock a build holds (the second is the table's hash). */
 const BUILD_LOCK = 7_777_021;
@@ -61,6 +65,7 @@ export async function prepareHnsw(ctx: PostgresStoreContext, dims: number): Prom
   // An index casts to one dimension, and halfvec's HNSW takes at most 4,000 (vector's 2,000).
   if (dims > (ctx.hnsw.halfvec ? 4000 : 2000)) return;
   ctx.hnswIndex = choose(ctx, await existingIndexes(ctx, ctx.db), dims);
+  await adoptNarrowingIndexes(ctx, ctx.db);
   startBuild(ctx, dims);
 }
 
@@ -103,6 +108,10 @@ function startBuild(ctx: PostgresStoreContext, dims: number): void {
 
 async function build(ctx: PostgresStoreContext, s: SqlClient, dims: number): Promise<void> {
   const settings = ctx.hnsw!;
+  // First the quick things: vectors kept in the row from now on (a table of an earlier
+  // version), and the indexes a narrowed search reaches its rows through (seconds at 100k).
+  await inlineExistingTable(ctx, s);
+  await buildNarrowingIndexes(ctx, s);
   const { full, half } = hnswIndexNames(ctx.t);
   const name = settings.halfvec ? half : full;
   const mine = (await existingIndexes(ctx, s)).find((e) => e.name === name);

@@ -14,7 +14,8 @@
  * scopes, eight times 0.95-0.98). Narrowed, the planner is kept off the sequential scan: it costs
  * the walk by how many rows the LIMIT needs over the share it expects to match, and with more
  * candidates chose to score every row of the table (exact, 10-20 times slower than the walk);
- * an index on a narrowing column (a btree on an owner column) stays open to it.
+ * and off bitmap scans of the narrowing's indexes, which would score every row they reach: a
+ * narrowing that matches few rows was answered exactly before the walk (narrowed-search.ts).
  */
 import type { ChunkScope } from '../chunk-scope.js';
 import type { SqlValue } from '../../../storage/db.js';
@@ -54,6 +55,9 @@ export async function hnswSearch(ctx: PostgresStoreContext, index: HnswIndex, ve
       await tx.execute(`SET LOCAL hnsw.iterative_scan = relaxed_order`);
       await tx.execute(`SET LOCAL hnsw.max_scan_tuples = ${settings.maxScanTuples}`);
       await tx.execute('SET LOCAL enable_seqscan = off');
+      // Nor a bitmap scan of the narrowing's indexes and a sort of every row it reaches: few
+      // such rows were answered exactly before (narrowed-search.ts), so here there are many.
+      await tx.execute('SET LOCAL enable_bitmapscan = off');
     }
     return tx.query<ChunkRow & { score: number | string }>(
       `SELECT * FROM (

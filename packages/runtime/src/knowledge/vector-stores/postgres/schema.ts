@@ -2,14 +2,15 @@
  * @module knowledge/vector-stores/postgres/schema
  * The PostgreSQL store's tables and indexes, created or brought up to date on open.
  *
- * Chunks (a `vector` column of any dimension, JSONB metadata, a generated `tsvector` with a GIN
- * index, the owner columns), `{t}_meta`, the reindex staging table; and, when the stored
+ * Chunks (a `vector` column of any dimension, kept in the row: inline-vectors.ts; JSONB
+ * metadata, a generated `tsvector` with a GIN index, the owner columns), `{t}_meta`, the reindex staging table; and, when the stored
  * vectors' dimension is known, the HNSW index searches use (built in the background when
  * missing: hnsw-build.ts).
  */
 import { recordedDimensions } from '../embedder-record.js';
 import type { PostgresStoreContext } from './context.js';
 import { prepareHnsw } from './hnsw-build.js';
+import { inlineNewTable } from './inline-vectors.js';
 import { findPgvector, hasIterativeScan } from './pgvector.js';
 
 export async function prepareTables(ctx: PostgresStoreContext): Promise<void> {
@@ -17,6 +18,7 @@ export async function prepareTables(ctx: PostgresStoreContext): Promise<void> {
   ctx.pgvector = pgvector;
   const t = ctx.t;
   const lang = ctx.language;
+  const [existing] = await ctx.db.query<{ found: string | null }>('SELECT to_regclass($1)::text AS found', [`${t}_chunks`]);
   await ctx.db.execute(`CREATE TABLE IF NOT EXISTS ${t}_chunks (
       content_id TEXT NOT NULL,
       chunk_id TEXT NOT NULL,
@@ -32,6 +34,8 @@ export async function prepareTables(ctx: PostgresStoreContext): Promise<void> {
       tenant_id TEXT,
       PRIMARY KEY (content_id, chunk_id)
     )`);
+  // Vectors in the row, not in TOAST (inline-vectors.ts); an existing table is switched by the build.
+  if (!existing?.found) await inlineNewTable(ctx);
   await addOwnerColumns(ctx);
   // Looked up first: CREATE INDEX takes its lock before it sees the index exists, and that lock
   // would deadlock with another runtime's concurrent HNSW build, which waits for this transaction.

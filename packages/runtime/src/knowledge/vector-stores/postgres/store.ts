@@ -70,7 +70,7 @@ export class PostgresVectorStore implements VectorStore, ReindexableStore {
     this.name = options.name ?? 'PgVector';
     this.description = options.description ?? `PostgreSQL with pgvector: ${options.hnsw === false ? 'exact' : 'HNSW'} cosine and tsvector keyword search`;
     const hnsw = options.hnsw === false ? undefined : hnswSettings(options.hnsw ?? {});
-    this.ctx = { db: options.db, t: this.table, language, hnsw, pgvector: undefined, iterativeScan: false, hnswIndex: undefined, hnswBuild: undefined };
+    this.ctx = { db: options.db, t: this.table, language, hnsw, pgvector: undefined, iterativeScan: false, hnswIndex: undefined, hnswBuild: undefined, narrowing: { meta: false, user: false, tenant: false }, broadNarrowings: new Map() };
   }
 
   async create(): Promise<void> {

@@ -1,6 +1,8 @@
 /**
  * @module knowledge/vector-stores/postgres/vector-search
- * The PostgreSQL store's vector search: through the HNSW index when one serves, else exact.
+ * The PostgreSQL store's vector search: through the HNSW index when one serves, else exact;
+ * a narrowing that an index reaches and that matches few rows, exactly over those rows
+ * (narrowed-search.ts).
  *
  * Exact cosine (pgvector's `<=>`), filtered and scoped in the same query by type-exact JSONB
  * conditions; through the HNSW index (hnsw.ts) when one serves the query's dimension, the exact
@@ -16,11 +18,18 @@ import { HIT_COLUMNS, cosineSimilarity, toHit, type ChunkRow } from '../hits.js'
 import type { SearchHit } from '../vector-store.js';
 import { pgvectorOf, type PostgresStoreContext } from './context.js';
 import { hnswSearch } from './hnsw.js';
+import { exactNarrowedSearch, narrowedPath, rememberBroad } from './narrowed-search.js';
 import { vectorLiteral } from './pgvector.js';
 
 export async function vectorSearch(ctx: PostgresStoreContext, vector: number[], limit: number, filters: Filter | undefined, visibleTo: ChunkScope | undefined): Promise<SearchHit[]> {
   const index = ctx.hnswIndex;
   if (ctx.hnsw && index?.dims === vector.length) {
+    // Few rows an index reaches: exact over them; many: the graph (narrowed-search.ts).
+    if (narrowedPath(ctx, filters, visibleTo) === 'exact') {
+      const exact = await exactNarrowedSearch(ctx, vector, limit, filters, visibleTo, ctx.hnsw.exactNarrowedRows);
+      if (exact) return exact;
+      rememberBroad(ctx, filters, visibleTo);
+    }
     const approximate = await hnswSearch(ctx, index, vector, limit, filters, visibleTo);
     if (approximate.length >= limit) return approximate;
   }
