@@ -15,8 +15,9 @@
  *
  * Vectors: synthetic, clustered, at the local embedder's dimension (512; bench/support/
  * clustered-vectors.ts says how they are made and why not real ones). Queries: new chunks of
- * existing documents. Sizes: BENCH_PG_VECTOR_SIZES (default 100,000; 1,000,000 takes ~1 h on
- * the shared 2-core machine, so it is an option: BENCH_PG_VECTOR_SIZES=100000,1000000).
+ * existing documents. Sizes: BENCH_PG_VECTOR_SIZES (default 100,000; 1,000,000 took ~30 min on
+ * the shared 2-core machine, 6 to load and 13 to build the index, so it is an option:
+ * BENCH_PG_VECTOR_SIZES=100000,1000000).
  * BENCH_PG_KEEP=1 keeps the loaded table (`bench_pgvec_keep_<size>_<dims>`) and reuses it in the
  * next run with that setting, skipping the load (minutes at 100k); BENCH_PG_FULL_PRECISION=0
  * skips the full-precision index (whose build also drops the kept table's halfvec one).
