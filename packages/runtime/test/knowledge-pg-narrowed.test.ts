@@ -11,7 +11,7 @@
  * does, for every operator, with the index used and not.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postgresContainment, postgresFilter } from '../src/knowledge/vector-stores/filter-sql.js';
+import { containmentIsExact, postgresConditions, postgresContainment, postgresFilter } from '../src/knowledge/vector-stores/filter-sql.js';
 import type { Filter } from '../src/knowledge/vector-stores/filter-language.js';
 import { PostgresVectorStore, type HnswOptions } from '../src/knowledge/vector-stores/postgres/store.js';
 import type { SearchHit, SearchRequest } from '../src/knowledge/vector-stores/vector-store.js';
@@ -198,6 +198,20 @@ describe.skipIf(!postgresTestDatabase.available)('PostgreSQL narrowed vector sea
     }
     // All but the two NOTs, the OR with a STARTSWITH: those imply no containment.
     expect(added).toBe(filters.length - 3);
+    // Equalities alone (the single ones, the IN, the AND and the OR of them): the containment is
+    // the whole test, and a search's WHERE is just it, index used or not.
+    const equalities = filters.filter(containmentIsExact);
+    expect(equalities).toHaveLength(15);
+    for (const filter of equalities) {
+      const params: SqlValue[] = [];
+      const expected = await ids(postgresFilter(filter, 'meta_data', params), params, false);
+      const where: SqlValue[] = [];
+      const conditions = postgresConditions(filter, undefined, where);
+      const label = JSON.stringify(filter);
+      expect(conditions, label).not.toMatch(/COALESCE/);
+      expect(await ids(`true${conditions}`, where, false), label).toEqual(expected);
+      expect(await ids(`true${conditions}`, where, true), label).toEqual(expected);
+    }
     expect(strayParams).toEqual([]);
     // Through a search: an OR with a range in it under an AND adds only what the AND implies.
     const params: SqlValue[] = [];

@@ -47,7 +47,9 @@ export function postgresConditions(filter: Filter | undefined, visibleTo: ChunkS
   let sql = '';
   if (filter) {
     const indexed = postgresContainment(filter, 'meta_data', params);
-    sql = `${indexed ? ` AND ${indexed}` : ''} AND ${postgresFilter(filter, 'meta_data', params)}`;
+    // A filter of equalities alone is its containment (values are scalars): the one test, not two per row.
+    if (indexed && containmentIsExact(filter)) sql = ` AND ${indexed}`;
+    else sql = `${indexed ? ` AND ${indexed}` : ''} AND ${postgresFilter(filter, 'meta_data', params)}`;
   }
   if (visibleTo?.user !== undefined) {
     params.push(visibleTo.user);
@@ -136,6 +138,18 @@ export function postgresContainment(filter: Filter, column: string, params: SqlV
   };
   const found = implied(filter);
   return found === undefined ? undefined : write(found);
+}
+
+/**
+ * Whether the containment `postgresContainment` writes for `filter` selects exactly its rows,
+ * not only a superset: a filter made of EQ and IN (under AND and OR) alone. Filter values are
+ * scalars, and `{"k": v}` is contained in a row's metadata exactly when its `k` equals `v`, type
+ * for type as EQ compares (7 = 7.0, "7" is no 7, [7] is no 7: tested on PostgreSQL).
+ */
+export function containmentIsExact(filter: Filter): boolean {
+  if ('conditions' in filter) return filter.conditions.every(containmentIsExact);
+  if ('condition' in filter) return false;
+  return 'values' in filter || filter.op === 'EQ';
 }
 
 /** PostgreSQL: JSONB operators on `column`, with `$n` parameters appended to `params`. */
