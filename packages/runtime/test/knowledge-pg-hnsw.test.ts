@@ -9,33 +9,15 @@
  * `exactNarrowedRows: 0`.)
  */
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PostgresVectorStore, type HnswOptions } from '../src/knowledge/vector-stores/postgres/store.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { PostgresVectorStore } from '../src/knowledge/vector-stores/postgres/store.js';
 import type { SearchHit, SearchRequest } from '../src/knowledge/vector-stores/vector-store.js';
-import type { Db } from '../src/storage/db.js';
-import { postgresTestDatabase, type TestDatabase } from './support/databases.js';
-import { DIMS, fill, ownedByU1, recording, vectors } from './support/pg-vectors.js';
+import { postgresTestDatabase } from './support/databases.js';
+import { DIMS, fill, ownedByU1, postgresStores, recording, vectors } from './support/pg-vectors.js';
 
 describe.skipIf(!postgresTestDatabase.available)('PostgreSQL HNSW search', () => {
-  let database: TestDatabase;
-  let db: Db;
-  const stores: PostgresVectorStore[] = [];
-  const open = async (table: string, hnsw: HnswOptions | false = {}, through: Db = db) => {
-    const store = new PostgresVectorStore({ db: through, table, hnsw });
-    stores.push(store);
-    await store.create();
-    return store;
-  };
-
-  beforeAll(async () => {
-    database = await postgresTestDatabase.create();
-    db = database.open();
-  });
-  afterAll(async () => {
-    for (const s of stores) await s.close();
-    await db?.close();
-    await database?.cleanup();
-  });
+  const pgs = postgresStores();
+  const open = pgs.open;
 
   describe('selective filters and scopes', () => {
     const N = 6000;
@@ -61,7 +43,7 @@ describe.skipIf(!postgresTestDatabase.available)('PostgreSQL HNSW search', () =>
       it(`returns exactly limit hits, the exact ones, in one query under ${name}`, async () => {
         // A first pass of 10 candidates holds ~0.1 matching rows: only the iterative scan finds 10.
         const log: { sql: string; plan?: string }[] = [];
-        const store = await open('hf', { efSearch: 10, filteredEfSearch: 10, exactNarrowedRows: 0 }, recording(db, log));
+        const store = await open('hf', { efSearch: 10, filteredEfSearch: 10, exactNarrowedRows: 0 }, recording(pgs.db, log));
         await store.hnswSettled();
         expect(store.hnswIndex).toMatchObject({ name: 'hf_chunks_hnsw_half', dims: DIMS, half: true });
         let agreed = 0;
@@ -127,10 +109,10 @@ describe.skipIf(!postgresTestDatabase.available)('PostgreSQL HNSW search', () =>
     // As the previous version left it: rows, and its HNSW index on the column cast to vector(dims).
     const old = await open('hm', false);
     const before = await fill(old, 2000, 3);
-    const [{ schema } = { schema: 'public' }] = await db.query<{ schema: string }>(`SELECT n.nspname AS schema FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'vector'`);
-    await db.execute(`CREATE INDEX hm_chunks_hnsw ON hm_chunks USING hnsw ((embedding::"${schema}".vector(${DIMS})) "${schema}".vector_cosine_ops) WITH (m = 16, ef_construction = 64)`);
+    const [{ schema } = { schema: 'public' }] = await pgs.db.query<{ schema: string }>(`SELECT n.nspname AS schema FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'vector'`);
+    await pgs.db.execute(`CREATE INDEX hm_chunks_hnsw ON hm_chunks USING hnsw ((embedding::"${schema}".vector(${DIMS})) "${schema}".vector_cosine_ops) WITH (m = 16, ef_construction = 64)`);
     // A reader holding a snapshot: a concurrent build waits for it; writers must not.
-    const reader = new pg.Client({ connectionString: database.url });
+    const reader = new pg.Client({ connectionString: pgs.url });
     await reader.connect();
     await reader.query('BEGIN ISOLATION LEVEL REPEATABLE READ');
     await reader.query('SELECT count(*) FROM hm_chunks');
@@ -149,13 +131,13 @@ describe.skipIf(!postgresTestDatabase.available)('PostgreSQL HNSW search', () =>
       await store.hnswSettled();
       expect(built).toBe(true);
       expect(store.hnswIndex).toEqual({ name: 'hm_chunks_hnsw_half', dims: DIMS, half: true });
-      const indexes = await db.query<{ name: string; valid: boolean }>(
+      const indexes = await pgs.db.query<{ name: string; valid: boolean }>(
         `SELECT c.relname AS name, i.indisvalid AS valid FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE i.indrelid = to_regclass('hm_chunks') AND c.relname LIKE 'hm_chunks_hnsw%'`,
       );
       // The old index went once the new one served.
       expect(indexes).toEqual([{ name: 'hm_chunks_hnsw_half', valid: true }]);
       // The indexes narrowed searches reach their rows through were built on the old table too.
-      const narrowing = await db.query<{ name: string; valid: boolean }>(
+      const narrowing = await pgs.db.query<{ name: string; valid: boolean }>(
         `SELECT c.relname AS name, i.indisvalid AS valid FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE i.indrelid = to_regclass('hm_chunks') AND c.relname IN ('hm_chunks_meta', 'hm_chunks_user', 'hm_chunks_tenant') ORDER BY 1`,
       );
       expect(narrowing).toEqual(['hm_chunks_meta', 'hm_chunks_tenant', 'hm_chunks_user'].map((name) => ({ name, valid: true })));
@@ -173,12 +155,12 @@ describe.skipIf(!postgresTestDatabase.available)('PostgreSQL HNSW search', () =>
     const store = await open('hi');
     await store.hnswSettled();
     // Make it invalid, as a build cancelled mid-way leaves it.
-    await db.execute(`UPDATE pg_index SET indisvalid = false WHERE indexrelid = to_regclass('hi_chunks_hnsw_half')`);
+    await pgs.db.execute(`UPDATE pg_index SET indisvalid = false WHERE indexrelid = to_regclass('hi_chunks_hnsw_half')`);
     const again = await open('hi');
     expect(again.hnswIndex).toBeUndefined();
     await again.hnswSettled();
     expect(again.hnswIndex?.name).toBe('hi_chunks_hnsw_half');
-    const [row] = await db.query<{ valid: boolean }>(`SELECT indisvalid AS valid FROM pg_index WHERE indexrelid = to_regclass('hi_chunks_hnsw_half')`);
+    const [row] = await pgs.db.query<{ valid: boolean }>(`SELECT indisvalid AS valid FROM pg_index WHERE indexrelid = to_regclass('hi_chunks_hnsw_half')`);
     expect(row?.valid).toBe(true);
   }, 60_000);
 });

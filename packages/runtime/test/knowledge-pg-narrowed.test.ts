@@ -10,14 +10,14 @@
  * containment the filter compiler adds for the GIN index selects exactly the rows the filter
  * does, for every operator, with the index used and not.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { containmentIsExact, postgresConditions, postgresContainment, postgresFilter } from '../src/knowledge/vector-stores/filter-sql.js';
 import type { Filter } from '../src/knowledge/vector-stores/filter-language.js';
-import { PostgresVectorStore, type HnswOptions } from '../src/knowledge/vector-stores/postgres/store.js';
+import type { PostgresVectorStore } from '../src/knowledge/vector-stores/postgres/store.js';
 import type { SearchHit, SearchRequest } from '../src/knowledge/vector-stores/vector-store.js';
-import type { Db, SqlValue } from '../src/storage/db.js';
-import { postgresTestDatabase, type TestDatabase } from './support/databases.js';
-import { fill, ownedByU1, recording, vectors } from './support/pg-vectors.js';
+import type { SqlValue } from '../src/storage/db.js';
+import { postgresTestDatabase } from './support/databases.js';
+import { fill, ownedByU1, postgresStores, recording, vectors } from './support/pg-vectors.js';
 
 /** 20 chunks of 512-d vectors (about 2 KB each: over PostgreSQL's TOAST threshold). */
 const rows = (prefix: string) =>
@@ -26,25 +26,8 @@ const rows = (prefix: string) =>
 const eq = (value: string | number | boolean | null, key = 'k'): Filter => ({ op: 'EQ', key, value });
 
 describe.skipIf(!postgresTestDatabase.available)('PostgreSQL narrowed vector search', () => {
-  let database: TestDatabase;
-  let db: Db;
-  const stores: PostgresVectorStore[] = [];
-  const open = async (table: string, hnsw: HnswOptions | false = {}, through: Db = db) => {
-    const store = new PostgresVectorStore({ db: through, table, hnsw });
-    stores.push(store);
-    await store.create();
-    return store;
-  };
-
-  beforeAll(async () => {
-    database = await postgresTestDatabase.create();
-    db = database.open();
-  });
-  afterAll(async () => {
-    for (const s of stores) await s.close();
-    await db?.close();
-    await database?.cleanup();
-  });
+  const pgs = postgresStores();
+  const open = pgs.open;
 
   describe('over 6,000 chunks', () => {
     const N = 6000;
@@ -56,7 +39,7 @@ describe.skipIf(!postgresTestDatabase.available)('PostgreSQL narrowed vector sea
     beforeAll(async () => {
       exact = await open('nx', false);
       await fill(exact, N, 5);
-      store = await open('nx', {}, recording(db, log));
+      store = await open('nx', {}, recording(pgs.db, log));
       await store.hnswSettled();
     }, 120_000);
 
@@ -89,7 +72,7 @@ describe.skipIf(!postgresTestDatabase.available)('PostgreSQL narrowed vector sea
 
     it('walks the graph when the narrowing matches more rows than exactNarrowedRows, probing it only once a while, still limit hits', async () => {
       const walkLog: { sql: string; plan?: string }[] = [];
-      const capped = await open('nx', { exactNarrowedRows: 50 }, recording(db, walkLog));
+      const capped = await open('nx', { exactNarrowedRows: 50 }, recording(pgs.db, walkLog));
       // 60 rows of group 7: over the cap of 50.
       for (const [n, vector] of queries.slice(0, 3).entries()) {
         walkLog.length = 0;
@@ -124,16 +107,16 @@ describe.skipIf(!postgresTestDatabase.available)('PostgreSQL narrowed vector sea
 
   it('keeps 512-d vectors in the row, not in TOAST, on a new table and on one an earlier version made', async () => {
     const toastPages = async (t: string) =>
-      Number((await db.query<{ bytes: string }>(`SELECT pg_relation_size(reltoastrelid) AS bytes FROM pg_class WHERE oid = to_regclass($1)`, [`${t}_chunks`]))[0]?.bytes);
+      Number((await pgs.db.query<{ bytes: string }>(`SELECT pg_relation_size(reltoastrelid) AS bytes FROM pg_class WHERE oid = to_regclass($1)`, [`${t}_chunks`]))[0]?.bytes);
     const settings = async (t: string) =>
-      (await db.query<{ storage: string; options: string[] | null }>(`SELECT a.attstorage AS storage, c.reloptions AS options FROM pg_class c JOIN pg_attribute a ON a.attrelid = c.oid AND a.attname = 'embedding' WHERE c.oid = to_regclass($1)`, [`${t}_chunks`]))[0];
+      (await pgs.db.query<{ storage: string; options: string[] | null }>(`SELECT a.attstorage AS storage, c.reloptions AS options FROM pg_class c JOIN pg_attribute a ON a.attrelid = c.oid AND a.attname = 'embedding' WHERE c.oid = to_regclass($1)`, [`${t}_chunks`]))[0];
     const fresh = await open('nv');
     expect(await settings('nv')).toEqual({ storage: 'm', options: ['toast_tuple_target=8160'] });
     await fresh.upsert('c', rows('a'), 'test:512', {});
     expect(await toastPages('nv')).toBe(0);
     // As an earlier version left a table: vectors stored EXTERNAL (pgvector's default), in TOAST.
     const old = await open('ov', false);
-    await db.execute('ALTER TABLE ov_chunks RESET (toast_tuple_target), ALTER COLUMN embedding SET STORAGE EXTERNAL');
+    await pgs.db.execute('ALTER TABLE ov_chunks RESET (toast_tuple_target), ALTER COLUMN embedding SET STORAGE EXTERNAL');
     await old.upsert('c', rows('a'), 'test:512', {});
     const before = await toastPages('ov');
     expect(before).toBeGreaterThan(0);
@@ -148,14 +131,14 @@ describe.skipIf(!postgresTestDatabase.available)('PostgreSQL narrowed vector sea
   }, 60_000);
 
   it('adds for the GIN index a containment that selects exactly the rows the filter does, every operator, index used or not', async () => {
-    await db.execute(`CREATE TABLE fc (id INT PRIMARY KEY, meta_data JSONB NOT NULL)`);
+    await pgs.db.execute(`CREATE TABLE fc (id INT PRIMARY KEY, meta_data JSONB NOT NULL)`);
     // As JSON text, so that 7.0 and 7.50 stay as written.
     const metas = [
       '{"k": 7}', '{"k": 7.0}', '{"k": 7.50}', '{"k": "7"}', '{"k": true}', '{"k": false}', '{"k": null}', '{}', '{"k": [7]}', '{"k": [7, 8]}', '{"k": {"k": 7}}',
       '{"k": "kb1"}', '{"k": "KB1"}', '{"k": "kb1 "}', '{"k": "\u00e9"}', '{"k": "e\u0301"}', '{"k": 7, "j": "a"}', '{"k": 8, "j": "a"}', '{"j": "a"}', '{"k": -0}', '{"k": 1e21}', '{"k.x": 1}', '{"k": 0.0}',
     ];
-    for (const [i, m] of metas.entries()) await db.execute('INSERT INTO fc (id, meta_data) VALUES ($1, $2::jsonb)', [i, m]);
-    await db.execute('CREATE INDEX fc_meta ON fc USING GIN (meta_data jsonb_path_ops)');
+    for (const [i, m] of metas.entries()) await pgs.db.execute('INSERT INTO fc (id, meta_data) VALUES ($1, $2::jsonb)', [i, m]);
+    await pgs.db.execute('CREATE INDEX fc_meta ON fc USING GIN (meta_data jsonb_path_ops)');
     const filters: Filter[] = [
       eq(7), eq(7.0), eq(7.5), eq('7'), eq(true), eq(false), eq(null), eq('kb1'), eq('é'), eq(0), eq(1e21), eq(1, 'k.x'),
       { op: 'IN', key: 'k', values: [7, 'kb1', null] },
@@ -169,7 +152,7 @@ describe.skipIf(!postgresTestDatabase.available)('PostgreSQL narrowed vector sea
       { op: 'NOT', condition: { op: 'AND', conditions: [eq(7), eq('a', 'j')] } },
     ];
     const ids = async (where: string, params: SqlValue[], indexed: boolean) =>
-      db.transaction(async (tx) => {
+      pgs.db.transaction(async (tx) => {
         await tx.execute(`SET LOCAL enable_seqscan = ${indexed ? 'off' : 'on'}`);
         return (await tx.query<{ id: number }>(`SELECT id FROM fc WHERE ${where} ORDER BY id`, params)).map((r) => r.id);
       });

@@ -3,10 +3,12 @@
  * that records every statement a store sends (with the plan of each search, by EXPLAIN in the
  * same transaction, so under the same SET LOCAL settings).
  */
-import type { PostgresVectorStore } from '../../src/knowledge/vector-stores/postgres/store.js';
+import { afterAll, beforeAll } from 'vitest';
+import { PostgresVectorStore, type HnswOptions } from '../../src/knowledge/vector-stores/postgres/store.js';
 import type { SearchHit, StoredChunk } from '../../src/knowledge/vector-stores/vector-store.js';
 import type { Db, SqlClient } from '../../src/storage/db.js';
 import { seededRandom } from '../../src/util/seeded-random.js';
+import { postgresTestDatabase, type TestDatabase } from './databases.js';
 
 export const DIMS = 32;
 const CENTRES = 40;
@@ -68,4 +70,37 @@ export function recording(db: Db, log: { sql: string; plan?: string }[]): Db {
 /** Chunks of the contents `fill` gives user u1. */
 export function ownedByU1(h: SearchHit): boolean {
   return Number(h.chunk.content_id.slice(1)) % 100 === 1;
+}
+
+/**
+ * A PostgreSQL test database for the enclosing describe block, and `open`, which creates a chunk
+ * store on it (or on `through`, a recording Db); every store and the database go at the end.
+ */
+export function postgresStores(): { readonly db: Db; readonly url: string; open(table: string, hnsw?: HnswOptions | false, through?: Db): Promise<PostgresVectorStore> } {
+  let database: TestDatabase | undefined;
+  let db: Db | undefined;
+  const stores: PostgresVectorStore[] = [];
+  beforeAll(async () => {
+    database = await postgresTestDatabase.create();
+    db = database.open();
+  });
+  afterAll(async () => {
+    for (const s of stores) await s.close();
+    await db?.close();
+    await database?.cleanup();
+  });
+  return {
+    get db() {
+      return db!;
+    },
+    get url() {
+      return database!.url;
+    },
+    async open(table, hnsw = {}, through) {
+      const store = new PostgresVectorStore({ db: through ?? db!, table, hnsw });
+      stores.push(store);
+      await store.create();
+      return store;
+    },
+  };
 }
